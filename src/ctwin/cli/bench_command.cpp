@@ -1,0 +1,133 @@
+// ctwin bench: the speed figures the README quotes, measured on this machine.
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/unit_parse.hpp"
+#include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/network/flow_model.hpp"
+#include "ctwin/network/traffic_pattern.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchRow {
+  std::string name;
+  std::string what;
+  double wall_s = 0;
+  std::uint64_t events = 0;  // 0 where events are not the measure
+  std::string target;
+  bool met = false;
+  double peak_rss_gib = 0;
+};
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double peak_rss_gib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
+}
+
+BenchRow bench_engine() {
+  engine::Simulator simulator;
+  constexpr int kChains = 1000;
+  constexpr int kHops = 5000;
+  // Each chain reschedules itself: the queue stays at kChains entries, as in a busy model.
+  std::vector<int> left(kChains, kHops);
+  std::function<void(int)> hop = [&](int chain) {
+    if (--left[static_cast<std::size_t>(chain)] > 0) {
+      simulator.schedule_in(SimTime::from_ps(1 + chain % 7), [&hop, chain] { hop(chain); });
+    }
+  };
+  for (int c = 0; c < kChains; ++c) simulator.schedule_in(SimTime(), [&hop, c] { hop(c); });
+  const auto start = Clock::now();
+  simulator.run();
+  const double wall = seconds_since(start);
+  return {"engine", "5M self-rescheduling events, 1000 in the queue", wall, simulator.events_processed(), "-", true,
+          peak_rss_gib()};
+}
+
+BenchRow bench_fabric_build(const std::string& cluster, int gpus) {
+  const auto spec = fabric::load_cluster(resolve_data_path(cluster));
+  const auto start = Clock::now();
+  const fabric::Fabric built(spec, gpus);
+  const double wall = seconds_since(start);
+  const double rss = peak_rss_gib();
+  return {"fabric-build", std::to_string(gpus) + " GPUs of " + spec.name + ", " + std::to_string(built.tiers().tiers) +
+                              " tiers, " + std::to_string(built.links().size()) + " links",
+          wall, 0, "< 2 s, < 4 GiB", wall < 2.0 && rss < 4.0, rss};
+}
+
+BenchRow bench_flow(const std::string& cluster, int gpus, int steps, Bytes size) {
+  const fabric::Fabric built(fabric::load_cluster(resolve_data_path(cluster)), gpus);
+  const auto pattern = network::make_pattern("alltoall_chain", built, {size, false, steps, 1});
+  engine::Simulator simulator;
+  network::FlowModel model(built, simulator);
+  const auto start = Clock::now();
+  const auto result = network::run_pattern(model, pattern);
+  const double wall = seconds_since(start);
+  // A flow event is a flow starting or finishing.
+  const std::uint64_t flow_events = result.stats.started + result.stats.completed;
+  return {"flow-alltoall-chain",
+          std::to_string(gpus) + " GPUs, " + std::to_string(steps) + " chained " + format_bytes(size) +
+              " exchanges each, " + std::to_string(model.solves()) + " solves",
+          wall, flow_events, ">= 1M flow events/s", static_cast<double>(flow_events) / wall >= 1e6, peak_rss_gib()};
+}
+
+}  // namespace
+
+Action add_bench_command(CLI::App& app) {
+  auto* command = app.add_subcommand("bench", "Measure ctwin's own speed: engine events/s, 100k-GPU fabric build, "
+                                              "flow-model events/s at 16k GPUs");
+  auto only = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("table");
+  auto big_cluster = std::make_shared<std::string>("topologies/hgx-h100-roce.json");
+  auto flow_cluster = std::make_shared<std::string>("topologies/dgx-h100-superpod.json");
+  command->add_option("--case", *only, "run one case: engine, fabric-build, flow-alltoall-chain");
+  command->add_option("--format", *format, "table or json")->capture_default_str();
+  command->add_option("--build-cluster", *big_cluster, "topology for the 100,000-GPU build")->capture_default_str();
+  command->add_option("--flow-cluster", *flow_cluster, "topology for the 16,384-GPU flow case")->capture_default_str();
+  return [=] {
+    const Format chosen = parse_format(*format);
+    const std::vector<std::string> known{"engine", "fabric-build", "flow-alltoall-chain"};
+    if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
+      throw InputError("--case", "", "unknown case '" + *only + "'");
+    }
+    std::vector<BenchRow> rows;
+    auto wanted = [&](const char* name) { return only->empty() || *only == name; };
+    if (wanted("engine")) rows.push_back(bench_engine());
+    if (wanted("fabric-build")) rows.push_back(bench_fabric_build(*big_cluster, 100000));
+    if (wanted("flow-alltoall-chain")) rows.push_back(bench_flow(*flow_cluster, 16384, 8, Bytes(16 << 20)));
+    if (chosen == Format::kJson) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& row : rows) {
+        out.push_back({{"case", row.name}, {"what", row.what}, {"wall_s", row.wall_s}, {"events", row.events},
+                       {"events_per_s", row.events ? static_cast<double>(row.events) / row.wall_s : 0.0},
+                       {"target", row.target}, {"met", row.met}, {"peak_rss_GiB", row.peak_rss_gib}});
+      }
+      std::cout << out.dump(2) << '\n';
+      return;
+    }
+    Table table({"case", "wall s", "events", "events/s", "peak RSS GiB", "target", "met", "what"});
+    for (const auto& row : rows) {
+      table.add_row({row.name, fixed(row.wall_s, 3), row.events ? std::to_string(row.events) : "-",
+                     row.events ? fixed(static_cast<double>(row.events) / row.wall_s / 1e6, 2) + "M" : "-",
+                     fixed(row.peak_rss_gib, 2), row.target, row.met ? "yes" : "NO", row.what});
+    }
+    table.print(std::cout, chosen);
+  };
+}
+
+}  // namespace ctwin::cli

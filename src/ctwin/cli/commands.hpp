@@ -1,0 +1,20 @@
+#pragma once
+// Each subcommand registers its options on the CLI11 app and returns the action to run once
+// parsing succeeded. Actions print to stdout and throw InputError on bad input; main() turns
+// that into a one-line message and exit code 2.
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace ctwin::cli {
+
+using Action = std::function<void()>;
+
+Action add_fabric_command(CLI::App& app);
+Action add_traffic_command(CLI::App& app);
+Action add_bench_command(CLI::App& app);
+
+}  // namespace ctwin::cli

@@ -1,0 +1,30 @@
+#pragma once
+// Options every command that builds a fabric shares: --cluster, --gpus, --set.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ctwin/fabric/fabric.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace ctwin::cli {
+
+struct FabricOptions {
+  std::string cluster;
+  int gpus = 0;
+  std::vector<std::string> overrides;
+};
+
+void add_fabric_options(CLI::App& command, FabricOptions& options);
+
+/// A data file named on the command line: as given if it exists, else relative to the
+/// source tree ctwin was built from, so bundled topologies work from any directory.
+[[nodiscard]] std::filesystem::path resolve_data_path(const std::string& path);
+
+[[nodiscard]] fabric::Fabric build_fabric(const FabricOptions& options);
+
+}  // namespace ctwin::cli

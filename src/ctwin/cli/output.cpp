@@ -1,0 +1,57 @@
+#include "ctwin/cli/output.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::cli {
+
+Format parse_format(const std::string& text) {
+  if (text == "table") return Format::kTable;
+  if (text == "json") return Format::kJson;
+  if (text == "csv") return Format::kCsv;
+  throw InputError("--format", "", "unknown format '" + text + "' (expected table, json or csv)");
+}
+
+void Table::add_row(std::vector<std::string> cells) {
+  CTWIN_ASSERT(cells.size() == headers_.size(), "a row has one cell per column");
+  rows_.push_back(std::move(cells));
+}
+
+void Table::print(std::ostream& out, Format format, const std::string& indent) const {
+  if (format == Format::kCsv) {
+    auto line = [&](const std::vector<std::string>& cells) {
+      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+      out << '\n';
+    };
+    line(headers_);
+    for (const auto& row : rows_) line(row);
+    return;
+  }
+  std::vector<std::size_t> width(headers_.size());
+  for (std::size_t i = 0; i < headers_.size(); ++i) width[i] = headers_[i].size();
+  for (const auto& row : rows_) {
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    out << indent;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      // First column left-aligned (names), the rest right-aligned (numbers).
+      const std::string pad(width[i] - cells[i].size(), ' ');
+      out << (i ? "  " : "") << (i == 0 ? cells[i] + pad : pad + cells[i]);
+    }
+    out << '\n';
+  };
+  line(headers_);
+  for (const auto& row : rows_) line(row);
+}
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+}  // namespace ctwin::cli

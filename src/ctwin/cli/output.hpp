@@ -1,0 +1,30 @@
+#pragma once
+// Printing is the front end's job: library calls return structs, these helpers lay them out.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace ctwin::cli {
+
+enum class Format { kTable, kJson, kCsv };
+
+/// Parses "table", "json" or "csv"; throws InputError naming --format otherwise.
+[[nodiscard]] Format parse_format(const std::string& text);
+
+/// A table of already formatted cells, printed with aligned columns or as CSV.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+  void add_row(std::vector<std::string> cells);
+  void print(std::ostream& out, Format format, const std::string& indent = "") const;
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// printf-style number formatting into a std::string.
+[[nodiscard]] std::string fixed(double value, int decimals);
+
+}  // namespace ctwin::cli

@@ -1,0 +1,77 @@
+#pragma once
+// Strict reading of JSON input files. Every key must be read or the reader reports it as
+// unknown; every quantity must carry a unit; every failure names the file and the JSON pointer
+// of the offending field.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/core/units.hpp"
+
+namespace ctwin {
+
+/// Parses a JSON file; a missing file or a syntax error becomes an InputError naming the file
+/// (and the line and column where nlohmann reports one).
+[[nodiscard]] nlohmann::json load_json_file(const std::filesystem::path& path);
+
+/// Reads one JSON object field by field, remembering which keys were read so that `finish()`
+/// can reject the rest. Copies are cheap views: it holds a reference to the object.
+class JsonObjectReader {
+ public:
+  JsonObjectReader(const nlohmann::json& object, std::string source, std::string pointer);
+
+  [[nodiscard]] bool has(std::string_view key) const;
+  [[nodiscard]] const nlohmann::json& required(std::string_view key);
+  [[nodiscard]] const nlohmann::json* optional(std::string_view key);
+
+  [[nodiscard]] std::string string(std::string_view key);
+  [[nodiscard]] std::string string_or(std::string_view key, std::string fallback);
+  /// One of `choices`, else an error listing them.
+  [[nodiscard]] std::string choice(std::string_view key, const std::vector<std::string>& choices);
+  [[nodiscard]] std::string choice_or(std::string_view key, const std::vector<std::string>& choices,
+                                      std::string fallback);
+  [[nodiscard]] std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
+  [[nodiscard]] std::int64_t integer_or(std::string_view key, std::int64_t min, std::int64_t max,
+                                        std::int64_t fallback);
+  [[nodiscard]] double number(std::string_view key, double min, double max);
+  [[nodiscard]] double number_or(std::string_view key, double min, double max, double fallback);
+  [[nodiscard]] bool boolean(std::string_view key);
+  [[nodiscard]] bool boolean_or(std::string_view key, bool fallback);
+  [[nodiscard]] std::vector<std::string> string_list(std::string_view key);
+  [[nodiscard]] std::vector<std::string> string_list_or_empty(std::string_view key);
+
+  /// A strictly positive rate such as "400Gbps".
+  [[nodiscard]] Bandwidth bandwidth(std::string_view key);
+  /// A non-negative duration such as "600ns".
+  [[nodiscard]] SimTime duration(std::string_view key);
+  [[nodiscard]] SimTime duration_or(std::string_view key, SimTime fallback);
+  /// A strictly positive size such as "80GiB".
+  [[nodiscard]] Bytes bytes(std::string_view key);
+
+  /// A nested object, read by its own reader (call its finish() too).
+  [[nodiscard]] JsonObjectReader object(std::string_view key);
+  /// The nested object if present and not null.
+  [[nodiscard]] std::optional<JsonObjectReader> optional_object(std::string_view key);
+
+  /// Rejects any key that was never read.
+  void finish() const;
+
+  [[nodiscard]] std::string pointer_to(std::string_view key) const;
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] const std::string& pointer() const { return pointer_; }
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const;
+
+ private:
+  const nlohmann::json* object_;
+  std::string source_;
+  std::string pointer_;
+  std::vector<std::string> read_keys_;
+};
+
+}  // namespace ctwin

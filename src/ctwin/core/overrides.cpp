@@ -1,0 +1,63 @@
+#include "ctwin/core/overrides.hpp"
+
+#include <charconv>
+#include <string_view>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin {
+namespace {
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t dot = path.find('.', start);
+    const std::size_t end = dot == std::string_view::npos ? path.size() : dot;
+    parts.emplace_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+nlohmann::json parse_value(const std::string& text) {
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? nlohmann::json(text) : value;
+}
+
+}  // namespace
+
+void apply_overrides(nlohmann::json& document, const std::vector<std::string>& assignments) {
+  for (const std::string& assignment : assignments) {
+    const std::size_t equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw InputError("--set", "", "expected key=value, got '" + assignment + "'");
+    }
+    const std::string key = assignment.substr(0, equals);
+    const auto parts = split_path(key);
+    nlohmann::json* node = &document;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::string& part = parts[i];
+      if (part.empty()) throw InputError("--set", "", "empty field name in '" + key + "'");
+      const bool last = i + 1 == parts.size();
+      if (node->is_array()) {
+        std::size_t index = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+        if (ec != std::errc() || end != part.data() + part.size() || index >= node->size()) {
+          throw InputError("--set", "", "'" + part + "' in '" + key + "' is not an index of a " +
+                                            std::to_string(node->size()) + "-element array");
+        }
+        node = &(*node)[index];
+      } else if (node->is_object() || node->is_null()) {
+        if (node->is_null()) *node = nlohmann::json::object();
+        node = &(*node)[part];
+      } else {
+        throw InputError("--set", "", "cannot set '" + key + "': '" + parts[i - 1] + "' is a " +
+                                          node->type_name() + ", not an object");
+      }
+      if (last) *node = parse_value(assignment.substr(equals + 1));
+    }
+  }
+}
+
+}  // namespace ctwin

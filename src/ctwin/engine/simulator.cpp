@@ -1,0 +1,87 @@
+#include "ctwin/engine/simulator.hpp"
+
+#include <algorithm>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::engine {
+
+EventId Simulator::schedule_at(SimTime when, Action action) {
+  CTWIN_ASSERT(when >= now_, "events cannot be scheduled in the past");
+  CTWIN_ASSERT(static_cast<bool>(action), "an event needs an action");
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  const std::uint64_t sequence = next_sequence_++;
+  slots_[slot].action = std::move(action);
+  slots_[slot].sequence = sequence;
+  heap_.push_back({when, sequence, slot});
+  std::push_heap(heap_.begin(), heap_.end(), later);
+  ++live_;
+  return {slot, sequence};
+}
+
+bool Simulator::cancel(EventId id) {
+  if (id.slot >= slots_.size()) return false;
+  Slot& slot = slots_[id.slot];
+  if (slot.sequence != id.sequence || !slot.action) return false;
+  slot.action = nullptr;
+  --live_;
+  return true;
+}
+
+void Simulator::drop_cancelled_top() {
+  while (!heap_.empty()) {
+    const Entry& top = heap_.front();
+    const Slot& slot = slots_[top.slot];
+    if (slot.sequence == top.sequence && slot.action) return;
+    // Cancelled: the slot is reusable only once its heap entry is gone.
+    if (slot.sequence == top.sequence) free_slots_.push_back(top.slot);
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    heap_.pop_back();
+  }
+}
+
+std::optional<SimTime> Simulator::next_event_time() {
+  drop_cancelled_top();
+  if (heap_.empty()) return std::nullopt;
+  return heap_.front().time;
+}
+
+bool Simulator::step() {
+  drop_cancelled_top();
+  if (heap_.empty()) return false;
+  const Entry top = heap_.front();
+  std::pop_heap(heap_.begin(), heap_.end(), later);
+  heap_.pop_back();
+  Action action = std::move(slots_[top.slot].action);
+  slots_[top.slot].action = nullptr;
+  free_slots_.push_back(top.slot);
+  --live_;
+  now_ = top.time;
+  ++processed_;
+  action();
+  return true;
+}
+
+void Simulator::run() {
+  while (step()) {
+  }
+}
+
+void Simulator::run_until(SimTime limit) {
+  CTWIN_ASSERT(limit >= now_, "cannot run backwards in time");
+  while (true) {
+    const auto next = next_event_time();
+    if (!next || *next > limit) break;
+    step();
+  }
+  now_ = limit;
+}
+
+}  // namespace ctwin::engine

@@ -1,0 +1,49 @@
+#pragma once
+// How many switches of each tier a build of N nodes needs and how they are wired. The wiring is
+// regular so that routing is arithmetic, not table lookups:
+//   leaf l (in pod l / leaves_per_pod) uplink k  -> spine (pod * spines_per_pod + k % spines_per_pod)
+//   spine s (position j in its pod)   uplink k  -> core  (j * cores_per_plane + k % cores_per_plane)
+// Two tiers while the leaves fit under one set of spines (leaves <= switch ports); then pods of
+// leaves under their own spines, joined by planes of cores (a three-tier folded Clos).
+
+#include <string>
+
+#include "ctwin/fabric/cluster_spec.hpp"
+
+namespace ctwin::fabric {
+
+struct TierPlan {
+  int tiers = 1;  ///< 1: one leaf, 2: leaf/spine, 3: leaf/spine/core
+  int nodes = 0;
+  int rails = 0;  ///< NICs per node
+
+  int leaves = 0;
+  int leaf_downlinks = 0;  ///< per leaf, when full
+  int leaf_uplinks = 0;
+  int leaves_per_su = 0;   ///< rail-optimized
+  int nodes_per_leaf = 0;  ///< top-of-rack
+
+  int pods = 1;
+  int leaves_per_pod = 0;
+  int spines_per_pod = 0;
+  int spine_uplinks = 0;  ///< per spine, three tiers only
+  int cores_per_plane = 0;
+
+  long long max_nodes = 0;  ///< the largest build these switches can make within max_tiers
+
+  [[nodiscard]] int spines() const { return pods * spines_per_pod; }
+  [[nodiscard]] int cores() const { return spines_per_pod * cores_per_plane; }
+  [[nodiscard]] int pod_of_leaf(int leaf) const { return leaf / leaves_per_pod; }
+  /// Parallel links between a leaf and each spine of its pod.
+  [[nodiscard]] int links_per_leaf_spine() const { return leaf_uplinks / spines_per_pod; }
+  [[nodiscard]] int links_per_spine_core() const { return spine_uplinks / cores_per_plane; }
+};
+
+/// Plans the switch tiers for `nodes` nodes. Throws InputError naming `--gpus` when the build
+/// cannot hold them, or the topology field that makes the plan impossible.
+[[nodiscard]] TierPlan plan_tiers(const ClusterSpec& spec, int nodes);
+
+/// The leaf that NIC `nic` of node `node` plugs into.
+[[nodiscard]] int leaf_of(const ClusterSpec& spec, const TierPlan& plan, int node, int nic);
+
+}  // namespace ctwin::fabric

@@ -1,0 +1,143 @@
+#include "ctwin/fabric/cluster_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/overrides.hpp"
+
+namespace ctwin::fabric {
+namespace {
+
+constexpr int kMaxCount = 1 << 16;
+
+LinkSpec read_link(JsonObjectReader reader) {
+  LinkSpec link{reader.bandwidth("bandwidth"), reader.duration("latency")};
+  reader.finish();
+  return link;
+}
+
+NvlinkSpec read_nvlink(JsonObjectReader reader) {
+  NvlinkSpec nvlink;
+  nvlink.generation = static_cast<int>(reader.integer("generation", 1, 10));
+  nvlink.link = {reader.bandwidth("bandwidth"), reader.duration("latency")};
+  nvlink.nvls = reader.boolean_or("nvls", false);
+  reader.finish();
+  return nvlink;
+}
+
+NicSpec read_nics(JsonObjectReader reader) {
+  NicSpec nics;
+  nics.model = reader.string_or("model", "");
+  nics.count = static_cast<int>(reader.integer("count", 1, kMaxCount));
+  nics.link = {reader.bandwidth("bandwidth"), reader.duration("latency")};
+  nics.technology = reader.choice("technology", {"infiniband", "roce"}) == "roce" ? NetworkTechnology::kRoce
+                                                                                    : NetworkTechnology::kInfiniBand;
+  reader.finish();
+  return nics;
+}
+
+ServerSpec read_server(JsonObjectReader reader) {
+  ServerSpec server;
+  server.name = reader.string("name");
+  server.gpu = reader.string("gpu");
+  server.gpus = static_cast<int>(reader.integer("gpus", 1, kMaxCount));
+  if (auto nvlink = reader.optional_object("nvlink")) server.nvlink = read_nvlink(*nvlink);
+  server.cpus = static_cast<int>(reader.integer("cpus", 1, 64));
+  server.pcie_switches = static_cast<int>(reader.integer("pcie_switches", 0, kMaxCount));
+  {
+    auto pcie = reader.object("pcie");
+    server.pcie_generation = static_cast<int>(pcie.integer("generation", 1, 7));
+    server.pcie = {pcie.bandwidth("bandwidth"), pcie.duration("latency")};
+    pcie.finish();
+  }
+  if (auto cpu_link = reader.optional_object("cpu_link")) server.cpu_link = read_link(*cpu_link);
+  server.nics = read_nics(reader.object("nics"));
+  reader.finish();
+
+  if (server.cpus > 1 && !server.cpu_link && !server.nvlink) {
+    reader.fail("cpu_link", "required when a server without NVLink has more than one CPU socket");
+  }
+  if (server.gpus % server.nics.count != 0) {
+    reader.fail("nics", "count " + std::to_string(server.nics.count) + " does not divide gpus " +
+                            std::to_string(server.gpus) + " (GPUs are spread evenly over NICs)");
+  }
+  const int hosts = server.pcie_switches > 0 ? server.pcie_switches : server.cpus;
+  if (server.pcie_switches > 0 && server.pcie_switches % server.cpus != 0) {
+    reader.fail("pcie_switches", std::to_string(server.pcie_switches) + " PCIe switches cannot be spread evenly over " +
+                                     std::to_string(server.cpus) + " CPU sockets");
+  }
+  if (server.gpus % hosts != 0 || server.nics.count % hosts != 0) {
+    reader.fail(server.pcie_switches > 0 ? "pcie_switches" : "cpus",
+                std::to_string(hosts) + " PCIe hosts cannot carry " + std::to_string(server.gpus) + " GPUs and " +
+                    std::to_string(server.nics.count) + " NICs evenly");
+  }
+  return server;
+}
+
+FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
+  FabricSpec fabric;
+  fabric.kind = reader.choice("kind", {"rail_optimized", "top_of_rack"}) == "rail_optimized"
+                    ? FabricKind::kRailOptimized
+                    : FabricKind::kTopOfRack;
+  {
+    auto sw = reader.object("switch");
+    fabric.switch_spec.model = sw.string_or("model", "");
+    fabric.switch_spec.ports = static_cast<int>(sw.integer("ports", 2, 4096));
+    fabric.switch_spec.ports_per_transceiver = static_cast<int>(sw.integer_or("ports_per_transceiver", 1, 8, 1));
+    sw.finish();
+  }
+  fabric.link = read_link(reader.object("link"));
+  if (auto over = reader.optional_object("oversubscription")) {
+    fabric.leaf_oversubscription = over->number_or("leaf", 1, 64, 1);
+    fabric.spine_oversubscription = over->number_or("spine", 1, 64, 1);
+    over->finish();
+  }
+  fabric.max_tiers = static_cast<int>(reader.integer_or("max_tiers", 2, 3, 3));
+  if (fabric.kind == FabricKind::kRailOptimized) {
+    fabric.nodes_per_su = static_cast<int>(reader.integer("nodes_per_su", 1, kMaxCount));
+    fabric.rails_per_leaf = static_cast<int>(reader.integer_or("rails_per_leaf", 1, kMaxCount, 1));
+    if (server.nics.count % fabric.rails_per_leaf != 0) {
+      reader.fail("rails_per_leaf", std::to_string(fabric.rails_per_leaf) + " does not divide the " +
+                                        std::to_string(server.nics.count) + " rails (NICs per server)");
+    }
+    const int down = fabric.nodes_per_su * fabric.rails_per_leaf;
+    if (down >= fabric.switch_spec.ports) {
+      reader.fail("nodes_per_su", "a leaf needs " + std::to_string(down) + " downlinks plus uplinks but has " +
+                                      std::to_string(fabric.switch_spec.ports) + " ports");
+    }
+  } else if (reader.has("nodes_per_su") || reader.has("rails_per_leaf")) {
+    reader.fail(reader.has("nodes_per_su") ? "nodes_per_su" : "rails_per_leaf", "only meaningful with kind 'rail_optimized'");
+  }
+  reader.finish();
+  return fabric;
+}
+
+}  // namespace
+
+ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& source) {
+  JsonObjectReader reader(document, source, "");
+  ClusterSpec spec;
+  spec.file = source;
+  spec.name = reader.string("name");
+  spec.description = reader.string_or("description", "");
+  spec.sources = reader.string_list_or_empty("sources");
+  spec.server = read_server(reader.object("server"));
+  spec.fabric = read_fabric(reader.object("fabric"), spec.server);
+  reader.finish();
+  return spec;
+}
+
+ClusterSpec load_cluster(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+  nlohmann::json document = load_json_file(path);
+  apply_overrides(document, overrides);
+  return parse_cluster(document, path.string());
+}
+
+const char* to_string(NetworkTechnology technology) {
+  return technology == NetworkTechnology::kRoce ? "roce" : "infiniband";
+}
+
+const char* to_string(FabricKind kind) { return kind == FabricKind::kRailOptimized ? "rail_optimized" : "top_of_rack"; }
+
+}  // namespace ctwin::fabric

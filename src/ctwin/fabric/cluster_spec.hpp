@@ -1,0 +1,98 @@
+#pragma once
+// What a topology file says: one server type and the scale-out fabric that joins the servers.
+// Plain structs, filled by load_cluster() from topologies/*.json; the builders turn them into
+// a Fabric. Every latency is one-way and per link (a hop), every bandwidth per direction.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ctwin/core/units.hpp"
+
+namespace ctwin::fabric {
+
+/// A class of point-to-point link: rate per direction and one-way latency of one hop,
+/// including the forwarding delay of the device it enters.
+struct LinkSpec {
+  Bandwidth bandwidth;
+  SimTime latency;
+};
+
+/// The GPUs' scale-up domain: each GPU has `bandwidth` per direction into a switch chip set
+/// that joins every GPU of the server (NVSwitch), or of the rack for NVL72.
+struct NvlinkSpec {
+  int generation = 0;
+  LinkSpec link;
+  bool nvls = false;  ///< in-switch reductions (NVLink SHARP)
+};
+
+enum class NetworkTechnology { kInfiniBand, kRoce };
+
+struct NicSpec {
+  std::string model;
+  int count = 0;  ///< per server; GPUs are spread evenly over them
+  LinkSpec link;  ///< the NIC's port to its leaf switch
+  NetworkTechnology technology = NetworkTechnology::kInfiniBand;
+};
+
+/// One server (or rack-scale node): GPUs, NVLink, PCIe switches, CPU sockets and NICs. GPUs
+/// and NICs are spread evenly over PCIe switches, PCIe switches evenly over CPU sockets.
+struct ServerSpec {
+  std::string name;
+  std::string gpu;  ///< GPU model name, e.g. "h100-sxm"
+  int gpus = 0;
+  std::optional<NvlinkSpec> nvlink;  ///< none on PCIe-only servers
+  int cpus = 1;
+  int pcie_switches = 0;  ///< 0: GPUs and NICs hang off the CPUs' root ports
+  int pcie_generation = 0;
+  LinkSpec pcie;                     ///< one x16 link
+  std::optional<LinkSpec> cpu_link;  ///< socket to socket (UPI / xGMI); required with cpus > 1
+  NicSpec nics;
+};
+
+/// How NICs are wired to leaf switches.
+enum class FabricKind {
+  kRailOptimized,  ///< NIC k of every node of a scalable unit goes to the leaf of rail k
+  kTopOfRack,      ///< all NICs of a node go to the same leaf (a classic fat tree)
+};
+
+struct SwitchSpec {
+  std::string model;
+  int ports = 0;  ///< radix at the fabric's link speed
+  int ports_per_transceiver = 1;  ///< 2 for twin-port OSFP cages
+};
+
+struct FabricSpec {
+  FabricKind kind = FabricKind::kRailOptimized;
+  int nodes_per_su = 0;    ///< rail-optimized: nodes in one scalable unit
+  int rails_per_leaf = 1;  ///< rail-optimized: rails sharing one leaf switch
+  SwitchSpec switch_spec;
+  LinkSpec link;  ///< switch-to-switch links
+  double leaf_oversubscription = 1;   ///< leaf downlink : uplink bandwidth
+  double spine_oversubscription = 1;  ///< spine downlink : uplink bandwidth (three tiers)
+  int max_tiers = 3;
+};
+
+struct ClusterSpec {
+  std::string name;
+  std::string description;
+  std::vector<std::string> sources;
+  ServerSpec server;
+  FabricSpec fabric;
+  std::string file;  ///< where it was read from, for error messages
+};
+
+/// Reads and validates a topology file, applying `overrides` ("fabric.switch.ports=128") first.
+/// Throws InputError naming the file and field on any problem.
+[[nodiscard]] ClusterSpec load_cluster(const std::filesystem::path& path,
+                                       const std::vector<std::string>& overrides = {});
+/// Same, from an already loaded document; `source` names it in errors.
+[[nodiscard]] ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& source);
+
+[[nodiscard]] const char* to_string(NetworkTechnology technology);
+[[nodiscard]] const char* to_string(FabricKind kind);
+
+}  // namespace ctwin::fabric

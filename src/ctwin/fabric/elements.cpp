@@ -1,0 +1,31 @@
+#include "ctwin/fabric/elements.hpp"
+
+namespace ctwin::fabric {
+
+const char* to_string(VertexKind kind) {
+  switch (kind) {
+    case VertexKind::kGpu: return "gpu";
+    case VertexKind::kNvSwitch: return "nvswitch";
+    case VertexKind::kPcieSwitch: return "pcie_switch";
+    case VertexKind::kCpu: return "cpu";
+    case VertexKind::kNic: return "nic";
+    case VertexKind::kLeaf: return "leaf";
+    case VertexKind::kSpine: return "spine";
+    case VertexKind::kCore: return "core";
+  }
+  return "?";
+}
+
+const char* to_string(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::kNvlink: return "nvlink";
+    case LinkKind::kPcie: return "pcie";
+    case LinkKind::kCpuLink: return "cpu_link";
+    case LinkKind::kAccess: return "nic_leaf";
+    case LinkKind::kLeafSpine: return "leaf_spine";
+    case LinkKind::kSpineCore: return "spine_core";
+  }
+  return "?";
+}
+
+}  // namespace ctwin::fabric

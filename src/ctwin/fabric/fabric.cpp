@@ -1,0 +1,125 @@
+#include "ctwin/fabric/fabric.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::fabric {
+
+struct Fabric::BoostGraph {
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                      boost::property<boost::edge_index_t, LinkId>>;
+  Graph graph;
+};
+
+namespace {
+
+int checked_node_count(const ClusterSpec& spec, int gpus) {
+  if (gpus <= 0) throw InputError("--gpus", "", "must be a positive number of GPUs, got " + std::to_string(gpus));
+  return (gpus + spec.server.gpus - 1) / spec.server.gpus;
+}
+
+}  // namespace
+
+Fabric::Fabric(ClusterSpec spec, int gpus)
+    : spec_(std::move(spec)),
+      gpus_(gpus),
+      server_(spec_.server, spec_.file),
+      plan_(plan_tiers(spec_, checked_node_count(spec_, gpus))) {
+  const int nodes = plan_.nodes;
+  const auto per_node_vertices = static_cast<std::size_t>(server_.vertex_count());
+  const std::size_t switch_count =
+      static_cast<std::size_t>(plan_.leaves) + static_cast<std::size_t>(plan_.spines()) + static_cast<std::size_t>(plan_.cores());
+  vertex_kinds_.reserve(per_node_vertices * static_cast<std::size_t>(nodes) + switch_count);
+  for (int n = 0; n < nodes; ++n) {
+    vertex_kinds_.insert(vertex_kinds_.end(), server_.vertex_kinds().begin(), server_.vertex_kinds().end());
+  }
+  leaf_base_ = static_cast<VertexId>(vertex_kinds_.size());
+  vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(plan_.leaves), VertexKind::kLeaf);
+  spine_base_ = static_cast<VertexId>(vertex_kinds_.size());
+  vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(plan_.spines()), VertexKind::kSpine);
+  core_base_ = static_cast<VertexId>(vertex_kinds_.size());
+  vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(plan_.cores()), VertexKind::kCore);
+
+  links_per_node_ = static_cast<LinkId>(server_.links().size());
+  const std::size_t total_links =
+      static_cast<std::size_t>(links_per_node_) * static_cast<std::size_t>(nodes) +
+      2 * (static_cast<std::size_t>(nodes) * static_cast<std::size_t>(plan_.rails) +
+           static_cast<std::size_t>(plan_.leaves) * static_cast<std::size_t>(plan_.leaf_uplinks) * (plan_.tiers >= 2) +
+           static_cast<std::size_t>(plan_.spines()) * static_cast<std::size_t>(plan_.spine_uplinks));
+  CTWIN_ASSERT(total_links < (std::size_t{1} << 32), "link ids are 32-bit");
+  links_.reserve(total_links);
+  for (int n = 0; n < nodes; ++n) {
+    const auto offset = static_cast<VertexId>(static_cast<std::size_t>(n) * per_node_vertices);
+    for (Link link : server_.links()) {
+      link.from += offset;
+      link.to += offset;
+      links_.push_back(link);
+    }
+  }
+
+  const NicSpec& nic = spec_.server.nics;
+  access_base_ = static_cast<LinkId>(links_.size());
+  nic_leaf_.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(plan_.rails));
+  for (int n = 0; n < nodes; ++n) {
+    const auto offset = static_cast<VertexId>(static_cast<std::size_t>(n) * per_node_vertices);
+    for (int k = 0; k < plan_.rails; ++k) {
+      const int leaf = leaf_of(spec_, plan_, n, k);
+      nic_leaf_[static_cast<std::size_t>(n * plan_.rails + k)] = leaf;
+      add_cable(offset + server_.nic_vertex(k), leaf_vertex(leaf), nic.link.bandwidth, nic.link.latency, LinkKind::kAccess);
+    }
+  }
+
+  const LinkSpec& wire = spec_.fabric.link;
+  leaf_spine_base_ = static_cast<LinkId>(links_.size());
+  if (plan_.tiers >= 2) {
+    for (int leaf = 0; leaf < plan_.leaves; ++leaf) {
+      const int first_spine = plan_.pod_of_leaf(leaf) * plan_.spines_per_pod;
+      for (int k = 0; k < plan_.leaf_uplinks; ++k) {
+        add_cable(leaf_vertex(leaf), spine_vertex(first_spine + k % plan_.spines_per_pod), wire.bandwidth, wire.latency,
+                  LinkKind::kLeafSpine);
+      }
+    }
+  }
+  spine_core_base_ = static_cast<LinkId>(links_.size());
+  for (int spine = 0; spine < plan_.spines(); ++spine) {
+    const int plane = spine % plan_.spines_per_pod;
+    for (int k = 0; k < plan_.spine_uplinks; ++k) {
+      add_cable(spine_vertex(spine), core_vertex(plane * plan_.cores_per_plane + k % plan_.cores_per_plane),
+                wire.bandwidth, wire.latency, LinkKind::kSpineCore);
+    }
+  }
+  CTWIN_ASSERT(links_.size() == total_links, "link layout matches its count");
+
+  graph_ = std::make_unique<BoostGraph>();
+  graph_->graph = BoostGraph::Graph(vertex_kinds_.size());
+  for (LinkId id = 0; id < links_.size(); ++id) boost::add_edge(links_[id].from, links_[id].to, id, graph_->graph);
+}
+
+Fabric::~Fabric() = default;
+Fabric::Fabric(Fabric&&) noexcept = default;
+Fabric& Fabric::operator=(Fabric&&) noexcept = default;
+
+void Fabric::add_cable(VertexId a, VertexId b, Bandwidth bandwidth, SimTime latency, LinkKind kind) {
+  links_.push_back({a, b, bandwidth, latency, kind});
+  links_.push_back({b, a, bandwidth, latency, kind});
+}
+
+VertexId Fabric::gpu_vertex(GpuId gpu) const {
+  CTWIN_ASSERT(gpu >= 0 && gpu < gpus_, "GPU id within the build");
+  return static_cast<VertexId>(static_cast<std::size_t>(node_of(gpu)) * static_cast<std::size_t>(server_.vertex_count())) +
+         server_.gpu_vertex(local_index(gpu));
+}
+
+std::vector<int> Fabric::hop_distances(VertexId from) const {
+  std::vector<int> distance(vertex_kinds_.size(), -1);
+  distance[from] = 0;
+  // Tree edges reach each vertex once, at its fewest-hops distance; unreached ones keep -1.
+  boost::breadth_first_search(
+      graph_->graph, from,
+      boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
+  return distance;
+}
+
+}  // namespace ctwin::fabric

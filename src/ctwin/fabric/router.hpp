@@ -1,0 +1,35 @@
+#pragma once
+// Paths between GPUs, as NCCL's traffic takes them:
+//  - inside a node, the server's fastest path (NVLink through NVSwitch, else PCIe, through the
+//    CPUs if needed);
+//  - between nodes, out of the GPU's own NIC (its rail), up the fat tree only as far as needed
+//    (same leaf: no spine; same pod: one spine; else through a core) and down to the
+//    destination's NIC. At every upward hop ECMP picks one of the equal-cost links by a hash of
+//    (source, destination, flow label, hop), so the same flow always takes the same path and
+//    different flows spread, colliding as real ECMP does;
+//  - with PXN (NCCL_PXN, NCCL >= 2.12), a transfer whose destination sits on another rail first
+//    crosses NVLink to the local GPU on the destination's rail and leaves by that GPU's NIC,
+//    so it stays on one rail and never climbs to a spine to change rails.
+
+#include <cstdint>
+#include <vector>
+
+#include "ctwin/fabric/elements.hpp"
+
+namespace ctwin::fabric {
+
+class Fabric;
+
+struct RouteOptions {
+  /// Tells apart flows of one GPU pair (NCCL channels, queue pairs) for ECMP.
+  std::uint64_t flow_label = 0;
+  /// Rail-align cross-rail transfers over NVLink first (needs NVLink).
+  bool pxn = false;
+};
+
+/// Appends the links from `src` to `dst` to `out` (nothing when src == dst).
+void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, std::vector<LinkId>& out);
+
+[[nodiscard]] std::vector<LinkId> route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options = {});
+
+}  // namespace ctwin::fabric

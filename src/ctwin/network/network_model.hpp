@@ -1,0 +1,81 @@
+#pragma once
+// One interface for every way ctwin moves bytes: start a transfer of N bytes from GPU A to GPU
+// B, get called back when its last byte has arrived. Models differ in how concurrent
+// transfers share links: not at all (analytical), by max-min fair flow rates (flow), or by
+// SimGrid's solver (simgrid, the reference for flow).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctwin/core/units.hpp"
+#include "ctwin/engine/simulator.hpp"
+#include "ctwin/fabric/fabric.hpp"
+#include "ctwin/fabric/router.hpp"
+
+namespace ctwin::network {
+
+using fabric::GpuId;
+
+struct TransferRequest {
+  GpuId src = 0;
+  GpuId dst = 0;
+  Bytes size;
+  fabric::RouteOptions route;
+};
+
+/// Totals every model keeps, so tests can check conservation.
+struct TransferStats {
+  std::uint64_t started = 0;
+  std::uint64_t completed = 0;
+  Bytes bytes_started;
+  Bytes bytes_delivered;
+};
+
+class NetworkModel {
+ public:
+  using Completion = std::function<void()>;
+
+  NetworkModel(const fabric::Fabric& fabric, engine::Simulator& simulator) : fabric_(fabric), simulator_(simulator) {}
+  virtual ~NetworkModel() = default;
+  NetworkModel(const NetworkModel&) = delete;
+  NetworkModel& operator=(const NetworkModel&) = delete;
+
+  /// Starts moving `request.size` bytes now; `done` runs in simulated time once they arrived.
+  /// Sizes must not be negative; a zero-byte transfer takes the path's latency.
+  virtual void start_transfer(const TransferRequest& request, Completion done) = 0;
+
+  /// Runs until no event and no transfer is left. Models with their own clock (simgrid)
+  /// drive the simulator from theirs.
+  virtual void run() { simulator_.run(); }
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] const TransferStats& stats() const { return stats_; }
+  [[nodiscard]] const fabric::Fabric& fabric() const { return fabric_; }
+  [[nodiscard]] engine::Simulator& simulator() { return simulator_; }
+
+ protected:
+  const fabric::Fabric& fabric_;
+  engine::Simulator& simulator_;
+  TransferStats stats_;
+};
+
+/// The names accepted by make_network_model and `--network`.
+[[nodiscard]] std::vector<std::string> network_model_names();
+
+/// "analytical", "flow" or "simgrid" (when built with SimGrid). Throws InputError naming
+/// `--network` for anything else.
+[[nodiscard]] std::unique_ptr<NetworkModel> make_network_model(std::string_view name, const fabric::Fabric& fabric,
+                                                               engine::Simulator& simulator);
+
+/// Path latency and slowest link of a route: what every model starts from.
+struct PathProperties {
+  SimTime latency;
+  Bandwidth bottleneck;
+};
+[[nodiscard]] PathProperties path_properties(const fabric::Fabric& fabric, const std::vector<fabric::LinkId>& path);
+
+}  // namespace ctwin::network

@@ -1,0 +1,125 @@
+#include "ctwin/network/traffic_pattern.hpp"
+
+#include <algorithm>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::network {
+namespace {
+
+void add_pair(TrafficPattern& pattern, GpuId src, GpuId dst, const PatternOptions& options, std::int64_t after = -1) {
+  for (int flow = 0; flow < options.flows_per_pair; ++flow) {
+    PlannedTransfer transfer;
+    transfer.request = {src, dst, options.size, {static_cast<std::uint64_t>(flow), options.pxn}};
+    transfer.after = after;
+    pattern.transfers.push_back(transfer);
+  }
+}
+
+[[noreturn]] void too_small(const std::string& name, const std::string& why) {
+  throw InputError("--pattern", "", "'" + name + "' " + why);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> pattern_catalog() {
+  return {
+      {"alltoall", "every GPU sends to every GPU of the other nodes, all at once"},
+      {"incast", "every other GPU sends to GPU 0 at once"},
+      {"cross_rail", "GPU g of node n sends to GPU g+1 (next rail) of node n+1"},
+      {"rail_ring", "GPU g of node n sends to GPU g of node n+1 (same rail), all at once"},
+      {"permutation", "GPU i sends to GPU i + half the GPUs, all at once"},
+      {"alltoall_chain", "every GPU sends to `steps` GPUs of other nodes, one after the other"},
+  };
+}
+
+TrafficPattern make_pattern(const std::string& name, const fabric::Fabric& fabric, const PatternOptions& options) {
+  if (options.size < Bytes(0)) throw InputError("--size", "", "must not be negative");
+  if (options.flows_per_pair < 1) throw InputError("--flows-per-pair", "", "must be at least 1");
+  TrafficPattern pattern{name, {}};
+  const GpuId gpus = fabric.gpus();
+  const int per_node = fabric.gpus_per_node();
+  const int nodes = (gpus + per_node - 1) / per_node;
+  if (name == "alltoall") {
+    if (nodes < 2) too_small(name, "needs at least two nodes");
+    for (GpuId src = 0; src < gpus; ++src) {
+      for (GpuId dst = 0; dst < gpus; ++dst) {
+        if (fabric.node_of(src) != fabric.node_of(dst)) add_pair(pattern, src, dst, options);
+      }
+    }
+  } else if (name == "incast") {
+    if (gpus < 2) too_small(name, "needs at least two GPUs");
+    for (GpuId src = 1; src < gpus; ++src) add_pair(pattern, src, 0, options);
+  } else if (name == "cross_rail" || name == "rail_ring") {
+    if (nodes < 2 || gpus % per_node != 0) too_small(name, "needs at least two whole nodes");
+    const int shift = name == "cross_rail" ? 1 : 0;
+    for (GpuId src = 0; src < gpus; ++src) {
+      const int next_node = (fabric.node_of(src) + 1) % nodes;
+      add_pair(pattern, src, next_node * per_node + (fabric.local_index(src) + shift) % per_node, options);
+    }
+  } else if (name == "permutation") {
+    if (gpus < 2) too_small(name, "needs at least two GPUs");
+    for (GpuId src = 0; src < gpus; ++src) add_pair(pattern, src, (src + gpus / 2) % gpus, options);
+  } else if (name == "alltoall_chain") {
+    if (nodes < 2) too_small(name, "needs at least two nodes");
+    if (options.steps < 1) throw InputError("--steps", "", "must be at least 1");
+    // Step k targets the node k hops away (wrapping past the source's own node), and walks the
+    // local index, so successive steps cross rails, SUs and pods.
+    for (GpuId src = 0; src < gpus; ++src) {
+      std::int64_t previous = -1;
+      for (int step = 1; step <= options.steps; ++step) {
+        const int node_hop = 1 + (step - 1) % (nodes - 1);
+        const int dst_node = (fabric.node_of(src) + node_hop) % nodes;
+        const GpuId dst = std::min<GpuId>(dst_node * per_node + (fabric.local_index(src) + step) % per_node, gpus - 1);
+        const auto first = static_cast<std::int64_t>(pattern.transfers.size());
+        add_pair(pattern, src, dst, options, previous);
+        previous = first;
+      }
+    }
+  } else {
+    std::string list;
+    for (const auto& [known, what] : pattern_catalog()) list += (list.empty() ? "" : ", ") + known;
+    throw InputError("--pattern", "", "unknown pattern '" + name + "' (expected " + list + ")");
+  }
+  return pattern;
+}
+
+TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
+  TrafficResult result;
+  const std::size_t count = pattern.transfers.size();
+  result.completed_at.assign(count, SimTime());
+  // Dependents of each transfer, in CSR form.
+  std::vector<std::uint32_t> first_dependent(count + 1, 0);
+  for (const auto& transfer : pattern.transfers) {
+    if (transfer.after >= 0) ++first_dependent[static_cast<std::size_t>(transfer.after) + 1];
+  }
+  for (std::size_t i = 0; i < count; ++i) first_dependent[i + 1] += first_dependent[i];
+  std::vector<std::uint32_t> dependents(first_dependent.back());
+  {
+    std::vector<std::uint32_t> cursor(first_dependent.begin(), first_dependent.end() - 1);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto after = pattern.transfers[i].after;
+      if (after >= 0) dependents[cursor[static_cast<std::size_t>(after)]++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  engine::Simulator& simulator = model.simulator();
+  const std::uint64_t events_before = simulator.events_processed();
+  std::function<void(std::size_t)> start = [&](std::size_t i) {
+    model.start_transfer(pattern.transfers[i].request, [&, i] {
+      result.completed_at[i] = simulator.now();
+      for (std::uint32_t d = first_dependent[i]; d < first_dependent[i + 1]; ++d) start(dependents[d]);
+    });
+  };
+  simulator.schedule_in(SimTime(), [&] {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (pattern.transfers[i].after < 0) start(i);
+    }
+  });
+  model.run();
+  result.makespan = count == 0 ? SimTime() : *std::max_element(result.completed_at.begin(), result.completed_at.end());
+  result.stats = model.stats();
+  result.events = simulator.events_processed() - events_before;
+  return result;
+}
+
+}  // namespace ctwin::network
