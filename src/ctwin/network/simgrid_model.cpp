@@ -1,9 +1,11 @@
 #include "ctwin/network/simgrid_model.hpp"
 
-// Each directed fabric link becomes a SimGrid link of the same bandwidth and latency; each GPU
-// a host; each GPU pair a route along ctwin's own path for it (flow label 0). SimGrid is
-// configured to its plain max-min model (CM02, no TCP window bound, no cross-traffic, unit
-// bandwidth and latency factors) so that both solvers answer the same question.
+// Each directed fabric link becomes a SimGrid link of the same bandwidth; each GPU a host; each
+// GPU pair a route along ctwin's own path for it (flow label 0). SimGrid is configured to its
+// plain max-min model (CM02, no TCP window bound, no cross-traffic, unit bandwidth and latency
+// factors) so that both solvers answer the same question. Links get zero latency in SimGrid:
+// CM02 weighs each flow's share by its route latency (RTT unfairness, as TCP), which is not the
+// question; the path latency is added on delivery instead, as the flow model does.
 //
 // Clocks: SimGrid owns time while it runs. One driver actor alternates between ctwin's events
 // (run when SimGrid's clock reaches them) and waiting on SimGrid communications with a timeout
@@ -33,7 +35,7 @@ struct SimGridModel::State {
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::CommPtr> comms;
   std::vector<Completion> callbacks;
-  std::vector<Bytes> sizes;
+  std::vector<SimTime> latencies;
   bool running = false;
 };
 
@@ -65,9 +67,7 @@ SimGridModel::SimGridModel(const fabric::Fabric& fabric, engine::Simulator& simu
   auto sg_link = [&](fabric::LinkId id) {
     if (links[id] == nullptr) {
       const fabric::Link& link = fabric.link(id);
-      links[id] = zone->create_link("l" + std::to_string(id), link.bandwidth.bytes_per_second())
-                      ->set_latency(link.latency.seconds())
-                      ->seal();
+      links[id] = zone->create_link("l" + std::to_string(id), link.bandwidth.bytes_per_second())->seal();
     }
     return links[id];
   };
@@ -118,7 +118,8 @@ void SimGridModel::start_transfer(const TransferRequest& request, Completion don
                                                   state_->hosts[static_cast<std::size_t>(request.dst)],
                                                   static_cast<std::uint64_t>(request.size.count())));
   state_->callbacks.push_back(std::move(finish));
-  state_->sizes.push_back(request.size);
+  state_->latencies.push_back(
+      path_properties(fabric_, fabric::route(fabric_, request.src, request.dst, request.route)).latency);
 }
 
 void SimGridModel::run() {
@@ -146,10 +147,10 @@ void SimGridModel::run() {
       }
       const auto done_at = std::max(simulator_.now(), SimTime::from_seconds(sg4::Engine::get_clock()));
       const auto i = static_cast<std::size_t>(index);
-      simulator_.schedule_at(done_at, std::move(state.callbacks[i]));
+      simulator_.schedule_at(done_at + state.latencies[i], std::move(state.callbacks[i]));
       state.comms.erase(state.comms.begin() + index);
       state.callbacks.erase(state.callbacks.begin() + index);
-      state.sizes.erase(state.sizes.begin() + index);
+      state.latencies.erase(state.latencies.begin() + index);
       simulator_.run_until(done_at);
     }
     state.running = false;

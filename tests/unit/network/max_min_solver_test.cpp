@@ -1,0 +1,126 @@
+#include "ctwin/network/max_min_solver.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace ctwin::network {
+namespace {
+
+struct Problem {
+  std::vector<double> capacity;
+  std::vector<std::uint32_t> offsets{0};
+  std::vector<fabric::LinkId> links;
+  std::vector<double> caps;
+
+  void add_flow(std::vector<fabric::LinkId> path, double cap = 1e30) {
+    links.insert(links.end(), path.begin(), path.end());
+    offsets.push_back(static_cast<std::uint32_t>(links.size()));
+    caps.push_back(cap);
+  }
+  std::vector<double> solve() const {
+    std::vector<double> rates(caps.size());
+    MaxMinSolver solver(capacity.size());
+    solver.solve(offsets, links, capacity, caps, rates);
+    return rates;
+  }
+};
+
+// The defining conditions, checked directly: capacities hold, and every flow is either at its
+// cap or has a saturated link on which no flow runs faster.
+void expect_max_min_fair(const Problem& problem, const std::vector<double>& rates) {
+  std::vector<double> load(problem.capacity.size(), 0.0);
+  for (std::size_t f = 0; f < rates.size(); ++f) {
+    for (auto i = problem.offsets[f]; i < problem.offsets[f + 1]; ++i) load[problem.links[i]] += rates[f];
+  }
+  for (std::size_t l = 0; l < load.size(); ++l) EXPECT_LE(load[l], problem.capacity[l] * (1 + 1e-9)) << "link " << l;
+  for (std::size_t f = 0; f < rates.size(); ++f) {
+    if (rates[f] >= problem.caps[f] * (1 - 1e-9)) continue;
+    bool has_bottleneck = false;
+    for (auto i = problem.offsets[f]; i < problem.offsets[f + 1]; ++i) {
+      const auto l = problem.links[i];
+      if (load[l] < problem.capacity[l] * (1 - 1e-9)) continue;
+      double fastest = 0;
+      for (std::size_t g = 0; g < rates.size(); ++g) {
+        for (auto j = problem.offsets[g]; j < problem.offsets[g + 1]; ++j) {
+          if (problem.links[j] == l) fastest = std::max(fastest, rates[g]);
+        }
+      }
+      if (rates[f] >= fastest * (1 - 1e-9)) has_bottleneck = true;
+    }
+    EXPECT_TRUE(has_bottleneck) << "flow " << f << " at " << rates[f] << " has no bottleneck";
+  }
+}
+
+TEST(MaxMinSolver, FlowsThroughOneLinkShareItEqually) {
+  for (int n : {1, 2, 3, 7, 64}) {
+    Problem problem;
+    problem.capacity = {100.0};
+    for (int f = 0; f < n; ++f) problem.add_flow({0});
+    for (double rate : problem.solve()) EXPECT_DOUBLE_EQ(rate, 100.0 / n);
+  }
+}
+
+TEST(MaxMinSolver, TextbookTwoLinkExample) {
+  // Link 1 (capacity 4) carries flows b, c, d; link 0 (capacity 10) carries a and b.
+  // Link 1 saturates first at 4/3 each; a takes what b leaves on link 0: 10 - 4/3.
+  Problem problem;
+  problem.capacity = {10.0, 4.0};
+  problem.add_flow({0});
+  problem.add_flow({0, 1});
+  problem.add_flow({1});
+  problem.add_flow({1});
+  const auto rates = problem.solve();
+  EXPECT_NEAR(rates[0], 10.0 - 4.0 / 3, 1e-12);
+  EXPECT_NEAR(rates[1], 4.0 / 3, 1e-12);
+  EXPECT_NEAR(rates[2], 4.0 / 3, 1e-12);
+  EXPECT_NEAR(rates[3], 4.0 / 3, 1e-12);
+  expect_max_min_fair(problem, rates);
+}
+
+TEST(MaxMinSolver, ParkingLotGivesLongFlowTheMinimumShare) {
+  // Three links in a row of capacity 1; one flow crosses all, one flow each link alone.
+  Problem problem;
+  problem.capacity = {1.0, 1.0, 1.0};
+  problem.add_flow({0, 1, 2});
+  problem.add_flow({0});
+  problem.add_flow({1});
+  problem.add_flow({2});
+  const auto rates = problem.solve();
+  for (double rate : rates) EXPECT_NEAR(rate, 0.5, 1e-12);
+}
+
+TEST(MaxMinSolver, FlowCapsActAsPrivateLinks) {
+  Problem problem;
+  problem.capacity = {100.0};
+  problem.add_flow({0}, 10.0);
+  problem.add_flow({0});
+  problem.add_flow({}, 7.0);  // no shared link at all: runs at its cap
+  const auto rates = problem.solve();
+  EXPECT_DOUBLE_EQ(rates[0], 10.0);
+  EXPECT_DOUBLE_EQ(rates[1], 90.0);
+  EXPECT_DOUBLE_EQ(rates[2], 7.0);
+}
+
+TEST(MaxMinSolver, RandomProblemsSatisfyTheDefiningConditions) {
+  std::mt19937 random(12345);
+  for (int trial = 0; trial < 50; ++trial) {
+    Problem problem;
+    const int links = 2 + static_cast<int>(random() % 12);
+    for (int l = 0; l < links; ++l) problem.capacity.push_back(1.0 + static_cast<double>(random() % 100));
+    const int flows = 1 + static_cast<int>(random() % 40);
+    for (int f = 0; f < flows; ++f) {
+      std::vector<fabric::LinkId> path;
+      for (int l = 0; l < links; ++l) {
+        if (random() % 3 == 0) path.push_back(static_cast<fabric::LinkId>(l));
+      }
+      if (path.empty()) path.push_back(static_cast<fabric::LinkId>(random() % links));
+      problem.add_flow(path, random() % 4 == 0 ? 1.0 + static_cast<double>(random() % 50) : 1e30);
+    }
+    expect_max_min_fair(problem, problem.solve());
+  }
+}
+
+}  // namespace
+}  // namespace ctwin::network

@@ -1,0 +1,164 @@
+#include <algorithm>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/network/analytical_model.hpp"
+#include "ctwin/network/flow_model.hpp"
+#include "ctwin/network/traffic_pattern.hpp"
+
+namespace ctwin::network {
+namespace {
+
+using namespace ctwin::literals;
+
+fabric::Fabric build(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {}) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / (topology + ".json");
+  return fabric::Fabric(fabric::load_cluster(path, overrides), gpus);
+}
+
+TrafficResult play(const fabric::Fabric& built, const TrafficPattern& pattern, const std::string& model_name,
+                   FlowModelOptions flow_options = {}) {
+  engine::Simulator simulator;
+  std::unique_ptr<NetworkModel> model;
+  if (model_name == "flow") model = std::make_unique<FlowModel>(built, simulator, flow_options);
+  else model = make_network_model(model_name, built, simulator);
+  return run_pattern(*model, pattern);
+}
+
+TrafficPattern single(GpuId src, GpuId dst, Bytes size) {
+  return {"single", {{TransferRequest{src, dst, size, {}}, -1}}};
+}
+
+TEST(AnalyticalModel, SingleTransferIsLatencyPlusBytesOverBottleneck) {
+  const auto built = build("dgx-h100-superpod", 64);
+  for (auto [src, dst] : {std::pair{0, 1}, std::pair{0, 8}, std::pair{0, 9}, std::pair{3, 60}}) {
+    const auto path = fabric::route(built, src, dst);
+    const PathProperties properties = path_properties(built, path);
+    const Bytes size = 64_MiB;
+    const auto result = play(built, single(src, dst, size), "analytical");
+    EXPECT_EQ(result.makespan, properties.latency + transfer_time(size, properties.bottleneck)) << src << "->" << dst;
+  }
+}
+
+TEST(AnalyticalModel, IgnoresContention) {
+  const auto built = build("dgx-h100-superpod", 64);
+  const auto result = play(built, make_pattern("incast", built, {16_MiB}), "analytical");
+  // All senders arrive as if alone: the fastest and slowest differ only by path.
+  const auto [first, last] = std::minmax_element(result.completed_at.begin(), result.completed_at.end());
+  EXPECT_LT((*last - *first).seconds(), 1e-4);
+}
+
+TEST(FlowModel, SingleTransferEqualsAnalyticalExactly) {
+  const auto built = build("dgx-h100-superpod", 64);
+  for (auto [src, dst] : {std::pair{0, 1}, std::pair{0, 8}, std::pair{0, 9}, std::pair{5, 63}}) {
+    for (Bytes size : {1_B, 4_KiB, 64_MiB, 1_GiB}) {
+      EXPECT_EQ(play(built, single(src, dst, size), "flow").makespan,
+                play(built, single(src, dst, size), "analytical").makespan);
+    }
+  }
+}
+
+TEST(FlowModel, EqualsAnalyticalWhenNoLinkIsShared) {
+  // Same-rail ring: every NIC sends one flow and receives one, all under one leaf per rail.
+  const auto built = build("dgx-h100-superpod", 256);
+  const auto pattern = make_pattern("rail_ring", built, {32_MiB});
+  EXPECT_EQ(play(built, pattern, "flow").completed_at, play(built, pattern, "analytical").completed_at);
+}
+
+TEST(FlowModel, FlowsThroughOneLinkEachGetOneNth) {
+  // Incast from one GPU on each of n other nodes: they share GPU 0's NIC link (50 GB/s).
+  const auto built = build("dgx-h100-superpod", 256);
+  for (int senders : {1, 2, 4, 16}) {
+    TrafficPattern pattern{"incast", {}};
+    for (int s = 1; s <= senders; ++s) pattern.transfers.push_back({{s * 8, 0, 64_MiB, {}}, -1});
+    const auto result = play(built, pattern, "flow");
+    const double nic = built.spec().server.nics.link.bandwidth.bytes_per_second();
+    const double drain_s = senders * static_cast<double>((64_MiB).count()) / nic;
+    for (std::size_t i = 0; i < pattern.transfers.size(); ++i) {
+      const auto path = fabric::route(built, pattern.transfers[i].request.src, 0);
+      const double expected = drain_s + path_properties(built, path).latency.seconds();
+      EXPECT_NEAR(result.completed_at[i].seconds(), expected, 1e-9) << senders << " senders";
+    }
+  }
+}
+
+TEST(FlowModel, ConservesBytesOnEveryLink) {
+  const auto built = build("dgx-h100-superpod", 128, {"fabric.oversubscription.leaf=2"});
+  const auto pattern = make_pattern("alltoall_chain", built, {8_MiB, false, 4, 2});
+  engine::Simulator simulator;
+  FlowModel model(built, simulator);
+  const auto result = run_pattern(model, pattern);
+  EXPECT_EQ(result.stats.bytes_started, result.stats.bytes_delivered);
+  EXPECT_EQ(result.stats.started, pattern.transfers.size());
+  EXPECT_EQ(result.stats.completed, pattern.transfers.size());
+  std::vector<double> expected(built.links().size(), 0.0);
+  for (const auto& transfer : pattern.transfers) {
+    for (auto link : fabric::route(built, transfer.request.src, transfer.request.dst, transfer.request.route)) {
+      expected[link] += static_cast<double>(transfer.request.size.count());
+    }
+  }
+  for (std::size_t l = 0; l < expected.size(); ++l) {
+    ASSERT_NEAR(model.link_bytes()[l], expected[l], 1e-6 * expected[l] + 1e-3) << "link " << l;
+  }
+}
+
+TEST(FlowModel, IncrementalSolveEqualsFullSolve) {
+  for (const char* oversubscription : {"fabric.oversubscription.leaf=1", "fabric.oversubscription.leaf=3"}) {
+    const auto built = build("dgx-h100-superpod", 256, {oversubscription});
+    const auto pattern = make_pattern("alltoall_chain", built, {4_MiB, false, 6, 2});
+    const auto incremental = play(built, pattern, "flow", {true});
+    const auto full = play(built, pattern, "flow", {false});
+    ASSERT_EQ(incremental.completed_at.size(), full.completed_at.size());
+    for (std::size_t i = 0; i < full.completed_at.size(); ++i) {
+      ASSERT_NEAR(incremental.completed_at[i].seconds(), full.completed_at[i].seconds(), 1e-9) << oversubscription << " #" << i;
+    }
+  }
+}
+
+TEST(FlowModel, OversubscriptionSlowsCrossLeafTraffic) {
+  const auto pattern_of = [](const fabric::Fabric& built) { return make_pattern("alltoall", built, {4_MiB}); };
+  const auto full = build("dgx-h100-superpod", 512);
+  const auto half = build("dgx-h100-superpod", 512, {"fabric.oversubscription.leaf=2"});
+  const SimTime full_time = play(full, pattern_of(full), "flow").makespan;
+  const SimTime half_time = play(half, pattern_of(half), "flow").makespan;
+  EXPECT_GT(half_time.seconds(), 1.3 * full_time.seconds());
+  // The analytical model cannot see it.
+  EXPECT_EQ(play(full, pattern_of(full), "analytical").makespan, play(half, pattern_of(half), "analytical").makespan);
+}
+
+TEST(FlowModel, PxnAvoidsSpineContentionOfCrossRailTraffic) {
+  const auto built = build("dgx-h100-superpod", 512, {"fabric.oversubscription.leaf=4"});
+  const SimTime without = play(built, make_pattern("cross_rail", built, {64_MiB, false}), "flow").makespan;
+  const SimTime with = play(built, make_pattern("cross_rail", built, {64_MiB, true}), "flow").makespan;
+  EXPECT_LT(with.seconds(), without.seconds());
+}
+
+TEST(FlowModel, ZeroBytesTakeThePathLatency) {
+  const auto built = build("dgx-h100-superpod", 16);
+  const auto result = play(built, single(0, 9, Bytes(0)), "flow");
+  EXPECT_EQ(result.makespan, path_properties(built, fabric::route(built, 0, 9)).latency);
+  EXPECT_EQ(play(built, single(3, 3, 1_MiB), "flow").makespan, SimTime());
+}
+
+TEST(FlowModel, RepeatedRunsAreIdentical) {
+  const auto built = build("hgx-h100-roce", 512, {"fabric.oversubscription.leaf=2"});
+  const auto pattern = make_pattern("alltoall_chain", built, {2_MiB, false, 5, 3});
+  EXPECT_EQ(play(built, pattern, "flow").completed_at, play(built, pattern, "flow").completed_at);
+}
+
+TEST(NetworkModel, UnknownNameIsAnInputError) {
+  const auto built = build("dgx-h100-superpod", 8);
+  engine::Simulator simulator;
+  try {
+    (void)make_network_model("ns3", built, simulator);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "--network");
+  }
+}
+
+}  // namespace
+}  // namespace ctwin::network
