@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 namespace ctwin {
@@ -61,15 +62,19 @@ Bytes parse_bytes(std::string_view text) {
   if (unit != "B") {
     throw UnitError("unknown size unit " + quoted(full_unit) + " (expected B, KB, MB, GB, KiB, MiB, GiB, ...)");
   }
-  return Bytes(std::llround(number * factor));
+  const double count = number * factor;
+  if (!(std::fabs(count) < 9.2e18)) throw UnitError("size " + quoted(text) + " is out of range");
+  return Bytes(std::llround(count));
 }
 
 Bandwidth parse_bandwidth(std::string_view text) {
   auto [number, unit] = split_number(text, "400Gbps");
   const std::string_view full_unit = unit;
   const double factor = take_prefix(unit);
-  if (unit == "bps" || unit == "b/s") return Bandwidth::bits_per_second(number * factor);
-  if (unit == "Bps" || unit == "B/s") return Bandwidth::bytes_per_second(number * factor);
+  const double scaled = number * factor;
+  if (!std::isfinite(scaled)) throw UnitError("bandwidth " + quoted(text) + " is out of range");
+  if (unit == "bps" || unit == "b/s") return Bandwidth::bits_per_second(scaled);
+  if (unit == "Bps" || unit == "B/s") return Bandwidth::bytes_per_second(scaled);
   throw UnitError("unknown bandwidth unit " + quoted(full_unit) + " (expected e.g. '400Gbps' or '50GBps')");
 }
 
@@ -103,6 +108,9 @@ Bytes parse_nccl_size(std::string_view text) {
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
   if (ec != std::errc() || end != digits.data() + digits.size()) {
     throw UnitError("expected a size like '8', '128K' or '8G', got " + quoted(text));
+  }
+  if (count > std::numeric_limits<std::int64_t>::max() / factor || count < 0) {
+    throw UnitError("size " + quoted(text) + " is out of range");
   }
   return Bytes(count * factor);
 }

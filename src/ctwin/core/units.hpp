@@ -109,7 +109,8 @@ class FlopRate {
 /// Time to push `size` through a pipe of rate `rate`, rounded up to a whole picosecond so a
 /// transfer never finishes before its last byte could have left.
 [[nodiscard]] inline SimTime transfer_time(Bytes size, Bandwidth rate) {
-  const double ps = static_cast<double>(size.count()) / rate.bytes_per_second() * 1e12;
+  // One division, so a whole number of picoseconds stays whole (1 B at 1 GB/s is 1000 ps).
+  const double ps = static_cast<double>(size.count()) * 1e12 / rate.bytes_per_second();
   return SimTime::from_ps(static_cast<std::int64_t>(std::ceil(ps)));
 }
 

@@ -17,7 +17,13 @@ namespace {
 
 int checked_node_count(const ClusterSpec& spec, int gpus) {
   if (gpus <= 0) throw InputError("--gpus", "", "must be a positive number of GPUs, got " + std::to_string(gpus));
-  return (gpus + spec.server.gpus - 1) / spec.server.gpus;
+  // In 64 bits: --gpus near INT_MAX must reach the capacity check, not overflow.
+  const long long nodes = (static_cast<long long>(gpus) + spec.server.gpus - 1) / spec.server.gpus;
+  if (nodes > (1LL << 24)) {
+    throw InputError("--gpus", "", std::to_string(gpus) + " GPUs is beyond any build ctwin models (at most " +
+                                       std::to_string((1LL << 24) * spec.server.gpus) + " with " + spec.file + ")");
+  }
+  return static_cast<int>(nodes);
 }
 
 }  // namespace

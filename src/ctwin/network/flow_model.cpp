@@ -258,7 +258,7 @@ void FlowModel::solve() {
       for (fabric::LinkId link : flow.path) load_[link] += rate - flow.rate;
       flow.rate = rate;
       ++flow.version;
-      const double ps = std::ceil(flow.remaining / rate * 1e12);
+      const double ps = std::ceil(flow.remaining * 1e12 / rate);
       drains_.push_back({now + SimTime::from_ps(static_cast<std::int64_t>(ps)), id, flow.version});
       std::push_heap(drains_.begin(), drains_.end(), later<Drain, Drain>);
     }
