@@ -156,9 +156,8 @@ TEST_F(BadInput, TooManyGpus) {
                              {"--gpus", "10000000", "dgx-h100-superpod.json", "at most 65536 GPUs"}));
 }
 
-// BUG (src/ctwin/fabric/fabric.cpp, checked_node_count): the node count overflows int for
-// --gpus near INT_MAX, the build dies in vector::reserve and ctwin reports an internal error
-// with exit status 1. See Topology.GpusNearIntMaxIsAnInputError. Kept enabled.
+// Regression: the node count once overflowed int for --gpus near INT_MAX and ctwin reported an
+// internal error with exit status 1. See Topology.GpusNearIntMaxIsAnInputError.
 TEST_F(BadInput, GpusNearIntMax) {
   EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(topology("dgx-h100-superpod"), "2147483647")), {"--gpus"}));
 }

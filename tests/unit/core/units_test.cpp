@@ -72,9 +72,9 @@ TEST(ParseBandwidth, RejectsMissingUnknownOrGarbage) {
   EXPECT_THROW((void)parse_bandwidth("nanGbps"), UnitError);
 }
 
-// BUG (src/ctwin/core/unit_parse.cpp, parse_bandwidth): only the number is checked for
-// finiteness, not number x prefix, so "1e300Gbps" parses to an infinite rate (which the JSON
-// reader then accepts as "positive"). Check std::isfinite(number * factor). Kept enabled.
+// Regression (bug found with this test; src/ctwin/core/unit_parse.cpp, parse_bandwidth): only
+// the number was checked for finiteness, not number x prefix, so "1e300Gbps" parsed to an
+// infinite rate, which the JSON reader then accepted as "positive".
 TEST(ParseBandwidth, RejectsRatesThatOverflowToInfinity) {
   EXPECT_THROW((void)parse_bandwidth("1e300Gbps"), UnitError);
   EXPECT_THROW((void)parse_bandwidth("1e305TBps"), UnitError);
@@ -125,10 +125,9 @@ TEST(ParseBytes, RejectsMissingUnknownOrGarbage) {
   EXPECT_THROW((void)parse_bytes(""), UnitError);
 }
 
-// BUG (src/ctwin/core/unit_parse.cpp, parse_bytes): no range check before std::llround, so a
-// size beyond int64 comes back as INT64_MIN (glibc) instead of a UnitError; `ctwin traffic
-// --size 1e20B` then says "--size: must not be negative". parse_time has the check
-// (|value| > 9.2e18 -> "out of range"); parse_bytes needs the same. Kept enabled.
+// Regression (bug found with this test; src/ctwin/core/unit_parse.cpp, parse_bytes): with no
+// range check before std::llround, a size beyond int64 came back as INT64_MIN (glibc) instead
+// of a UnitError, and `ctwin traffic --size 1e20B` said "--size: must not be negative".
 TEST(ParseBytes, RejectsSizesBeyondInt64) {
   EXPECT_THROW((void)parse_bytes("1e20B"), UnitError);
   EXPECT_THROW((void)parse_bytes("9.3e18B"), UnitError);
@@ -179,10 +178,9 @@ TEST(ParseNcclSize, RejectsGarbage) {
   EXPECT_THROW((void)parse_nccl_size("eight"), UnitError);
 }
 
-// BUG (src/ctwin/core/unit_parse.cpp, parse_nccl_size): count * factor is a signed 64-bit
-// multiplication with no overflow check (undefined behaviour): "9223372036854775807K" comes
-// back as -1024 and "100000000000T" as an unrelated positive size. Check
-// count <= INT64_MAX / factor first. Kept enabled.
+// Regression (bug found with this test; src/ctwin/core/unit_parse.cpp, parse_nccl_size):
+// count * factor overflowed int64 unchecked (undefined behaviour): "9223372036854775807K" came
+// back as -1024 and "100000000000T" as an unrelated positive size.
 TEST(ParseNcclSize, RejectsOverflow) {
   EXPECT_THROW((void)parse_nccl_size("9223372036854775807K"), UnitError);
   EXPECT_THROW((void)parse_nccl_size("100000000000T"), UnitError);
@@ -214,11 +212,10 @@ TEST(TransferTime, RoundsUpToWholePicosecond) {
   EXPECT_EQ(transfer_time(Bytes(1), Bandwidth::bytes_per_second(3e11)).ps(), 4);
 }
 
-// BUG (src/ctwin/core/units.hpp, transfer_time): the duration is computed as
-// size / rate * 1e12, two roundings, so a mathematically whole number of picoseconds can come
-// out a hair above the integer and ceil() adds a spurious picosecond: 1 B at 1 GB/s gives
-// 1001 ps instead of 1000, 25 B at 400 Gb/s 501 ps instead of 500. Computing
-// size * 1e12 / rate (one rounding) is exact in all these cases. Kept enabled on purpose.
+// Regression (bug found with this test; src/ctwin/core/units.hpp, transfer_time): computed as
+// size / rate * 1e12 (two roundings), a whole number of picoseconds could come out a hair above
+// the integer and ceil() added a spurious picosecond: 1 B at 1 GB/s gave 1001 ps, 25 B at
+// 400 Gb/s 501 ps. size * 1e12 / rate (one rounding) is exact in these cases.
 TEST(TransferTime, ExactWhenTheRateDividesTheSize) {
   EXPECT_EQ(transfer_time(Bytes(1), 1_GBps).ps(), 1000);
   EXPECT_EQ(transfer_time(Bytes(25), 400_Gbps).ps(), 500);

@@ -352,10 +352,11 @@ TEST(Topology, TooManyGpusNamesTheGpusFlag) {
   EXPECT_THROW(Fabric(spec, 65537), InputError);
 }
 
-// BUG (src/ctwin/fabric/fabric.cpp, checked_node_count): (gpus + gpus_per_node - 1) is computed
-// in int and overflows for --gpus near INT_MAX, giving a negative node count that passes the
-// size check; the build then dies in vector::reserve (std::length_error, reported by the CLI as
-// an internal error with exit code 1). Computing the node count in 64 bits fixes it. Kept enabled.
+// Regression (bug found with this test; src/ctwin/fabric/fabric.cpp, checked_node_count):
+// (gpus + gpus_per_node - 1) computed in int overflowed for --gpus near INT_MAX, giving a
+// negative node count that passed the size check; the build then died in vector::reserve
+// (std::length_error, reported by the CLI as an internal error with exit status 1). The node
+// count must be computed in 64 bits.
 TEST(Topology, GpusNearIntMaxIsAnInputError) {
   const ClusterSpec spec = load_cluster(topology("dgx-h100-superpod"));
   for (const int gpus : {INT_MAX, INT_MAX - 6}) {
