@@ -1,5 +1,7 @@
 #include "ctwin/fabric/router.hpp"
 
+#include <algorithm>
+
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/fabric.hpp"
 
@@ -75,6 +77,18 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
   append_switch_path(fabric, fabric.leaf_of_nic(src_node, src_nic), fabric.leaf_of_nic(dst_node, dst_nic), flow_hash, out);
   out.push_back(reverse(fabric.access_link(dst_node, dst_nic)));
   append_node_links(fabric, dst_node, server.nic_to_gpu(dst_nic, dst_local), out);
+}
+
+PathProperties path_properties(const Fabric& fabric, const std::vector<LinkId>& path) {
+  PathProperties properties;
+  if (path.empty()) return properties;
+  properties.bottleneck = fabric.link(path.front()).bandwidth;
+  for (LinkId id : path) {
+    const Link& link = fabric.link(id);
+    properties.latency += link.latency;
+    properties.bottleneck = std::min(properties.bottleneck, link.bandwidth);
+  }
+  return properties;
 }
 
 std::vector<LinkId> route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options) {

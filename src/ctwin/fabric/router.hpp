@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ctwin/core/units.hpp"
 #include "ctwin/fabric/elements.hpp"
 
 namespace ctwin::fabric {
@@ -31,5 +32,12 @@ struct RouteOptions {
 void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, std::vector<LinkId>& out);
 
 [[nodiscard]] std::vector<LinkId> route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options = {});
+
+/// Sum of link latencies and slowest link of a path (zero for an empty path).
+struct PathProperties {
+  SimTime latency;
+  Bandwidth bottleneck;
+};
+[[nodiscard]] PathProperties path_properties(const Fabric& fabric, const std::vector<LinkId>& path);
 
 }  // namespace ctwin::fabric

@@ -19,12 +19,11 @@ HopCount measure(const Fabric& fabric, std::string pair_class, GpuId from, GpuId
   hop.to = to;
   const auto path = route(fabric, from, to, {.flow_label = 0, .pxn = pxn});
   hop.links = static_cast<int>(path.size());
-  hop.bottleneck = path.empty() ? Bandwidth() : fabric.link(path.front()).bandwidth;
+  const PathProperties properties = path_properties(fabric, path);
+  hop.latency = properties.latency;
+  hop.bottleneck = properties.bottleneck;
   for (LinkId id : path) {
-    const Link& link = fabric.link(id);
-    hop.latency += link.latency;
-    hop.bottleneck = std::min(hop.bottleneck, link.bandwidth);
-    const VertexKind entered = fabric.vertex_kind(link.to);
+    const VertexKind entered = fabric.vertex_kind(fabric.link(id).to);
     if (entered != VertexKind::kGpu && entered != VertexKind::kNic) ++hop.switches;
   }
   hop.fewest_links = fabric.hop_distances(fabric.gpu_vertex(from))[fabric.gpu_vertex(to)];

@@ -31,16 +31,4 @@ std::unique_ptr<NetworkModel> make_network_model(std::string_view name, const fa
   throw InputError("--network", "", "unknown network model '" + std::string(name) + "' (expected " + list + ")");
 }
 
-PathProperties path_properties(const fabric::Fabric& fabric, const std::vector<fabric::LinkId>& path) {
-  PathProperties properties;
-  if (path.empty()) return properties;
-  properties.bottleneck = fabric.link(path.front()).bandwidth;
-  for (fabric::LinkId id : path) {
-    const fabric::Link& link = fabric.link(id);
-    properties.latency += link.latency;
-    properties.bottleneck = std::min(properties.bottleneck, link.bandwidth);
-  }
-  return properties;
-}
-
 }  // namespace ctwin::network

@@ -71,11 +71,7 @@ class NetworkModel {
 [[nodiscard]] std::unique_ptr<NetworkModel> make_network_model(std::string_view name, const fabric::Fabric& fabric,
                                                                engine::Simulator& simulator);
 
-/// Path latency and slowest link of a route: what every model starts from.
-struct PathProperties {
-  SimTime latency;
-  Bandwidth bottleneck;
-};
-[[nodiscard]] PathProperties path_properties(const fabric::Fabric& fabric, const std::vector<fabric::LinkId>& path);
+using fabric::path_properties;
+using fabric::PathProperties;
 
 }  // namespace ctwin::network

@@ -94,6 +94,13 @@ void SimGridModel::start_transfer(const TransferRequest& request, Completion don
   if (request.route.flow_label != 0 || request.route.pxn) {
     throw InputError("--network", "", "simgrid routes each GPU pair on one path: flow labels and PXN are not supported");
   }
+  if (!state_->running && request.src != request.dst) {
+    // Comms start from the driver actor only; defer until run() begins.
+    simulator_.schedule_in(SimTime(), [this, request, done = std::move(done)]() mutable {
+      start_transfer(request, std::move(done));
+    });
+    return;
+  }
   ++stats_.started;
   stats_.bytes_started += request.size;
   auto finish = [this, size = request.size, done = std::move(done)] {
@@ -103,15 +110,6 @@ void SimGridModel::start_transfer(const TransferRequest& request, Completion don
   };
   if (request.src == request.dst) {
     simulator_.schedule_in(SimTime(), std::move(finish));
-    return;
-  }
-  if (!state_->running) {
-    // Comms start from the driver actor only; defer until run() begins.
-    simulator_.schedule_in(SimTime(), [this, request, finish = std::move(finish)]() mutable {
-      --stats_.started;
-      stats_.bytes_started = stats_.bytes_started - request.size;
-      start_transfer(request, std::move(finish));
-    });
     return;
   }
   state_->comms.push_back(sg4::Comm::sendto_async(state_->hosts[static_cast<std::size_t>(request.src)],
