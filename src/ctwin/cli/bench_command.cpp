@@ -82,7 +82,8 @@ BenchRow bench_flow(const std::string& cluster, int gpus, int steps, Bytes size)
   const std::uint64_t flow_events = result.stats.started + result.stats.completed;
   return {"flow-alltoall-chain",
           std::to_string(gpus) + " GPUs, " + std::to_string(steps) + " chained " + format_bytes(size) +
-              " exchanges each, " + std::to_string(model.solves()) + " solves",
+              " exchanges each, " + std::to_string(model.solves()) + " solves of " +
+              std::to_string(model.solved_flows() / std::max<std::uint64_t>(1, model.solves())) + " flows on average",
           wall, flow_events, ">= 1M flow events/s", static_cast<double>(flow_events) / wall >= 1e6, peak_rss_gib()};
 }
 

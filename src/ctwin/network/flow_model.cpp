@@ -1,6 +1,8 @@
 #include "ctwin/network/flow_model.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <string>
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
@@ -12,30 +14,54 @@ namespace {
 // difference that matters to a completion time.
 constexpr double kSaturation = 1e-9;
 
-bool later(const auto& a, const auto& b) {
-  return a.at != b.at ? a.at > b.at : a.flow > b.flow;
-}
-
 }  // namespace
 
-FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
-    : NetworkModel(fabric, simulator),
-      options_(options),
-      solver_(fabric.links().size()),
-      load_(fabric.links().size(), 0.0),
-      demand_(fabric.links().size(), 0.0),
-      residual_(fabric.links().size(), 0.0),
-      link_bytes_(fabric.links().size(), 0.0),
-      flows_on_link_(fabric.links().size()),
-      in_link_set_(fabric.links().size(), 0) {
-  capacity_.reserve(fabric.links().size());
-  for (const auto& link : fabric.links()) capacity_.push_back(link.bandwidth.bytes_per_second());
+void FlowModel::Flow::assign_path(const std::vector<fabric::LinkId>& links) {
+  if (links.size() > kMaxHops) {
+    throw InternalError("a route of " + std::to_string(links.size()) + " links is longer than the flow model's " +
+                        std::to_string(kMaxHops));
+  }
+  hops = static_cast<std::uint32_t>(links.size());
+  binding_hops = 0;
+  if (hops <= kInlineHops) {
+    std::copy(links.begin(), links.end(), inline_path.begin());
+  } else {
+    spilled_path = links;
+    spilled_positions.resize(links.size());
+  }
 }
 
-bool FlowModel::binding(fabric::LinkId link) const { return demand_[link] > capacity_[link] * (1 + kSaturation); }
+template <typename Visit>
+void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
+  const auto path = flow.path();
+  for (std::uint64_t hops = flow.binding_hops; hops != 0; hops &= hops - 1) {
+    visit(path[static_cast<std::size_t>(std::countr_zero(hops))]);
+  }
+}
 
-bool FlowModel::saturated(fabric::LinkId link) const {
-  return binding(link) && load_[link] >= capacity_[link] * (1 - kSaturation);
+FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
+    : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
+  for (std::size_t id = 0; id < links_.size(); ++id) links_[id].capacity = fabric.links()[id].bandwidth.bytes_per_second();
+}
+
+bool FlowModel::binding(const LinkState& link) const { return link.demand > link.capacity * (1 + kSaturation); }
+
+bool FlowModel::saturated(const LinkState& link) const {
+  return binding(link) && link.load >= link.capacity * (1 - kSaturation);
+}
+
+void FlowModel::mark_binding(LinkState& link, bool binding) {
+  if (binding) link.load = 0;
+  for (const FlowOnLink& entry : link.flows) {
+    Flow& flow = flows_[entry.flow];
+    const std::uint64_t bit = std::uint64_t{1} << entry.hop;
+    if (binding) {
+      flow.binding_hops |= bit;
+      link.load += rate_of_[entry.flow].current;
+    } else {
+      flow.binding_hops &= ~bit;
+    }
+  }
 }
 
 void FlowModel::start_transfer(const TransferRequest& request, Completion done) {
@@ -46,34 +72,43 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   if (free_ids_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
+    rate_of_.emplace_back();
     in_flow_set_.push_back(0);
   } else {
     id = free_ids_.back();
     free_ids_.pop_back();
   }
+  route_scratch_.clear();
+  fabric::append_route(fabric_, request.src, request.dst, request.route, route_scratch_);
+  const PathProperties properties = path_properties(fabric_, route_scratch_);
   Flow& flow = flows_[id];
-  flow.path.clear();
-  fabric::append_route(fabric_, request.src, request.dst, request.route, flow.path);
-  const PathProperties properties = path_properties(fabric_, flow.path);
+  flow.assign_path(route_scratch_);
   flow.latency = properties.latency;
   flow.cap = properties.bottleneck.bytes_per_second();
   flow.size = request.size;
   flow.done = std::move(done);
-  if (flow.path.empty() || request.size == Bytes(0)) {
+  if (flow.hops == 0 || request.size == Bytes(0)) {
     deliver(flow);
     free_ids_.push_back(id);
     return;
   }
   flow.remaining = static_cast<double>(request.size.count());
-  flow.rate = 0;
+  rate_of_[id] = {};
   flow.settled_at = simulator_.now();
   flow.active = true;
-  flow.position_in_link.resize(flow.path.size());
-  for (std::size_t i = 0; i < flow.path.size(); ++i) {
-    auto& on_link = flows_on_link_[flow.path[i]];
-    flow.position_in_link[i] = static_cast<std::uint32_t>(on_link.size());
-    on_link.push_back(id);
-    demand_[flow.path[i]] += flow.cap;
+  const auto path = flow.path();
+  const auto positions = flow.positions();
+  for (std::uint32_t hop = 0; hop < path.size(); ++hop) {
+    LinkState& link = links_[path[hop]];
+    positions[hop] = static_cast<std::uint32_t>(link.flows.size());
+    link.flows.push_back({id, hop});
+    const bool was_binding = binding(link);
+    link.demand += flow.cap;
+    if (was_binding) {
+      flow.binding_hops |= std::uint64_t{1} << hop;
+    } else if (binding(link)) {
+      mark_binding(link, true);
+    }
   }
   ++active_;
   new_flows_.push_back(id);
@@ -81,48 +116,58 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
 }
 
 void FlowModel::deliver(Flow& flow) {
-  simulator_.schedule_in(flow.latency, [this, size = flow.size, done = std::move(flow.done)] {
+  std::uint32_t slot = 0;
+  if (free_arrivals_.empty()) {
+    slot = static_cast<std::uint32_t>(arrivals_.size());
+    arrivals_.emplace_back();
+  } else {
+    slot = free_arrivals_.back();
+    free_arrivals_.pop_back();
+  }
+  arrivals_[slot] = {std::move(flow.done), flow.size};
+  // The event holds only the slot, so scheduling it does not allocate.
+  simulator_.schedule_in(flow.latency, [this, slot] {
+    Arrival arrival = std::move(arrivals_[slot]);
+    free_arrivals_.push_back(slot);
     ++stats_.completed;
-    stats_.bytes_delivered += size;
-    done();
+    stats_.bytes_delivered += arrival.size;
+    arrival.done();
   });
 }
 
-void FlowModel::settle(Flow& flow) {
+void FlowModel::settle(Flow& flow, double rate) {
   const SimTime now = simulator_.now();
   if (now == flow.settled_at) return;
-  const double moved = std::min(flow.remaining, flow.rate * (now - flow.settled_at).seconds());
-  flow.remaining -= moved;
-  for (fabric::LinkId id : flow.path) link_bytes_[id] += moved;
+  flow.remaining -= std::min(flow.remaining, rate * (now - flow.settled_at).seconds());
   flow.settled_at = now;
 }
 
 void FlowModel::detach(std::uint32_t id) {
   Flow& flow = flows_[id];
-  for (std::size_t i = 0; i < flow.path.size(); ++i) {
-    const fabric::LinkId link = flow.path[i];
+  const auto path = flow.path();
+  const auto positions = flow.positions();
+  const double size = static_cast<double>(flow.size.count());
+  for (std::size_t hop = 0; hop < path.size(); ++hop) {
+    LinkState& link = links_[path[hop]];
     // Its capacity frees up: flows limited there may speed up.
-    if (saturated(link)) seed_links_.push_back(link);
-    load_[link] -= flow.rate;
-    demand_[link] -= flow.cap;
-    auto& on_link = flows_on_link_[link];
-    const std::uint32_t position = flow.position_in_link[i];
-    const std::uint32_t moved = on_link.back();
-    on_link[position] = moved;
-    on_link.pop_back();
-    if (moved != id) {
-      Flow& other = flows_[moved];
-      for (std::size_t j = 0; j < other.path.size(); ++j) {
-        if (other.path[j] == link) {
-          other.position_in_link[j] = position;
-          break;
-        }
-      }
+    if (saturated(link)) seed_links_.push_back(path[hop]);
+    const bool was_binding = binding(link);
+    link.load -= rate_of_[id].current;
+    link.demand -= flow.cap;
+    link.carried += size;
+    const std::uint32_t position = positions[hop];
+    const FlowOnLink moved = link.flows.back();
+    link.flows[position] = moved;
+    link.flows.pop_back();
+    if (moved.flow != id) flows_[moved.flow].positions()[moved.hop] = position;
+    if (link.flows.empty()) {
+      link.load = link.demand = 0;  // drops accumulated rounding
+    } else if (was_binding && !binding(link)) {
+      mark_binding(link, false);
     }
-    if (on_link.empty()) load_[link] = demand_[link] = 0;  // drops accumulated rounding
   }
   flow.active = false;
-  ++flow.version;
+  drain_queue_.erase(id);
   --active_;
   free_ids_.push_back(id);
 }
@@ -137,25 +182,26 @@ void FlowModel::request_solve() {
   });
 }
 
-void FlowModel::expand_from(fabric::LinkId link) {
-  if (in_link_set_[link]) return;
-  in_link_set_[link] = 1;
-  component_links_.push_back(link);
-  frontier_.push_back(link);
+void FlowModel::expand_from(fabric::LinkId first, bool through_saturated) {
+  if (links_[first].in_set) return;
+  links_[first].in_set = true;
+  component_links_.push_back(first);
+  frontier_.push_back(first);
   while (!frontier_.empty()) {
-    const fabric::LinkId at = frontier_.back();
+    const LinkState& link = links_[frontier_.back()];
     frontier_.pop_back();
-    for (std::uint32_t id : flows_on_link_[at]) {
-      if (in_flow_set_[id]) continue;
-      in_flow_set_[id] = 1;
-      component_flows_.push_back(id);
-      for (fabric::LinkId next : flows_[id].path) {
-        if (!in_link_set_[next] && saturated(next)) {
-          in_link_set_[next] = 1;
+    for (const FlowOnLink& entry : link.flows) {
+      if (in_flow_set_[entry.flow]) continue;
+      in_flow_set_[entry.flow] = 1;
+      component_flows_.push_back(entry.flow);
+      if (!through_saturated) continue;
+      for_each_binding_hop(flows_[entry.flow], [&](fabric::LinkId next) {
+        if (!links_[next].in_set && saturated(links_[next])) {
+          links_[next].in_set = true;
           component_links_.push_back(next);
           frontier_.push_back(next);
         }
-      }
+      });
     }
   }
 }
@@ -174,41 +220,81 @@ void FlowModel::collect_component() {
     if (!flows_[id].active || in_flow_set_[id]) continue;
     in_flow_set_[id] = 1;
     component_flows_.push_back(id);
-    for (fabric::LinkId link : flows_[id].path) {
-      if (saturated(link)) expand_from(link);
-    }
+    for_each_binding_hop(flows_[id], [&](fabric::LinkId link) {
+      if (saturated(links_[link])) expand_from(link, false);
+    });
   }
-  for (fabric::LinkId link : seed_links_) expand_from(link);
+  for (fabric::LinkId link : seed_links_) expand_from(link, false);
 }
 
-bool FlowModel::grow_at_unfair_boundary() {
-  if (!options_.incremental) return false;
-  // Links of the set's flows that are not in the set: full now, with an outside flow faster
-  // than every inside flow there, means the inside flows took more than their fair share.
-  bool grew = false;
-  boundary_links_.clear();
+void FlowModel::build_problem() {
+  for (fabric::LinkId link : problem_links_) links_[link].local = -1;
+  problem_links_.clear();
+  residual_.clear();
+  offsets_.assign(1, 0);
+  local_links_.clear();
+  caps_.clear();
   for (std::uint32_t id : component_flows_) {
-    for (fabric::LinkId link : flows_[id].path) {
-      if (!in_link_set_[link] && binding(link)) boundary_links_.push_back(link);
-    }
+    const Flow& flow = flows_[id];
+    for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
+      LinkState& link = links_[link_id];
+      if (link.local < 0) {
+        link.local = static_cast<std::int32_t>(problem_links_.size());
+        problem_links_.push_back(link_id);
+        residual_.push_back(link.capacity - link.load);
+      }
+      local_links_.push_back(static_cast<std::uint32_t>(link.local));
+    });
+    offsets_.push_back(static_cast<std::uint32_t>(local_links_.size()));
+    caps_.push_back(flow.cap);
   }
-  for (fabric::LinkId link : boundary_links_) {
-    if (in_link_set_[link]) continue;
+  // Outside flows keep their rates: the component gets the capacity they leave, which is the
+  // link's spare capacity plus what the component's own flows hold now.
+  for (std::size_t f = 0; f < component_flows_.size(); ++f) {
+    const double rate = rate_of_[component_flows_[f]].current;
+    for (std::uint32_t i = offsets_[f]; i < offsets_[f + 1]; ++i) residual_[local_links_[i]] += rate;
+  }
+}
+
+bool FlowModel::grow_at_unfair_boundary(bool through_saturated) {
+  if (!options_.incremental) return false;
+  // The component was solved with every outside flow held at its rate. That is the max-min
+  // allocation exactly when, on each link shared with outside flows,
+  //   - an inside flow that the solve limited there is not slower than an outside flow on it
+  //     (else it took more than its share), and
+  //   - an outside flow that was limited there still is: the link stays full and no inside
+  //     flow overtakes it (else it may now speed up or must slow down).
+  // A link that breaks either joins the component with all its flows, and the set is solved
+  // again; the set only grows, so this ends, at worst with every flow in it.
+  bool grew = false;
+  const std::size_t candidates = problem_links_.size();
+  for (std::size_t local = 0; local < candidates; ++local) {
+    const fabric::LinkId link_id = problem_links_[local];
+    const LinkState& link = links_[link_id];
+    if (link.in_set) continue;
     double inside_load = 0;
     double inside_max = 0;
+    double inside_old_max = 0;
     double outside_max = 0;
-    for (std::uint32_t id : flows_on_link_[link]) {
-      if (in_flow_set_[id]) {
-        const double rate = flows_[id].solved_rate;
-        inside_load += rate;
-        inside_max = std::max(inside_max, rate);
+    for (const FlowOnLink& entry : link.flows) {
+      const Rate& rate = rate_of_[entry.flow];
+      if (in_flow_set_[entry.flow]) {
+        inside_load += rate.proposed;
+        inside_max = std::max(inside_max, rate.proposed);
+        inside_old_max = std::max(inside_old_max, rate.current);
       } else {
-        outside_max = std::max(outside_max, flows_[id].rate);
+        outside_max = std::max(outside_max, rate.current);
       }
     }
-    const bool full = inside_load >= residual_[link] * (1 - kSaturation);
-    if (full && outside_max > inside_max * (1 + kSaturation)) {
-      expand_from(link);
+    if (outside_max == 0) continue;  // no outside flow here
+    const double full_at = link.capacity * (1 - kSaturation);
+    const bool full_now = link.capacity - residual_[local] + inside_load >= full_at;
+    const bool full_before = link.load >= full_at;
+    const bool inside_starved = full_now && outside_max > inside_max * (1 + kSaturation);
+    const bool outside_limited_here = full_before && outside_max >= inside_old_max * (1 - kSaturation);
+    const bool outside_freed = outside_limited_here && (!full_now || inside_max > outside_max * (1 + kSaturation));
+    if (inside_starved || outside_freed) {
+      expand_from(link_id, through_saturated);
       grew = true;
     }
   }
@@ -220,69 +306,48 @@ void FlowModel::solve() {
   new_flows_.clear();
   seed_links_.clear();
   if (!component_flows_.empty()) {
-    while (true) {
+    for (int round = 1;; ++round) {
       ++solves_;
       solved_flows_ += component_flows_.size();
-      // Capacity left to the set on each of its flows' links: outside flows keep their rates.
-      offsets_.assign(1, 0);
-      links_.clear();
-      caps_.clear();
-      for (std::uint32_t id : component_flows_) {
-        const Flow& flow = flows_[id];
-        for (fabric::LinkId link : flow.path) {
-          if (!binding(link)) continue;
-          double outside = 0;
-          for (std::uint32_t other : flows_on_link_[link]) {
-            if (!in_flow_set_[other]) outside += flows_[other].rate;
-          }
-          residual_[link] = capacity_[link] - outside;
-          links_.push_back(link);
-        }
-        offsets_.push_back(static_cast<std::uint32_t>(links_.size()));
-        caps_.push_back(flow.cap);
-      }
+      build_problem();
       rates_.resize(component_flows_.size());
-      solver_.solve(offsets_, links_, residual_, caps_, rates_);
-      for (std::size_t i = 0; i < component_flows_.size(); ++i) flows_[component_flows_[i]].solved_rate = rates_[i];
-      const bool grew = grow_at_unfair_boundary();
-      if (!grew) break;
+      solver_.solve(offsets_, local_links_, residual_, caps_, rates_);
+      for (std::size_t i = 0; i < component_flows_.size(); ++i) rate_of_[component_flows_[i]].proposed = rates_[i];
+      // Most changes settle within a round or two of local growth. One that keeps spreading
+      // (a fabric saturated end to end) takes in everything reachable through full links at
+      // once, so the rounds stay few instead of one per ring of links.
+      if (!grow_at_unfair_boundary(round >= kLocalRounds)) break;
     }
     const SimTime now = simulator_.now();
     for (std::size_t i = 0; i < component_flows_.size(); ++i) {
       const std::uint32_t id = component_flows_[i];
-      Flow& flow = flows_[id];
       const double rate = rates_[i];
+      const double old_rate = rate_of_[id].current;
       CTWIN_ASSERT(rate > 0, "every flow gets a positive max-min share");
-      if (rate == flow.rate) continue;  // its drain time stands
-      settle(flow);
-      for (fabric::LinkId link : flow.path) load_[link] += rate - flow.rate;
-      flow.rate = rate;
-      ++flow.version;
+      if (rate == old_rate) continue;  // its drain time stands
+      Flow& flow = flows_[id];
+      settle(flow, old_rate);
+      for_each_binding_hop(flow, [&](fabric::LinkId link) { links_[link].load += rate - old_rate; });
+      rate_of_[id].current = rate;
       const double ps = std::ceil(flow.remaining * 1e12 / rate);
-      drains_.push_back({now + SimTime::from_ps(static_cast<std::int64_t>(ps)), id, flow.version});
-      std::push_heap(drains_.begin(), drains_.end(), later<Drain, Drain>);
+      drain_queue_.set(id, now + SimTime::from_ps(static_cast<std::int64_t>(ps)));
     }
   }
+  for (fabric::LinkId link : problem_links_) links_[link].local = -1;
+  problem_links_.clear();
   for (std::uint32_t id : component_flows_) in_flow_set_[id] = 0;
-  for (fabric::LinkId link : component_links_) in_link_set_[link] = 0;
+  for (fabric::LinkId link : component_links_) links_[link].in_set = false;
   component_flows_.clear();
   component_links_.clear();
   schedule_next_drain();
 }
-
 void FlowModel::schedule_next_drain() {
-  while (!drains_.empty()) {
-    const Drain& top = drains_.front();
-    if (flows_[top.flow].active && flows_[top.flow].version == top.version) break;
-    std::pop_heap(drains_.begin(), drains_.end(), later<Drain, Drain>);
-    drains_.pop_back();
-  }
-  if (drains_.empty()) {
+  if (drain_queue_.empty()) {
     if (drain_event_) simulator_.cancel(*drain_event_);
     drain_event_.reset();
     return;
   }
-  const SimTime at = drains_.front().at;
+  const SimTime at = drain_queue_.top_time();
   if (drain_event_ && drain_event_at_ == at) return;
   if (drain_event_) simulator_.cancel(*drain_event_);
   drain_event_at_ = at;
@@ -294,18 +359,17 @@ void FlowModel::schedule_next_drain() {
 
 void FlowModel::drain() {
   const SimTime now = simulator_.now();
-  while (!drains_.empty() && drains_.front().at <= now) {
-    const Drain top = drains_.front();
-    std::pop_heap(drains_.begin(), drains_.end(), later<Drain, Drain>);
-    drains_.pop_back();
-    Flow& flow = flows_[top.flow];
-    if (!flow.active || flow.version != top.version) continue;
-    settle(flow);
-    // Bytes lost to rounding the drain time up to a picosecond still count as carried.
-    for (fabric::LinkId id : flow.path) link_bytes_[id] += flow.remaining;
+  while (!drain_queue_.empty() && drain_queue_.top_time() <= now) {
+    const std::uint32_t id = drain_queue_.top();
+    Flow& flow = flows_[id];
+    settle(flow, rate_of_[id].current);
+    // Rates integrated over time must have moved the whole flow; what is left is the
+    // rounding of its drain time up to a whole picosecond.
+    CTWIN_ASSERT(flow.remaining <= 1e-6 * static_cast<double>(flow.size.count()) + 1.0,
+                 "a draining flow has moved all its bytes");
     flow.remaining = 0;
     deliver(flow);
-    detach(top.flow);
+    detach(id);
   }
   solve();
 }

@@ -4,22 +4,27 @@
 // flow takes latency + size / bottleneck, exactly as `analytical`.
 //
 // Rates are re-solved when flows start or drain, all changes at one instant together, and only
-// where they can matter: a change on link l can move the rates of other flows only through
-// links that are saturated (a flow is limited by its saturated bottleneck, never by a link with
-// spare capacity). So the solve covers the flows reachable from the changed flows through
-// saturated links, with every other flow's rate held fixed and subtracted from capacities.
-// If the new rates saturate a link at the edge of that set on which an outside flow runs
-// faster than the set's flows, fairness there needs the outside flow too: the set grows and is
-// solved again, until max-min fairness holds everywhere. The result equals a full re-solve
-// (a test checks this); the cost follows the size of the disturbance, not of the fabric.
+// where they can matter. The solve starts from the flows that changed and the flows sharing a
+// saturated link with them (a flow that leaves frees capacity there; one that arrives takes
+// some), with every other flow's rate held fixed and subtracted from capacities. The result is
+// max-min fair overall exactly when each link shared with an outside flow passes two checks:
+// an inside flow limited there is not slower than the outside flows, and an outside flow that
+// was limited there still is (the link stays full, no inside flow overtakes it). A link that
+// fails joins the set with all its flows and the set is solved again. The result equals a
+// full re-solve (tests check this on mixed patterns); the cost follows how far a change
+// actually spreads, not the size of the fabric or of the saturated region.
 //
 // Links that cannot bind are left out altogether: each flow runs at most at its path's slowest
 // link (its cap), so a link whose flows' caps add up to no more than its capacity never limits
 // anyone. Dropping such constraints leaves the max-min allocation unchanged; in a non-blocking
 // fabric it leaves only the links where ECMP, incast or oversubscription actually collide.
+// Each flow keeps a bit per hop saying which of its links bind, so solves never touch the rest.
 
+#include <array>
 #include <optional>
+#include <span>
 
+#include "ctwin/network/drain_queue.hpp"
 #include "ctwin/network/max_min_solver.hpp"
 #include "ctwin/network/network_model.hpp"
 
@@ -41,54 +46,97 @@ class FlowModel final : public NetworkModel {
   [[nodiscard]] std::uint64_t solves() const { return solves_; }
   [[nodiscard]] std::uint64_t solved_flows() const { return solved_flows_; }
   [[nodiscard]] std::size_t active_flows() const { return active_; }
-  /// Bytes that have crossed each link so far (a flow counts as it drains).
-  [[nodiscard]] const std::vector<double>& link_bytes() const { return link_bytes_; }
+  /// Bytes that have crossed `link` so far; a flow's bytes count once it has drained.
+  [[nodiscard]] double link_bytes(fabric::LinkId link) const { return links_[link].carried; }
 
  private:
+  // Routes this long are held inline in the flow, so walking a path touches no other memory;
+  // longer ones (deep custom server layouts) spill to the heap, up to kMaxHops.
+  static constexpr std::size_t kInlineHops = 16;
+  static constexpr std::size_t kMaxHops = 64;  // one bit per hop in Flow::binding_hops
+  static constexpr int kLocalRounds = 3;       // rounds of one-link growth before growing wide
+
   struct Flow {
-    double remaining = 0;  // bytes, as of settled_at
-    double rate = 0;       // bytes/s
-    double solved_rate = 0;  // the rate the solve in progress proposes
+    double remaining = 0;    // bytes, as of settled_at
     double cap = 0;          // the path's slowest link, bytes/s
     SimTime settled_at;
     SimTime latency;
     Bytes size;
-    std::vector<fabric::LinkId> path;
-    std::vector<std::uint32_t> position_in_link;  // index of this flow in flows_on_link_[path[i]]
-    Completion done;
-    std::uint32_t version = 0;
+    std::uint64_t binding_hops = 0;  // bit h: the link at hop h is binding
+    std::uint32_t hops = 0;
     bool active = false;
+    std::array<fabric::LinkId, kInlineHops> inline_path{};
+    std::array<std::uint32_t, kInlineHops> inline_positions{};  // index in the link's flow list
+    std::vector<fabric::LinkId> spilled_path;
+    std::vector<std::uint32_t> spilled_positions;
+    Completion done;
+
+    [[nodiscard]] std::span<const fabric::LinkId> path() const {
+      return hops <= kInlineHops ? std::span<const fabric::LinkId>(inline_path.data(), hops) : spilled_path;
+    }
+    [[nodiscard]] std::span<std::uint32_t> positions() {
+      return hops <= kInlineHops ? std::span<std::uint32_t>(inline_positions.data(), hops) : spilled_positions;
+    }
+    void assign_path(const std::vector<fabric::LinkId>& links);
   };
-  struct Drain {
-    SimTime at;
+
+  struct FlowOnLink {
     std::uint32_t flow;
-    std::uint32_t version;
+    std::uint32_t hop;  // where the link sits on the flow's path
+  };
+
+  // Everything a solve reads about a link, in one cache line: solves walk links scattered
+  // over a fabric of hundreds of thousands, and memory latency is most of their cost.
+  // `load` is kept exact only while the link is binding, the only time it is read; a link
+  // that becomes binding sums its flows' rates afresh.
+  struct alignas(64) LinkState {
+    double capacity = 0;  // bytes/s
+    double load = 0;      // sum of rates
+    double demand = 0;    // sum of caps
+    double carried = 0;   // bytes of drained flows
+    std::vector<FlowOnLink> flows;
+    std::int32_t local = -1;  // index in the problem being solved, -1 when not in it
+    bool in_set = false;      // in the component being solved
+  };
+
+  // A drained flow's last byte still in flight.
+  struct Arrival {
+    Completion done;
+    Bytes size;
   };
 
   /// Could the flows on `link` want more than it has? Only such links enter solves.
-  [[nodiscard]] bool binding(fabric::LinkId link) const;
-  [[nodiscard]] bool saturated(fabric::LinkId link) const;
-  void settle(Flow& flow);
+  [[nodiscard]] bool binding(const LinkState& link) const;
+  [[nodiscard]] bool saturated(const LinkState& link) const;
+  void settle(Flow& flow, double rate);
   void detach(std::uint32_t id);
   void request_solve();
   void solve();
   void collect_component();
-  void expand_from(fabric::LinkId link);
-  bool grow_at_unfair_boundary();
+  void mark_binding(LinkState& link, bool binding);
+  template <typename Visit>
+  void for_each_binding_hop(const Flow& flow, Visit visit) const;
+  /// Adds `link` and its flows to the component; with `through_saturated`, also every link
+  /// reachable from them through saturated links, and their flows.
+  void expand_from(fabric::LinkId link, bool through_saturated);
+  void build_problem();
+  bool grow_at_unfair_boundary(bool through_saturated);
   void schedule_next_drain();
   void drain();
   void deliver(Flow& flow);
 
   FlowModelOptions options_;
   MaxMinSolver solver_;
-  std::vector<double> capacity_;
-  std::vector<double> load_;    // sum of rates per link
-  std::vector<double> demand_;  // sum of caps per link
-  std::vector<double> residual_;
-  std::vector<double> link_bytes_;
-  std::vector<std::vector<std::uint32_t>> flows_on_link_;
+  std::vector<LinkState> links_;
 
   std::vector<Flow> flows_;
+  // Rates apart from Flow: boundary checks read the rates of many flows and nothing else.
+  struct Rate {
+    double current = 0;   // bytes/s
+    double proposed = 0;  // what the solve in progress gives
+  };
+  std::vector<Rate> rate_of_;
+  std::vector<std::uint8_t> in_flow_set_;
   std::vector<std::uint32_t> free_ids_;
   std::size_t active_ = 0;
 
@@ -96,19 +144,23 @@ class FlowModel final : public NetworkModel {
   std::vector<std::uint32_t> new_flows_;
   std::vector<fabric::LinkId> seed_links_;
 
-  // Scratch for one solve.
-  std::vector<std::uint8_t> in_link_set_;
-  std::vector<std::uint8_t> in_flow_set_;
+  // Scratch for one solve: the component, then the problem handed to the solver, over the
+  // binding links of the component's flows numbered 0..n-1.
   std::vector<fabric::LinkId> component_links_;
   std::vector<std::uint32_t> component_flows_;
   std::vector<fabric::LinkId> frontier_;
-  std::vector<fabric::LinkId> boundary_links_;
+  std::vector<fabric::LinkId> problem_links_;  // fabric id of each local link
+  std::vector<double> residual_;               // capacity left to the component, per local link
   std::vector<std::uint32_t> offsets_;
-  std::vector<fabric::LinkId> links_;
+  std::vector<std::uint32_t> local_links_;
   std::vector<double> caps_;
   std::vector<double> rates_;
+  std::vector<fabric::LinkId> route_scratch_;
 
-  std::vector<Drain> drains_;  // min-heap, stale entries skipped by version
+  std::vector<Arrival> arrivals_;
+  std::vector<std::uint32_t> free_arrivals_;
+
+  DrainQueue drain_queue_;
   bool solve_pending_ = false;
   std::optional<engine::EventId> drain_event_;
   SimTime drain_event_at_;

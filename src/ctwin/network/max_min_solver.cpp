@@ -12,31 +12,23 @@ bool worse(const auto& a, const auto& b) { return a.share != b.share ? a.share >
 
 }  // namespace
 
-MaxMinSolver::MaxMinSolver(std::size_t link_count) : local_of_link_(link_count, -1) {}
-
-void MaxMinSolver::solve(std::span<const std::uint32_t> offsets, std::span<const fabric::LinkId> links,
-                         std::span<const double> capacity_of_link, std::span<const double> caps,
-                         std::span<double> rates) {
+void MaxMinSolver::solve(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+                         std::span<const double> capacity, std::span<const double> caps, std::span<double> rates) {
   const std::size_t flow_count = rates.size();
+  const std::size_t link_count = capacity.size();
   CTWIN_ASSERT(offsets.size() == flow_count + 1, "one offset per flow plus the end");
 
-  // Number the links in use and count their flows.
-  touched_.clear();
-  unfrozen_.clear();
-  local_links_.resize(links.size());
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    std::int32_t& local = local_of_link_[links[i]];
-    if (local < 0) {
-      local = static_cast<std::int32_t>(touched_.size());
-      touched_.push_back(links[i]);
-      unfrozen_.push_back(0);
-    }
-    local_links_[i] = static_cast<std::uint32_t>(local);
-    ++unfrozen_[static_cast<std::size_t>(local)];
+  if (links.empty()) {  // nothing shared: each flow runs at its cap
+    std::copy(caps.begin(), caps.end(), rates.begin());
+    return;
   }
-  const std::size_t link_count = touched_.size();
 
   // Flows of each link (CSR).
+  unfrozen_.assign(link_count, 0);
+  for (std::uint32_t link : links) {
+    CTWIN_ASSERT(link < link_count, "links are numbered below capacity.size()");
+    ++unfrozen_[link];
+  }
   flows_start_.assign(link_count + 1, 0);
   for (std::size_t l = 0; l < link_count; ++l) flows_start_[l + 1] = flows_start_[l] + unfrozen_[l];
   flows_of_link_.resize(links.size());
@@ -45,39 +37,70 @@ void MaxMinSolver::solve(std::span<const std::uint32_t> offsets, std::span<const
     cursor.assign(flows_start_.begin(), flows_start_.end() - 1);
     for (std::size_t f = 0; f < flow_count; ++f) {
       for (std::uint32_t i = offsets[f]; i < offsets[f + 1]; ++i) {
-        flows_of_link_[cursor[local_links_[i]]++] = static_cast<std::uint32_t>(f);
+        flows_of_link_[cursor[links[i]]++] = static_cast<std::uint32_t>(f);
       }
     }
   }
 
   remaining_.resize(link_count);
+  for (std::size_t l = 0; l < link_count; ++l) remaining_[l] = std::max(0.0, capacity[l]);
+  for (std::size_t f = 0; f < flow_count; ++f) CTWIN_ASSERT(caps[f] > 0, "flow caps are positive");
+  frozen_.assign(flow_count, 0);
   version_.assign(link_count, 0);
   heap_.clear();
-  for (std::size_t l = 0; l < link_count; ++l) {
-    remaining_[l] = std::max(0.0, capacity_of_link[touched_[l]]);
-    heap_.push_back({remaining_[l] / unfrozen_[l], static_cast<std::uint32_t>(l), 0});
-  }
-  for (std::size_t f = 0; f < flow_count; ++f) {
-    CTWIN_ASSERT(caps[f] > 0, "flow caps are positive");
-    heap_.push_back({caps[f], static_cast<std::uint32_t>(link_count + f), 0});
-  }
-  std::make_heap(heap_.begin(), heap_.end(), worse<Share, Share>);
-  frozen_.assign(flow_count, 0);
+  // Small problems (the common case of an incremental re-solve) scan for the smallest share;
+  // large ones keep the shares in a heap. Both take the same (share, index) minimum each
+  // round, so they freeze the same flows at the same rates.
+  const bool use_heap = link_count + flow_count > scan_limit_;
 
   const auto freeze = [&](std::uint32_t f, double rate, std::uint32_t bottleneck) {
     frozen_[f] = 1;
     rates[f] = rate;
     for (std::uint32_t j = offsets[f]; j < offsets[f + 1]; ++j) {
-      const std::uint32_t l = local_links_[j];
+      const std::uint32_t l = links[j];
       remaining_[l] = std::max(0.0, remaining_[l] - rate);
       --unfrozen_[l];
       ++version_[l];
-      if (unfrozen_[l] > 0 && l != bottleneck) {
+      if (use_heap && unfrozen_[l] > 0 && l != bottleneck) {
         heap_.push_back({remaining_[l] / unfrozen_[l], l, version_[l]});
         std::push_heap(heap_.begin(), heap_.end(), worse<Share, Share>);
       }
     }
   };
+  const auto freeze_link = [&](std::uint32_t link, double share) {
+    for (std::uint32_t i = flows_start_[link]; i < flows_start_[link + 1]; ++i) {
+      const std::uint32_t f = flows_of_link_[i];
+      if (!frozen_[f]) freeze(f, share, link);
+    }
+  };
+  const auto cap_index = [&](std::size_t f) { return static_cast<std::uint32_t>(link_count + f); };
+
+  if (!use_heap) {
+    while (true) {
+      double best_share = 0;
+      std::uint32_t best = kNone;
+      for (std::uint32_t l = 0; l < link_count; ++l) {
+        if (unfrozen_[l] == 0) continue;
+        const double share = remaining_[l] / unfrozen_[l];
+        if (best == kNone || share < best_share) best_share = share, best = l;
+      }
+      for (std::size_t f = 0; f < flow_count; ++f) {
+        if (!frozen_[f] && (best == kNone || caps[f] < best_share)) best_share = caps[f], best = cap_index(f);
+      }
+      if (best == kNone) return;
+      if (best >= link_count) {
+        freeze(best - static_cast<std::uint32_t>(link_count), best_share, best);
+      } else {
+        freeze_link(best, best_share);
+      }
+    }
+  }
+
+  for (std::uint32_t l = 0; l < link_count; ++l) {
+    if (unfrozen_[l] > 0) heap_.push_back({remaining_[l] / unfrozen_[l], l, 0});
+  }
+  for (std::size_t f = 0; f < flow_count; ++f) heap_.push_back({caps[f], cap_index(f), 0});
+  std::make_heap(heap_.begin(), heap_.end(), worse<Share, Share>);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), worse<Share, Share>);
     const Share top = heap_.back();
@@ -88,12 +111,8 @@ void MaxMinSolver::solve(std::span<const std::uint32_t> offsets, std::span<const
       continue;
     }
     if (top.version != version_[top.link] || unfrozen_[top.link] == 0) continue;
-    for (std::uint32_t i = flows_start_[top.link]; i < flows_start_[top.link + 1]; ++i) {
-      const std::uint32_t f = flows_of_link_[i];
-      if (!frozen_[f]) freeze(f, top.share, top.link);
-    }
+    freeze_link(top.link, top.share);
   }
-  for (fabric::LinkId id : touched_) local_of_link_[id] = -1;
 }
 
 }  // namespace ctwin::network

@@ -19,38 +19,39 @@
 #include <span>
 #include <vector>
 
-#include "ctwin/fabric/elements.hpp"
 
 namespace ctwin::network {
 
 class MaxMinSolver {
  public:
-  /// `link_count`: the number of link ids of the fabric.
-  explicit MaxMinSolver(std::size_t link_count);
+  /// Problems with up to `scan_limit` links plus flows find each round's smallest share by a
+  /// scan, larger ones by a heap; the results are identical, only the speed differs.
+  explicit MaxMinSolver(std::size_t scan_limit = 48) : scan_limit_(scan_limit) {}
 
   /// Flow f crosses links `links[offsets[f] .. offsets[f+1])` and runs at most `caps[f]`;
-  /// link l offers `capacity_of_link[l]` bytes/s (indexed by link id). Writes r_f into
-  /// `rates[f]`. Caps must be positive and finite.
-  void solve(std::span<const std::uint32_t> offsets, std::span<const fabric::LinkId> links,
-             std::span<const double> capacity_of_link, std::span<const double> caps, std::span<double> rates);
+  /// link l offers `capacity[l]` bytes/s. Links are numbered densely by the caller (a problem
+  /// over a few links of a large fabric is renumbered first), so every link index is below
+  /// capacity.size(). Writes r_f into `rates[f]`. Caps must be positive and finite.
+  void solve(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+             std::span<const double> capacity, std::span<const double> caps, std::span<double> rates);
 
  private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
   struct Share {
     double share;
     std::uint32_t link;  // local index; link_count + f for flow f's own cap
     std::uint32_t version;
   };
 
-  std::vector<std::int32_t> local_of_link_;  // -1 when not used by the current problem
-  // Per local link, reset every solve.
-  std::vector<fabric::LinkId> touched_;
+  // Per link, reset every solve.
   std::vector<double> remaining_;
   std::vector<std::uint32_t> unfrozen_;
   std::vector<std::uint32_t> version_;
   std::vector<std::uint32_t> flows_start_;
   std::vector<std::uint32_t> flows_of_link_;
-  std::vector<std::uint32_t> local_links_;
   std::vector<std::uint8_t> frozen_;
+  std::size_t scan_limit_;
   std::vector<Share> heap_;
 };
 

@@ -104,15 +104,27 @@ TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
   }
   engine::Simulator& simulator = model.simulator();
   const std::uint64_t events_before = simulator.events_processed();
-  std::function<void(std::size_t)> start = [&](std::size_t i) {
-    model.start_transfer(pattern.transfers[i].request, [&, i] {
-      result.completed_at[i] = simulator.now();
+  // Completions capture one pointer and an index, small enough for std::function to hold
+  // without allocating: a large pattern completes millions of them.
+  struct Replay {
+    NetworkModel& model;
+    const TrafficPattern& pattern;
+    TrafficResult& result;
+    const std::vector<std::uint32_t>& first_dependent;
+    const std::vector<std::uint32_t>& dependents;
+
+    void start(std::size_t i) {
+      model.start_transfer(pattern.transfers[i].request, [this, i] { complete(i); });
+    }
+    void complete(std::size_t i) {
+      result.completed_at[i] = model.simulator().now();
       for (std::uint32_t d = first_dependent[i]; d < first_dependent[i + 1]; ++d) start(dependents[d]);
-    });
+    }
   };
+  Replay replay{model, pattern, result, first_dependent, dependents};
   simulator.schedule_in(SimTime(), [&] {
     for (std::size_t i = 0; i < count; ++i) {
-      if (pattern.transfers[i].after < 0) start(i);
+      if (pattern.transfers[i].after < 0) replay.start(i);
     }
   });
   model.run();

@@ -11,17 +11,17 @@ namespace {
 struct Problem {
   std::vector<double> capacity;
   std::vector<std::uint32_t> offsets{0};
-  std::vector<fabric::LinkId> links;
+  std::vector<std::uint32_t> links;
   std::vector<double> caps;
 
-  void add_flow(std::vector<fabric::LinkId> path, double cap = 1e30) {
+  void add_flow(std::vector<std::uint32_t> path, double cap = 1e30) {
     links.insert(links.end(), path.begin(), path.end());
     offsets.push_back(static_cast<std::uint32_t>(links.size()));
     caps.push_back(cap);
   }
-  std::vector<double> solve() const {
+  std::vector<double> solve(std::size_t scan_limit = 48) const {
     std::vector<double> rates(caps.size());
-    MaxMinSolver solver(capacity.size());
+    MaxMinSolver solver(scan_limit);
     solver.solve(offsets, links, capacity, caps, rates);
     return rates;
   }
@@ -103,22 +103,37 @@ TEST(MaxMinSolver, FlowCapsActAsPrivateLinks) {
   EXPECT_DOUBLE_EQ(rates[2], 7.0);
 }
 
+Problem random_problem(std::mt19937& random) {
+  Problem problem;
+  const int links = 2 + static_cast<int>(random() % 12);
+  for (int l = 0; l < links; ++l) problem.capacity.push_back(1.0 + static_cast<double>(random() % 100));
+  const int flows = 1 + static_cast<int>(random() % 40);
+  for (int f = 0; f < flows; ++f) {
+    std::vector<std::uint32_t> path;
+    for (int l = 0; l < links; ++l) {
+      if (random() % 3 == 0) path.push_back(static_cast<std::uint32_t>(l));
+    }
+    if (path.empty()) path.push_back(static_cast<std::uint32_t>(random() % links));
+    problem.add_flow(path, random() % 4 == 0 ? 1.0 + static_cast<double>(random() % 50) : 1e30);
+  }
+  return problem;
+}
+
 TEST(MaxMinSolver, RandomProblemsSatisfyTheDefiningConditions) {
   std::mt19937 random(12345);
   for (int trial = 0; trial < 50; ++trial) {
-    Problem problem;
-    const int links = 2 + static_cast<int>(random() % 12);
-    for (int l = 0; l < links; ++l) problem.capacity.push_back(1.0 + static_cast<double>(random() % 100));
-    const int flows = 1 + static_cast<int>(random() % 40);
-    for (int f = 0; f < flows; ++f) {
-      std::vector<fabric::LinkId> path;
-      for (int l = 0; l < links; ++l) {
-        if (random() % 3 == 0) path.push_back(static_cast<fabric::LinkId>(l));
-      }
-      if (path.empty()) path.push_back(static_cast<fabric::LinkId>(random() % links));
-      problem.add_flow(path, random() % 4 == 0 ? 1.0 + static_cast<double>(random() % 50) : 1e30);
-    }
+    const Problem problem = random_problem(random);
     expect_max_min_fair(problem, problem.solve());
+  }
+}
+
+TEST(MaxMinSolver, ScanAndHeapGiveIdenticalRates) {
+  std::mt19937 random(777);
+  for (int trial = 0; trial < 50; ++trial) {
+    const Problem problem = random_problem(random);
+    const auto by_heap = problem.solve(0);
+    const auto by_scan = problem.solve(1000);
+    for (std::size_t f = 0; f < by_heap.size(); ++f) EXPECT_EQ(by_heap[f], by_scan[f]) << "trial " << trial << " flow " << f;
   }
 }
 
