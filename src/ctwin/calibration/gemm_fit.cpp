@@ -57,6 +57,46 @@ void fill_holes(compute::EfficiencyGrid& grid, std::vector<std::optional<double>
   }
 }
 
+// First pass: a hole with measured points on both sides along an axis gets the linear
+// interpolation (in log size) between the nearest two; estimates from several axes are averaged
+// with weights favouring short spans. Holes no axis brackets are left to fill_holes.
+void interpolate_bracketed(const compute::EfficiencyGrid& grid, std::vector<std::optional<double>>& log_eff) {
+  const std::vector<std::int64_t>* axes[] = {&grid.m, &grid.n, &grid.k};
+  const std::vector<std::optional<double>> measured = log_eff;
+  for (std::size_t i = 0; i < grid.m.size(); ++i) {
+    for (std::size_t j = 0; j < grid.n.size(); ++j) {
+      for (std::size_t l = 0; l < grid.k.size(); ++l) {
+        if (measured[grid.index(i, j, l)]) continue;
+        double weighted = 0;
+        double weights = 0;
+        for (int axis = 0; axis < 3; ++axis) {
+          const std::size_t at[] = {i, j, l};
+          auto value_at = [&](std::size_t p) {
+            std::size_t q[] = {at[0], at[1], at[2]};
+            q[axis] = p;
+            return measured[grid.index(q[0], q[1], q[2])];
+          };
+          std::optional<std::size_t> lo;
+          std::optional<std::size_t> hi;
+          for (std::size_t p = at[axis]; p-- > 0;) {
+            if (value_at(p)) { lo = p; break; }
+          }
+          for (std::size_t p = at[axis] + 1; p < axes[axis]->size(); ++p) {
+            if (value_at(p)) { hi = p; break; }
+          }
+          if (!lo || !hi) continue;
+          const auto x = [&](std::size_t p) { return std::log(static_cast<double>((*axes[axis])[p])); };
+          const double span = x(*hi) - x(*lo);
+          const double t = (x(at[axis]) - x(*lo)) / span;
+          weighted += ((1 - t) * *value_at(*lo) + t * *value_at(*hi)) / (span * span);
+          weights += 1 / (span * span);
+        }
+        if (weights > 0) log_eff[grid.index(i, j, l)] = weighted / weights;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 compute::GemmEfficiencyTable fit_gemm_table(const compute::GpuSpec& gpu, const GemmSweep& sweep) {
@@ -90,6 +130,7 @@ compute::GemmEfficiencyTable fit_gemm_table(const compute::GpuSpec& gpu, const G
     for (std::size_t i = 0; i < points; ++i) {
       if (count[i] > 0) log_eff[i] = sum[i] / count[i];
     }
+    interpolate_bracketed(grid, log_eff);
     fill_holes(grid, log_eff);
     grid.efficiency.reserve(points);
     for (const auto& value : log_eff) grid.efficiency.push_back(std::exp(*value));
