@@ -26,7 +26,9 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"engine", {"core"}},
       {"fabric", {"core"}},
       {"network", {"core", "engine", "fabric"}},
-      {"cli", {"core", "engine", "fabric", "network"}},
+      {"compute", {"core"}},
+      {"calibration", {"core", "compute"}},
+      {"cli", {"core", "engine", "fabric", "network", "compute", "calibration"}},
   };
   return kAllowed;
 }

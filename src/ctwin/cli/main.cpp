@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_fabric_command);
   add(ctwin::cli::add_traffic_command);
   add(ctwin::cli::add_bench_command);
+  add(ctwin::cli::add_gemm_command);
+  add(ctwin::cli::add_calibrate_command);
 
   try {
     app.parse(argc, argv);

@@ -185,6 +185,12 @@ Bandwidth JsonObjectReader::bandwidth(std::string_view key) {
   return rate;
 }
 
+FlopRate JsonObjectReader::flop_rate(std::string_view key) {
+  const FlopRate rate = parse_quantity(*this, key, required(key), parse_flop_rate, "989.4TFLOPS");
+  if (!(rate.per_second() > 0)) fail(key, "compute rate must be positive");
+  return rate;
+}
+
 SimTime JsonObjectReader::duration(std::string_view key) {
   const SimTime time = parse_quantity(*this, key, required(key), parse_time, "600ns");
   if (time < SimTime()) fail(key, "duration must not be negative");

@@ -51,6 +51,8 @@ class JsonObjectReader {
   /// A non-negative duration such as "600ns".
   [[nodiscard]] SimTime duration(std::string_view key);
   [[nodiscard]] SimTime duration_or(std::string_view key, SimTime fallback);
+  /// A strictly positive compute rate such as "989.4TFLOPS".
+  [[nodiscard]] FlopRate flop_rate(std::string_view key);
   /// A strictly positive size such as "80GiB".
   [[nodiscard]] Bytes bytes(std::string_view key);
 

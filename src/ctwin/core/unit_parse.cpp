@@ -93,6 +93,19 @@ SimTime parse_time(std::string_view text) {
   throw UnitError("unknown time unit " + quoted(unit) + " (expected ps, ns, us, ms or s)");
 }
 
+FlopRate parse_flop_rate(std::string_view text) {
+  auto [number, unit] = split_number(text, "989.4TFLOPS");
+  const std::string_view full_unit = unit;
+  // take_prefix stops at T; peta is common in datasheets (B200: 2.25 PFLOPS dense BF16).
+  double factor = 1e15;
+  if (unit.size() > 1 && unit.front() == 'P') unit.remove_prefix(1);
+  else factor = take_prefix(unit);
+  const double scaled = number * factor;
+  if (!std::isfinite(scaled)) throw UnitError("rate " + quoted(text) + " is out of range");
+  if (unit == "FLOPS" || unit == "FLOP/s") return FlopRate::per_second(scaled);
+  throw UnitError("unknown compute-rate unit " + quoted(full_unit) + " (expected e.g. '989.4TFLOPS')");
+}
+
 Bytes parse_nccl_size(std::string_view text) {
   if (text.empty()) throw UnitError("empty size");
   std::int64_t factor = 1;

@@ -24,6 +24,9 @@ class UnitError : public std::invalid_argument {
 /// "1.5us", "600ns", "2ms", "0.25s", "100ps".
 [[nodiscard]] SimTime parse_time(std::string_view text);
 
+/// "989.4TFLOPS", "2.25PFLOPS", "312 TFLOP/s": floating-point operations per second.
+[[nodiscard]] FlopRate parse_flop_rate(std::string_view text);
+
 /// nccl-tests' size syntax for -b/-e: a bare count of bytes or a K/M/G suffix meaning
 /// powers of 1024 ("8", "128K", "8G").
 [[nodiscard]] Bytes parse_nccl_size(std::string_view text);

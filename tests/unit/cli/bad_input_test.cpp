@@ -15,75 +15,18 @@
 #include <system_error>
 #include <vector>
 
+#include "cli_runner.hpp"
+
 namespace {
 
-struct Outcome {
-  int status = -1;  // exit status, or -1 when the process did not exit normally
-  std::string output;  // stdout and stderr together
-};
+using ctwin::cli_testing::Outcome;
+using ctwin::cli_testing::one_line_error;
+using ctwin::cli_testing::run_ctwin;
+using ctwin::cli_testing::shell_quote;
+using ctwin::cli_testing::topology;
 
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-Outcome run_ctwin(const std::string& arguments) {
-  const std::string command = shell_quote(CTWIN_BINARY) + " " + arguments + " 2>&1";
-  Outcome outcome;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "popen failed for " << command;
-    return outcome;
-  }
-  char buffer[4096];
-  std::size_t read = 0;
-  while ((read = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.output.append(buffer, read);
-  const int status = ::pclose(pipe);
-  if (status != -1 && WIFEXITED(status)) outcome.status = WEXITSTATUS(status);
-  return outcome;
-}
-
-std::string topology(const std::string& name) {
-  return std::string(CTWIN_SOURCE_DIR) + "/topologies/" + name + ".json";
-}
-
-// The contract for bad input: status 2, one line, every `parts` in it.
-::testing::AssertionResult one_line_error(const Outcome& outcome, const std::vector<std::string>& parts) {
-  if (outcome.status != 2) {
-    return ::testing::AssertionFailure() << "exit status " << outcome.status << ", expected 2; output:\n" << outcome.output;
-  }
-  const auto newlines = std::count(outcome.output.begin(), outcome.output.end(), '\n');
-  if (newlines != 1 || outcome.output.back() != '\n') {
-    return ::testing::AssertionFailure() << "expected exactly one line, got " << newlines << ":\n" << outcome.output;
-  }
-  for (const auto& part : parts) {
-    if (outcome.output.find(part) == std::string::npos) {
-      return ::testing::AssertionFailure() << "'" << part << "' missing from: " << outcome.output;
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
-class BadInput : public ::testing::Test {
+class BadInput : public ctwin::cli_testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ctwin-cli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto path = dir_ / name;
-    std::ofstream(path) << text;
-    return path.string();
-  }
-
   // The DGX H100 topology with one change applied by `edit`, written to a temp file.
   template <typename Edit>
   std::string edited_topology(const std::string& name, Edit edit) const {
@@ -100,7 +43,6 @@ class BadInput : public ::testing::Test {
     return "traffic --cluster " + shell_quote(topology("dgx-h100-superpod")) + " --gpus 16 " + extra;
   }
 
-  std::filesystem::path dir_;
 };
 
 TEST_F(BadInput, GoodInputSucceeds) {

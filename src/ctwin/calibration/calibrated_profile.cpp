@@ -1,0 +1,23 @@
+#include "ctwin/calibration/calibrated_profile.hpp"
+
+#include <fstream>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::calibration {
+
+nlohmann::json calibrated_profile(nlohmann::json base, const compute::GemmEfficiencyTable& table,
+                                  nlohmann::json calibration) {
+  base["calibration"] = std::move(calibration);
+  base["gemm_table"] = compute::gemm_table_to_json(table);
+  return base;
+}
+
+void write_profile(const nlohmann::json& profile, const std::filesystem::path& path) {
+  std::ofstream out(path);
+  if (!out) throw InputError(path.string(), "", "cannot write file");
+  out << profile.dump(2) << '\n';
+  if (!out) throw InputError(path.string(), "", "write failed");
+}
+
+}  // namespace ctwin::calibration

@@ -1,0 +1,88 @@
+// ctwin gemm: predicted GEMM kernel times on a GPU profile, for one shape or a CSV of shapes.
+
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ctwin/calibration/gemm_csv.hpp"
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/gpu_option.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/compute/gemm_model.hpp"
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct GemmOptions {
+  std::string gpu;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::string dtype = "bf16";
+  std::string shapes;
+  std::string format = "table";
+};
+
+std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, const CLI::App& command) {
+  const bool single = command.count("--m") + command.count("--n") + command.count("--k") > 0;
+  if (single && !options.shapes.empty()) throw InputError("--shapes", "", "give either --shapes or --m/--n/--k, not both");
+  if (!options.shapes.empty()) {
+    std::vector<compute::GemmShape> shapes;
+    const auto sweep = calibration::read_gemm_csv(resolve_data_path(options.shapes), calibration::MeasurementColumn::kOptional);
+    for (const auto& row : sweep.rows) shapes.push_back(row.shape);
+    return shapes;
+  }
+  if (!single) throw InputError("ctwin gemm", "", "give --m, --n and --k (and --dtype), or --shapes CSV");
+  for (const auto& [flag, value] : {std::pair{"--m", options.m}, std::pair{"--n", options.n}, std::pair{"--k", options.k}}) {
+    if (value <= 0) throw InputError(flag, "", "must be a positive size, got " + std::to_string(value));
+  }
+  compute::GemmShape shape{options.m, options.n, options.k, compute::Dtype::kBf16};
+  if (!compute::parse_dtype(options.dtype, shape.dtype)) {
+    throw InputError("--dtype", "", "unknown dtype '" + options.dtype + "' (expected " + compute::dtype_choices() + ")");
+  }
+  return {shape};
+}
+
+}  // namespace
+
+Action add_gemm_command(CLI::App& app) {
+  auto* command = app.add_subcommand("gemm", "Predicted GEMM kernel time and TFLOP/s on a GPU profile");
+  auto options = std::make_shared<GemmOptions>();
+  command->add_option("--gpu", options->gpu, "GPU profile: a file or a name under models/gpus (h100-sxm, b200, ...)")
+      ->required();
+  command->add_option("--m", options->m, "rows of A and C");
+  command->add_option("--n", options->n, "columns of B and C");
+  command->add_option("--k", options->k, "the inner dimension");
+  command->add_option("--dtype", options->dtype, "tf32, bf16, fp16, fp8 or fp4")->capture_default_str();
+  command->add_option("--shapes", options->shapes, "CSV with columns m,n,k,dtype (as ctwin calibrate reads)");
+  command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
+  return [options, command] {
+    const Format format = parse_format(options->format);
+    const compute::GpuSpec gpu = load_gpu_option(options->gpu);
+    const auto shapes = requested_shapes(*options, *command);
+    Table table({"m", "n", "k", "dtype", "time_us", "tflops", "model"});
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& shape : shapes) {
+      const compute::GemmEstimate estimate = compute::estimate_gemm(gpu, shape);
+      const double tflops = estimate.rate().teraflops();
+      rows.push_back({{"m", shape.m}, {"n", shape.n}, {"k", shape.k}, {"dtype", compute::dtype_name(shape.dtype)},
+                      {"time_us", estimate.time.microseconds()}, {"tflops", tflops},
+                      {"model", compute::gemm_source_name(estimate.source)}});
+      table.add_row({std::to_string(shape.m), std::to_string(shape.n), std::to_string(shape.k),
+                     compute::dtype_name(shape.dtype), fixed(estimate.time.microseconds(), 3), fixed(tflops, 1),
+                     compute::gemm_source_name(estimate.source)});
+    }
+    if (format == Format::kJson) {
+      std::cout << nlohmann::json{{"gpu", gpu.name}, {"rows", rows}}.dump(2) << '\n';
+      return;
+    }
+    if (format == Format::kTable) std::cout << "GEMM on " << gpu.name << "\n";
+    table.print(std::cout, format, format == Format::kTable ? "  " : "");
+  };
+}
+
+}  // namespace ctwin::cli

@@ -1,0 +1,94 @@
+#include "ctwin/compute/gpu_spec.hpp"
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+
+namespace ctwin::compute {
+namespace {
+
+constexpr Dtype kAllDtypes[] = {Dtype::kTf32, Dtype::kBf16, Dtype::kFp16, Dtype::kFp8, Dtype::kFp4};
+
+// Figures that must say where they come from; a profile without a source for one is rejected so
+// that no unsourced number enters the twin.
+constexpr const char* kSourcedFields[] = {"peak_dense", "hbm_capacity", "hbm_bandwidth", "l2_size",
+                                          "sm_count",   "boost_clock_mhz", "launch_overhead"};
+
+TileShape parse_tile(JsonObjectReader& reader, const std::string& text) {
+  const auto x = text.find('x');
+  try {
+    if (x == std::string::npos) throw std::invalid_argument("no x");
+    std::size_t used_m = 0;
+    std::size_t used_n = 0;
+    const long long m = std::stoll(text.substr(0, x), &used_m);
+    const long long n = std::stoll(text.substr(x + 1), &used_n);
+    if (used_m != x || used_n != text.size() - x - 1 || m <= 0 || n <= 0) throw std::invalid_argument("bad");
+    return {m, n};
+  } catch (const std::exception&) {
+    reader.fail("gemm_tiles", "expected tiles like \"128x256\", got '" + text + "'");
+  }
+}
+
+KernelEfficiency read_efficiency(JsonObjectReader reader) {
+  KernelEfficiency defaults;
+  KernelEfficiency out;
+  out.gemm = reader.number_or("gemm", 0.01, 1, defaults.gemm);
+  out.hbm = reader.number_or("hbm", 0.01, 1, defaults.hbm);
+  out.attention_fwd = reader.number_or("attention_fwd", 0.01, 1, defaults.attention_fwd);
+  out.attention_bwd = reader.number_or("attention_bwd", 0.01, 1, defaults.attention_bwd);
+  reader.finish();
+  return out;
+}
+
+}  // namespace
+
+FlopRate GpuSpec::peak(Dtype dtype) const {
+  const auto it = peak_dense.find(dtype);
+  if (it == peak_dense.end()) {
+    throw InputError(name, "/peak_dense/" + dtype_name(dtype), "this GPU has no " + dtype_name(dtype) + " tensor-core rate");
+  }
+  return it->second;
+}
+
+GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source) {
+  JsonObjectReader reader(document, source, "");
+  GpuSpec spec;
+  spec.name = reader.string("name");
+  {
+    JsonObjectReader peaks = reader.object("peak_dense");
+    for (const Dtype dtype : kAllDtypes) {
+      if (peaks.has(dtype_name(dtype))) spec.peak_dense[dtype] = peaks.flop_rate(dtype_name(dtype));
+    }
+    peaks.finish();
+    if (spec.peak_dense.empty()) reader.fail("peak_dense", "expected at least one dtype (" + dtype_choices() + ")");
+  }
+  spec.hbm_capacity = reader.bytes("hbm_capacity");
+  spec.hbm_bandwidth = reader.bandwidth("hbm_bandwidth");
+  spec.l2_size = reader.bytes("l2_size");
+  spec.sm_count = reader.integer("sm_count", 1, 100000);
+  spec.boost_clock_mhz = reader.number("boost_clock_mhz", 1, 100000);
+  spec.launch_overhead = reader.duration("launch_overhead");
+  if (reader.has("gemm_tiles")) {
+    spec.gemm_tiles.clear();
+    for (const auto& text : reader.string_list("gemm_tiles")) spec.gemm_tiles.push_back(parse_tile(reader, text));
+    if (spec.gemm_tiles.empty()) reader.fail("gemm_tiles", "expected at least one tile");
+  }
+  if (auto efficiency = reader.optional_object("efficiency")) spec.efficiency = read_efficiency(*efficiency);
+  {
+    JsonObjectReader sources = reader.object("sources");
+    for (const char* field : kSourcedFields) spec.sources[field] = sources.string(field);
+    for (const char* field : {"efficiency", "gemm_tiles"}) {
+      if (sources.has(field)) spec.sources[field] = sources.string(field);
+    }
+    sources.finish();
+  }
+  if (auto table = reader.optional_object("gemm_table")) spec.gemm_table = read_gemm_table(*table);
+  // Written by `ctwin calibrate` to say how the table was obtained; kept for people, not read.
+  (void)reader.optional("calibration");
+  (void)reader.optional("notes");
+  reader.finish();
+  return spec;
+}
+
+GpuSpec load_gpu_spec(const std::filesystem::path& path) { return parse_gpu_spec(load_json_file(path), path.string()); }
+
+}  // namespace ctwin::compute

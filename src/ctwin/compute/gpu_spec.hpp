@@ -1,0 +1,61 @@
+#pragma once
+// A GPU model: datasheet figures (peak dense tensor-core rates per dtype, HBM, L2, SMs, clock),
+// the kernel launch overhead, default efficiencies for uncalibrated kernels, and optionally a
+// calibrated GEMM efficiency table. Loaded from models/gpus/<name>.json.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/compute/dtype.hpp"
+#include "ctwin/compute/gemm_table.hpp"
+#include "ctwin/core/units.hpp"
+
+namespace ctwin::compute {
+
+/// A GEMM output tile computed by one thread block (CTA).
+struct TileShape {
+  std::int64_t m = 128;
+  std::int64_t n = 128;
+};
+
+/// Fractions of peak reached by kernels when no calibration says otherwise. These are ctwin's
+/// assumptions, not datasheet figures: a profile may override them under "efficiency".
+struct KernelEfficiency {
+  double gemm = 0.8;           ///< of dense peak, on large GEMMs
+  double hbm = 0.8;            ///< of HBM bandwidth, on streaming kernels
+  double attention_fwd = 0.6;  ///< of dense peak (FlashAttention-2 paper: 50-73% on A100)
+  double attention_bwd = 0.45; ///< of dense peak (FlashAttention-2 paper: 40-63% on A100)
+};
+
+struct GpuSpec {
+  std::string name;
+  std::map<Dtype, FlopRate> peak_dense;  ///< tensor-core rates without sparsity
+  Bytes hbm_capacity;
+  Bandwidth hbm_bandwidth;
+  Bytes l2_size;
+  std::int64_t sm_count = 0;  ///< streaming multiprocessors (compute units on AMD)
+  double boost_clock_mhz = 0;
+  SimTime launch_overhead;
+  /// Tiles the roofline may pick from, as a GEMM library's heuristic would; the best one wins.
+  std::vector<TileShape> gemm_tiles{{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
+  KernelEfficiency efficiency;
+  std::optional<GemmEfficiencyTable> gemm_table;
+  /// Field name -> where its figure comes from.
+  std::map<std::string, std::string> sources;
+
+  /// The dense peak for `dtype`; InputError naming the GPU when it has no such rate.
+  [[nodiscard]] FlopRate peak(Dtype dtype) const;
+};
+
+/// Parses a GPU profile strictly (units required, unknown keys rejected, every figure must have
+/// an entry in "sources"); errors name `source` and the JSON pointer.
+[[nodiscard]] GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source);
+[[nodiscard]] GpuSpec load_gpu_spec(const std::filesystem::path& path);
+
+}  // namespace ctwin::compute

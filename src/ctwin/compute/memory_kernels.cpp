@@ -1,0 +1,65 @@
+#include "ctwin/compute/memory_kernels.hpp"
+
+#include <cmath>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::compute {
+namespace {
+
+struct Traffic {
+  double per_element_dtype = 0;  // multiples of the dtype size
+  double per_element_fixed = 0;  // bytes independent of the dtype
+};
+
+Traffic traffic(const MemoryKernelShape& s) {
+  const bool b = s.backward;
+  switch (s.kind) {
+    case MemoryKernel::kLayerNorm:
+    case MemoryKernel::kRmsNorm:
+    case MemoryKernel::kGelu: return {b ? 3.0 : 2.0, 0};
+    case MemoryKernel::kSwiGlu: return {b ? 5.0 : 3.0, 0};
+    case MemoryKernel::kDropout: return {2, 1};
+    case MemoryKernel::kResidualAdd: return {3, 0};
+    case MemoryKernel::kRotary: return {2, 0};
+    case MemoryKernel::kAdamUpdate: return {0, 30};
+    case MemoryKernel::kFp8Cast: return {2, 1};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string memory_kernel_name(MemoryKernel kind) {
+  switch (kind) {
+    case MemoryKernel::kLayerNorm: return "layernorm";
+    case MemoryKernel::kRmsNorm: return "rmsnorm";
+    case MemoryKernel::kGelu: return "gelu";
+    case MemoryKernel::kSwiGlu: return "swiglu";
+    case MemoryKernel::kDropout: return "dropout";
+    case MemoryKernel::kResidualAdd: return "residual_add";
+    case MemoryKernel::kRotary: return "rotary";
+    case MemoryKernel::kAdamUpdate: return "adam_update";
+    case MemoryKernel::kFp8Cast: return "fp8_cast";
+  }
+  return "?";
+}
+
+Bytes memory_kernel_bytes(const MemoryKernelShape& shape) {
+  if (shape.elements < 0) {
+    throw InputError(memory_kernel_name(shape.kind), "elements", "must not be negative, got " + std::to_string(shape.elements));
+  }
+  if (shape.backward && (shape.kind == MemoryKernel::kAdamUpdate || shape.kind == MemoryKernel::kFp8Cast)) {
+    throw InputError(memory_kernel_name(shape.kind), "backward", "this kernel has no backward pass");
+  }
+  const Traffic t = traffic(shape);
+  const double per_element = t.per_element_dtype * dtype_bytes(shape.dtype) + t.per_element_fixed;
+  return Bytes(std::llround(per_element * static_cast<double>(shape.elements)));
+}
+
+KernelEstimate estimate_memory_kernel(const GpuSpec& gpu, const MemoryKernelShape& shape) {
+  const int launches = shape.kind == MemoryKernel::kFp8Cast ? 2 : 1;
+  return roofline_kernel(gpu, FlopCount(0), FlopRate::per_second(1), 1.0, memory_kernel_bytes(shape), launches);
+}
+
+}  // namespace ctwin::compute

@@ -1,0 +1,41 @@
+#pragma once
+// Memory-bound kernels: time = launches · launch overhead + HBM bytes / (bandwidth · efficiency).
+// Their FLOPs are negligible next to their bytes on every GPU in models/gpus (arithmetic
+// intensity below 2 FLOP/B against ridge points above 100), so only bytes are counted.
+//
+// Bytes per element, `e` the activation dtype's size (forward / backward):
+//   layernorm, rmsnorm   2e / 3e       read x, write y  /  read x and dy, write dx
+//   gelu                 2e / 3e       same pattern
+//   swiglu               3e / 5e       elements = outputs; two inputs per output
+//   dropout              2e+1 / 2e+1   plus a one-byte mask written, then read
+//   residual_add         3e / 3e       two operands and a result; backward accumulates grads
+//   rotary               2e / 2e       the cos/sin tables are small and stay in L2
+//   adam_update          30 / -        per parameter: fp32 master, exp_avg, exp_avg_sq read and
+//                                      written (24), fp32 grad read (4), bf16 weight written (2)
+//   fp8_cast             2e+1 / -      dynamic scaling: an amax pass reads x, the cast reads x
+//                                      again and writes 1 byte; two launches
+
+#include <cstdint>
+#include <string>
+
+#include "ctwin/compute/dtype.hpp"
+#include "ctwin/compute/gpu_spec.hpp"
+#include "ctwin/compute/kernel_estimate.hpp"
+
+namespace ctwin::compute {
+
+enum class MemoryKernel { kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast };
+
+struct MemoryKernelShape {
+  MemoryKernel kind = MemoryKernel::kRmsNorm;
+  std::int64_t elements = 0;  ///< output elements (parameters for adam_update)
+  Dtype dtype = Dtype::kBf16;  ///< of the activations (the source for fp8_cast)
+  bool backward = false;
+};
+
+[[nodiscard]] std::string memory_kernel_name(MemoryKernel kind);
+/// HBM bytes the kernel moves; InputError for a backward of adam_update or fp8_cast.
+[[nodiscard]] Bytes memory_kernel_bytes(const MemoryKernelShape& shape);
+[[nodiscard]] KernelEstimate estimate_memory_kernel(const GpuSpec& gpu, const MemoryKernelShape& shape);
+
+}  // namespace ctwin::compute

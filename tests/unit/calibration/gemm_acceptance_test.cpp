@@ -1,0 +1,150 @@
+// Acceptance of the compute twin against public GEMM measurements (validation/gemm, converted
+// from aiconfigurator's trtllm sweeps and ml-engineering's MAMF table; see its README).
+// Each GPU's table is fitted here from the fit split only and judged on the held-out split;
+// the MAMF best shapes are never fitted to. The numbers are printed so that the README table can
+// be checked against a run.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+#include <filesystem>
+#include <iterator>
+#include <string>
+
+#include "ctwin/calibration/gemm_csv.hpp"
+#include "ctwin/calibration/gemm_fit.hpp"
+#include "ctwin/compute/gemm_model.hpp"
+#include "ctwin/compute/memory_kernels.hpp"
+
+namespace ctwin::calibration {
+namespace {
+
+using compute::Dtype;
+namespace fs = std::filesystem;
+
+const fs::path kRoot(CTWIN_SOURCE_DIR);
+const char* const kGpus[] = {"a100-sxm-80gb", "h100-sxm", "b200", "l40s"};
+
+// Acceptance targets this model misses, with the error measured when that was found (README,
+// "Compute twin"). They are held to that number so they cannot get worse unnoticed; every other
+// case must meet the target. Remove an entry when the model improves.
+struct KnownMiss {
+  const char* gpu;
+  Dtype dtype;
+  double measured;
+};
+constexpr KnownMiss kUncalibratedMisses[] = {{"b200", Dtype::kFp8, 0.36}};
+constexpr KnownMiss kMamfMisses[] = {{"a100-sxm-80gb", Dtype::kBf16, 0.116}};
+
+double allowed(const KnownMiss* begin, const KnownMiss* end, const std::string& gpu, Dtype dtype, double target) {
+  for (const KnownMiss* miss = begin; miss != end; ++miss) {
+    if (gpu == miss->gpu && dtype == miss->dtype) return miss->measured + 0.001;
+  }
+  return target;
+}
+
+compute::GpuSpec uncalibrated(const std::string& gpu) {
+  compute::GpuSpec spec = compute::load_gpu_spec(kRoot / "models/gpus" / (gpu + ".json"));
+  spec.gemm_table.reset();
+  return spec;
+}
+
+GemmSweep sweep(const std::string& gpu, const std::string& split) {
+  return read_gemm_csv(kRoot / "validation/gemm" / (gpu + "-" + split + ".csv"), MeasurementColumn::kRequired);
+}
+
+TEST(GemmAcceptance, HeldOutErrorPerGpu) {
+  for (const std::string gpu : kGpus) {
+    SCOPED_TRACE(gpu);
+    compute::GpuSpec spec = uncalibrated(gpu);
+    spec.gemm_table = fit_gemm_table(spec, sweep(gpu, "fit"));
+    const GemmErrorReport held_out = gemm_errors(spec, sweep(gpu, "holdout"));
+    for (const auto& [dtype, stats] : held_out.per_dtype) {
+      std::printf("%-14s %-4s held-out median |err| %.1f%% (%zu shapes), MNK>=2^30 %.1f%% (%zu shapes)\n", gpu.c_str(),
+                  compute::dtype_name(dtype).c_str(), 100 * stats.median_abs, stats.count,
+                  100 * held_out.large_per_dtype.at(dtype).median_abs, held_out.large_per_dtype.at(dtype).count);
+    }
+    EXPECT_LE(held_out.large_per_dtype.at(Dtype::kBf16).median_abs, 0.05);
+    EXPECT_LE(held_out.overall.median_abs, 0.15);
+  }
+}
+
+// The shipped profiles must be what `ctwin calibrate` makes of the fit split alone: refitting
+// here reproduces them up to the 5 significant digits the file keeps.
+TEST(GemmAcceptance, ShippedProfilesAreFittedToTheFitSplitOnly) {
+  for (const std::string gpu : kGpus) {
+    SCOPED_TRACE(gpu);
+    const compute::GpuSpec shipped = compute::load_gpu_spec(kRoot / "models/gpus" / (gpu + ".json"));
+    const compute::GemmEfficiencyTable refit = fit_gemm_table(uncalibrated(gpu), sweep(gpu, "fit"));
+    ASSERT_TRUE(shipped.gemm_table.has_value());
+    ASSERT_EQ(shipped.gemm_table->grids().size(), refit.grids().size());
+    for (const auto& [dtype, grid] : refit.grids()) {
+      const compute::EfficiencyGrid* stored = shipped.gemm_table->grid(dtype);
+      ASSERT_NE(stored, nullptr);
+      EXPECT_EQ(stored->m, grid.m);
+      EXPECT_EQ(stored->k, grid.k);
+      ASSERT_EQ(stored->efficiency.size(), grid.efficiency.size());
+      for (std::size_t i = 0; i < grid.efficiency.size(); ++i) {
+        EXPECT_NEAR(stored->efficiency[i] / grid.efficiency[i], 1.0, 1e-4);
+      }
+    }
+  }
+}
+
+// Without calibration: the roofline with default efficiencies against every measured shape.
+// aiconfigurator's fp8 times include dynamic quantization of the activations, so for fp8 the
+// prediction compared is the GEMM plus ctwin's fp8_cast kernel on the M x K bf16 input.
+TEST(GemmAcceptance, UncalibratedDefaultsWithin25Percent) {
+  for (const std::string gpu : kGpus) {
+    const compute::GpuSpec spec = uncalibrated(gpu);
+    std::map<Dtype, std::vector<double>> errors;
+    for (const char* split : {"fit", "holdout"}) {
+      for (const auto& row : sweep(gpu, split).rows) {
+        double predicted = compute::estimate_gemm(spec, row.shape).time.seconds();
+        if (row.shape.dtype == Dtype::kFp8) {
+          predicted += compute::estimate_memory_kernel(
+                           spec, {compute::MemoryKernel::kFp8Cast, row.shape.m * row.shape.k, Dtype::kBf16, false})
+                           .time.seconds();
+        }
+        errors[row.shape.dtype].push_back(std::fabs(predicted / row.time_s - 1));
+      }
+    }
+    for (auto& [dtype, values] : errors) {
+      const ErrorStats stats = error_stats(values);
+      std::printf("%-14s %-4s uncalibrated median |err| %.1f%% (%zu shapes)\n", gpu.c_str(),
+                  compute::dtype_name(dtype).c_str(), 100 * stats.median_abs, stats.count);
+      EXPECT_LE(stats.median_abs, allowed(std::begin(kUncalibratedMisses), std::end(kUncalibratedMisses), gpu, dtype, 0.25))
+          << gpu << " " << compute::dtype_name(dtype);
+    }
+  }
+}
+
+// The best shapes of ml-engineering's maximum-achievable-matmul table (torch.mm, not TensorRT-LLM),
+// predicted with the shipped calibrated profiles. bf16 rows exist for A100 and B200 only; the
+// H100 row of that table is fp8 (see the README).
+TEST(GemmAcceptance, MamfBestShapesWithin10Percent) {
+  const GemmSweep mamf = read_gemm_csv(kRoot / "validation/gemm/mamf.csv", MeasurementColumn::kRequired);
+  const char* const gpu_of_line[] = {"a100-sxm-80gb", "b200", "b200", "h100-sxm"};  // mamf.csv's gpu column
+  ASSERT_EQ(mamf.rows.size(), 4u);
+  for (std::size_t i = 0; i < mamf.rows.size(); ++i) {
+    const auto& row = mamf.rows[i];
+    const compute::GpuSpec spec = compute::load_gpu_spec(kRoot / "models/gpus" / (std::string(gpu_of_line[i]) + ".json"));
+    const compute::GemmEstimate estimate = compute::estimate_gemm(spec, row.shape);
+    const double measured_tflops = row.shape.flops().count() / row.time_s * 1e-12;
+    const double error = estimate.rate().teraflops() / measured_tflops - 1;
+    std::printf("MAMF %-14s %-4s %lldx%lldx%lld measured %.0f TFLOP/s, predicted %.0f (%+.1f%%, %s)\n", gpu_of_line[i],
+                compute::dtype_name(row.shape.dtype).c_str(), static_cast<long long>(row.shape.m),
+                static_cast<long long>(row.shape.n), static_cast<long long>(row.shape.k), measured_tflops,
+                estimate.rate().teraflops(), 100 * error, compute::gemm_source_name(estimate.source).c_str());
+    if (row.shape.dtype == Dtype::kBf16) {
+      EXPECT_LE(std::fabs(error), allowed(std::begin(kMamfMisses), std::end(kMamfMisses), gpu_of_line[i], Dtype::kBf16, 0.10))
+          << gpu_of_line[i];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ctwin::calibration

@@ -1,0 +1,80 @@
+// GPU profiles: every bundled one loads strictly, and the reader rejects unsourced or unit-less
+// figures with the file and the JSON pointer.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ctwin/compute/gpu_spec.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+
+namespace ctwin::compute {
+namespace {
+
+const std::filesystem::path kGpus = std::filesystem::path(CTWIN_SOURCE_DIR) / "models" / "gpus";
+
+TEST(GpuSpec, EveryBundledProfileLoads) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kGpus)) {
+    SCOPED_TRACE(entry.path().string());
+    const GpuSpec gpu = load_gpu_spec(entry.path());
+    EXPECT_TRUE(gpu.peak_dense.contains(Dtype::kBf16));
+    EXPECT_GT(gpu.sm_count, 0);
+    ++count;
+  }
+  EXPECT_EQ(count, 8);
+}
+
+TEST(GpuSpec, CalibratedProfilesCarryATable) {
+  for (const char* name : {"a100-sxm-80gb", "h100-sxm", "b200", "l40s"}) {
+    const GpuSpec gpu = load_gpu_spec(kGpus / (std::string(name) + ".json"));
+    ASSERT_TRUE(gpu.gemm_table.has_value()) << name;
+    EXPECT_NE(gpu.gemm_table->grid(Dtype::kBf16), nullptr) << name;
+  }
+}
+
+TEST(GpuSpec, DatasheetRatesParse) {
+  const GpuSpec h100 = load_gpu_spec(kGpus / "h100-sxm.json");
+  EXPECT_DOUBLE_EQ(h100.peak(Dtype::kBf16).teraflops(), 989.4);
+  EXPECT_DOUBLE_EQ(h100.hbm_bandwidth.bytes_per_second(), 3.35e12);
+  const GpuSpec b200 = load_gpu_spec(kGpus / "b200.json");
+  EXPECT_DOUBLE_EQ(b200.peak(Dtype::kFp4).teraflops(), 9000);
+}
+
+nlohmann::json h100_document() { return load_json_file(kGpus / "h100-sxm.json"); }
+
+void expect_error(const nlohmann::json& document, const std::string& pointer, const std::string& words) {
+  try {
+    (void)parse_gpu_spec(document, "gpu.json");
+    ADD_FAILURE() << "accepted a bad profile";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "gpu.json");
+    EXPECT_EQ(e.pointer(), pointer) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuSpec, RejectsAFigureWithoutSource) {
+  auto document = h100_document();
+  document["sources"].erase("hbm_bandwidth");
+  expect_error(document, "/sources/hbm_bandwidth", "missing");
+}
+
+TEST(GpuSpec, RejectsAUnitlessPeak) {
+  auto document = h100_document();
+  document["peak_dense"]["bf16"] = 989.4;
+  expect_error(document, "/peak_dense/bf16", "TFLOPS");
+}
+
+TEST(GpuSpec, RejectsUnknownDtypeAndKey) {
+  auto document = h100_document();
+  document["peak_dense"]["int8"] = "1979TFLOPS";
+  expect_error(document, "/peak_dense/int8", "unknown");
+  document = h100_document();
+  document["gemm_table"]["bf16"]["efficiency"][0] = -1;
+  expect_error(document, "/gemm_table/bf16/efficiency", "positive");
+}
+
+}  // namespace
+}  // namespace ctwin::compute
