@@ -26,9 +26,10 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"engine", {"core"}},
       {"fabric", {"core"}},
       {"network", {"core", "engine", "fabric"}},
+      {"collectives", {"core", "engine", "fabric", "network"}},
       {"compute", {"core"}},
       {"calibration", {"core", "compute"}},
-      {"cli", {"core", "engine", "fabric", "network", "compute", "calibration"}},
+      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration"}},
   };
   return kAllowed;
 }

@@ -15,6 +15,7 @@ using Action = std::function<void()>;
 
 Action add_fabric_command(CLI::App& app);
 Action add_traffic_command(CLI::App& app);
+Action add_collective_command(CLI::App& app);
 Action add_bench_command(CLI::App& app);
 Action add_gemm_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);

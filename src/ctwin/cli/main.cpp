@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   };
   add(ctwin::cli::add_fabric_command);
   add(ctwin::cli::add_traffic_command);
+  add(ctwin::cli::add_collective_command);
   add(ctwin::cli::add_bench_command);
   add(ctwin::cli::add_gemm_command);
   add(ctwin::cli::add_calibrate_command);

@@ -57,6 +57,14 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
   const int dst_node = fabric.node_of(dst);
   int src_local = fabric.local_index(src);
   const int dst_local = fabric.local_index(dst);
+  if (options.leg != SwitchLeg::kWhole) {
+    CTWIN_ASSERT(src_node == dst_node && fabric.spec().server.nvlink, "switch legs stay inside an NVLink node");
+    std::vector<LinkId> whole;
+    append_node_links(fabric, src_node, server.gpu_to_gpu(src_local, dst_local), whole);
+    CTWIN_ASSERT(whole.size() >= 2, "an NVSwitch path has a link in and a link out");
+    out.push_back(options.leg == SwitchLeg::kToSwitch ? whole.front() : whole.back());
+    return;
+  }
   if (src_node == dst_node) {
     append_node_links(fabric, src_node, server.gpu_to_gpu(src_local, dst_local), out);
     return;

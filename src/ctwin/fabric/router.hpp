@@ -21,11 +21,21 @@ namespace ctwin::fabric {
 
 class Fabric;
 
+/// Which part of an intra-node NVSwitch path a transfer uses. In-switch reductions (NVLS) move
+/// data between a GPU and the NVSwitch only: the switch reduces or multicasts in between.
+enum class SwitchLeg : std::uint8_t {
+  kWhole,     ///< GPU to GPU
+  kToSwitch,  ///< only the source GPU's link into the NVSwitch
+  kFromSwitch ///< only the NVSwitch's link into the destination GPU
+};
+
 struct RouteOptions {
   /// Tells apart flows of one GPU pair (NCCL channels, queue pairs) for ECMP.
   std::uint64_t flow_label = 0;
   /// Rail-align cross-rail transfers over NVLink first (needs NVLink).
   bool pxn = false;
+  /// Anything but kWhole needs source and destination in one node with an NVSwitch.
+  SwitchLeg leg = SwitchLeg::kWhole;
 };
 
 /// Appends the links from `src` to `dst` to `out` (nothing when src == dst).

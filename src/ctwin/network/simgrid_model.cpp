@@ -91,8 +91,8 @@ SimGridModel::~SimGridModel() = default;
 
 void SimGridModel::start_transfer(const TransferRequest& request, Completion done) {
   CTWIN_ASSERT(request.size >= Bytes(0), "transfer sizes are not negative");
-  if (request.route.flow_label != 0 || request.route.pxn) {
-    throw InputError("--network", "", "simgrid routes each GPU pair on one path: flow labels and PXN are not supported");
+  if (request.route.flow_label != 0 || request.route.pxn || request.route.leg != fabric::SwitchLeg::kWhole) {
+    throw InputError("--network", "", "simgrid routes each GPU pair on one path: flow labels, PXN and NVLS switch legs are not supported");
   }
   if (!state_->running && request.src != request.dst) {
     // Comms start from the driver actor only; defer until run() begins.

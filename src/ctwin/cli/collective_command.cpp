@@ -1,0 +1,142 @@
+// ctwin collective: a virtual nccl-tests. Same columns and busbw factors as nccl-tests'
+// *_perf binaries, so a measured log and a prediction can be compared line by line.
+
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/collectives/predict.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/unit_parse.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct CollectiveOptions {
+  FabricOptions fabric;
+  std::string op = "all_reduce";
+  std::string algorithm = "auto";
+  std::string protocol = "auto";
+  std::string begin = "8";
+  std::string end = "8G";
+  double factor = 2;
+  std::string dtype = "float";
+  std::string network = "flow";
+  std::string format = "table";
+  int channels = 0;
+  bool every_transfer = false;
+};
+
+Bytes size_flag(const std::string& flag, const std::string& text) {
+  try {
+    return parse_nccl_size(text);
+  } catch (const UnitError& e) {
+    throw InputError(flag, "", e.what());
+  }
+}
+
+// nccl-tests' -d types and their sizes.
+int element_bytes(const std::string& dtype) {
+  if (dtype == "int8" || dtype == "uint8" || dtype == "fp8_e4m3" || dtype == "fp8_e5m2") return 1;
+  if (dtype == "half" || dtype == "bfloat16" || dtype == "bf16" || dtype == "fp16") return 2;
+  if (dtype == "float" || dtype == "int32" || dtype == "uint32") return 4;
+  if (dtype == "double" || dtype == "int64" || dtype == "uint64") return 8;
+  throw InputError("--dtype", "", "unknown type '" + dtype + "' (expected int8, half, bfloat16, float, double, ...)");
+}
+
+void print_table(const collectives::CollectiveResult& result, const CollectiveOptions& options, std::ostream& out) {
+  const auto op = result.op;
+  out << "# ctwin collective: " << collectives::name(op) << " on " << result.gpus << " GPUs, " << result.channels
+      << " channels, network " << options.network << (options.every_transfer ? ", every transfer" : "") << "\n";
+  out << "#\n#       size         count      type   redop    root     time   algbw   busbw   algo   proto\n";
+  out << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
+  char line[256];
+  for (const auto& row : result.rows) {
+    std::snprintf(line, sizeof line, "%12lld  %12lld  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f  %5s  %6s\n",
+                  static_cast<long long>(row.size.count()), static_cast<long long>(row.count), options.dtype.c_str(),
+                  collectives::has_redop(op) ? "sum" : "none", collectives::has_root(op) ? 0 : -1, row.time.seconds() * 1e6,
+                  row.algbw_GBps, row.busbw_GBps, std::string(collectives::name(row.algorithm)).c_str(),
+                  std::string(collectives::name(row.protocol)).c_str());
+    out << line;
+  }
+  double sum = 0;
+  for (const auto& row : result.rows) sum += row.busbw_GBps;
+  std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g\n", result.rows.empty() ? 0.0 : sum / result.rows.size());
+  out << "#\n" << line;
+}
+
+void print_json(const collectives::CollectiveResult& result, std::ostream& out) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : result.rows) {
+    rows.push_back({{"size_bytes", row.size.count()},
+                    {"count", row.count},
+                    {"time_us", row.time.seconds() * 1e6},
+                    {"algbw_GBps", row.algbw_GBps},
+                    {"busbw_GBps", row.busbw_GBps},
+                    {"algo", collectives::name(row.algorithm)},
+                    {"protocol", collectives::name(row.protocol)}});
+  }
+  out << nlohmann::json{{"op", collectives::name(result.op)}, {"gpus", result.gpus}, {"channels", result.channels},
+                        {"rows", rows}}
+             .dump(2)
+      << '\n';
+}
+
+}  // namespace
+
+Action add_collective_command(CLI::App& app) {
+  auto* command = app.add_subcommand("collective", "Predict what nccl-tests would print for a collective on a build");
+  auto options = std::make_shared<CollectiveOptions>();
+  add_fabric_options(*command, options->fabric);
+  command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv")
+      ->capture_default_str();
+  command->add_option("--algo", options->algorithm, "auto, ring, tree, nvls, nvlstree, hd or direct (like NCCL_ALGO)")
+      ->capture_default_str();
+  command->add_option("--proto", options->protocol, "auto, simple, ll or ll128 (like NCCL_PROTO)")->capture_default_str();
+  command->add_option("-b,--begin", options->begin, "smallest size, nccl-tests style (8, 1K, 64M)")->capture_default_str();
+  command->add_option("-e,--end", options->end, "largest size")->capture_default_str();
+  command->add_option("-f,--factor", options->factor, "size multiplier between rows")->capture_default_str();
+  command->add_option("-d,--dtype", options->dtype, "element type: float, half, bfloat16, int8, double, ...")
+      ->capture_default_str();
+  command->add_option("--network", options->network, "analytical or flow")->capture_default_str();
+  command->add_option("--channels", options->channels, "channels (NCCL nChannels); 0 = one per rail")->capture_default_str();
+  command->add_flag("--every-transfer", options->every_transfer,
+                    "simulate every step's transfers instead of one step per phase (slow; for checking)");
+  command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
+  return [options] {
+    const Format format = parse_format(options->format);
+    collectives::CollectiveQuery query;
+    query.op = collectives::parse_op(options->op);
+    query.algorithm = collectives::parse_algorithm(options->algorithm);
+    query.protocol = collectives::parse_protocol(options->protocol);
+    query.sizes = collectives::size_sweep(size_flag("--begin", options->begin), size_flag("--end", options->end),
+                                          options->factor);
+    query.element_bytes = element_bytes(options->dtype);
+    query.network = options->network;
+    query.every_transfer = options->every_transfer;
+    if (options->channels < 0) throw InputError("--channels", "", "must not be negative");
+    query.tuning.channels = options->channels;
+    const fabric::Fabric built = build_fabric(options->fabric);
+    const auto result = collectives::predict_collective(built, query);
+    if (format == Format::kJson) {
+      print_json(result, std::cout);
+    } else if (format == Format::kCsv) {
+      Table table({"size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo", "protocol"});
+      for (const auto& row : result.rows) {
+        table.add_row({std::to_string(row.size.count()), std::to_string(row.count), fixed(row.time.seconds() * 1e6, 3),
+                       fixed(row.algbw_GBps, 3), fixed(row.busbw_GBps, 3), std::string(collectives::name(row.algorithm)),
+                       std::string(collectives::name(row.protocol))});
+      }
+      table.print(std::cout, format);
+    } else {
+      print_table(result, *options, std::cout);
+    }
+  };
+}
+
+}  // namespace ctwin::cli

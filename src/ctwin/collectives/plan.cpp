@@ -1,0 +1,286 @@
+#include "ctwin/collectives/plan.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::collectives {
+namespace {
+
+using fabric::Fabric;
+using fabric::GpuId;
+
+[[noreturn]] void cannot(Algorithm algorithm, Op op, const std::string& why) {
+  throw InputError("--algo", "", std::string(name(algorithm)) + " cannot run " + std::string(name(op)) + ": " + why);
+}
+
+HopClass hop_between(const Fabric& fabric, GpuId a, GpuId b) {
+  if (fabric.node_of(a) != fabric.node_of(b)) return HopClass::kNet;
+  return fabric.spec().server.nvlink ? HopClass::kNvlink : HopClass::kPcie;
+}
+
+PlannedTransfer transfer(const Fabric& fabric, GpuId src, GpuId dst, double fraction, int channel) {
+  PlannedTransfer planned{src, dst, fraction, {}, hop_between(fabric, src, dst)};
+  planned.route.flow_label = static_cast<std::uint64_t>(channel);
+  // NCCL >= 2.12 sends cross-rail traffic through the NVLink peer on the right rail (PXN).
+  planned.route.pxn = planned.hop == HopClass::kNet && fabric.spec().server.nvlink.has_value();
+  return planned;
+}
+
+bool nvls_capable(const Fabric& fabric) {
+  const auto& nvlink = fabric.spec().server.nvlink;
+  return nvlink && nvlink->nvls;
+}
+
+int node_count(const Fabric& fabric) { return (fabric.gpus() + fabric.gpus_per_node() - 1) / fabric.gpus_per_node(); }
+
+int gpus_in_node(const Fabric& fabric, int node) {
+  return std::min(fabric.gpus_per_node(), fabric.gpus() - node * fabric.gpus_per_node());
+}
+
+// NCCL's ring for channel c: inside each node from the GPU on rail r = c mod (GPUs per node)
+// through the others, leaving from the last one towards rail r of the next node, so that with
+// PXN every inter-node hop stays on one rail and channels spread over all rails.
+std::vector<GpuId> ring_order(const Fabric& fabric, int channel) {
+  std::vector<GpuId> order;
+  order.reserve(static_cast<std::size_t>(fabric.gpus()));
+  for (int node = 0; node < node_count(fabric); ++node) {
+    const int local = gpus_in_node(fabric, node);
+    const int first = channel % local;
+    for (int i = 0; i < local; ++i) order.push_back(node * fabric.gpus_per_node() + (first + i) % local);
+  }
+  return order;
+}
+
+Phase ring_step(const Fabric& fabric, int channels, double fraction, bool towards_next, int repeat, const char* what) {
+  Phase phase{what, {}, repeat, 1};
+  for (int c = 0; c < channels; ++c) {
+    const auto order = ring_order(fabric, c);
+    const std::size_t n = order.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const GpuId a = order[i];
+      const GpuId b = order[(i + 1) % n];
+      phase.transfers.push_back(towards_next ? transfer(fabric, a, b, fraction, c) : transfer(fabric, b, a, fraction, c));
+    }
+  }
+  return phase;
+}
+
+// A pipelined chain from rank 0 along the ring (broadcast) or into it (reduce): every edge but
+// the one closing the ring carries the whole buffer, all at once once the pipe is full.
+Phase ring_chain(const Fabric& fabric, int channels, bool from_root) {
+  Phase phase{from_root ? "pipelined chain from the root" : "pipelined chain into the root", {}, 1,
+              fabric.gpus() - 1};
+  for (int c = 0; c < channels; ++c) {
+    auto order = ring_order(fabric, c);
+    std::rotate(order.begin(), std::find(order.begin(), order.end(), 0), order.end());
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+      phase.transfers.push_back(from_root ? transfer(fabric, order[i], order[i + 1], 1.0 / channels, c)
+                                          : transfer(fabric, order[i + 1], order[i], 1.0 / channels, c));
+    }
+  }
+  return phase;
+}
+
+// Both directions of the edges of NCCL's double binary tree over nodes (two trees, each
+// carrying half the data, so that a node interior in one is a leaf in the other) plus the
+// chain inside each node. Reduction climbs while broadcast descends: pipelined, all edges
+// carry their share at once. Returns the tree depth in hops.
+int add_tree_edges(const Fabric& fabric, int channels, Phase& phase, bool with_intra_chain) {
+  const int nodes = node_count(fabric);
+  const int per_node = fabric.gpus_per_node();
+  int depth = 0;
+  for (int c = 0; c < channels; ++c) {
+    const int tree = c % 2;
+    const int rail = (c / 2) % per_node;
+    const double fraction = 1.0 / channels;
+    for (int i = 1; i < nodes; ++i) {
+      // Heap-ordered binary tree on node positions; the second tree shifts positions by one.
+      const int child = tree == 0 ? i : (i + 1) % nodes;
+      const int parent = tree == 0 ? (i - 1) / 2 : ((i - 1) / 2 + 1) % nodes;
+      const GpuId up_from = child * per_node + std::min(rail, gpus_in_node(fabric, child) - 1);
+      const GpuId up_to = parent * per_node + std::min(rail, gpus_in_node(fabric, parent) - 1);
+      phase.transfers.push_back(transfer(fabric, up_from, up_to, fraction, c));
+      phase.transfers.push_back(transfer(fabric, up_to, up_from, fraction, c));
+    }
+    if (!with_intra_chain) continue;
+    for (int node = 0; node < nodes; ++node) {
+      const int local = gpus_in_node(fabric, node);
+      for (int i = 0; i + 1 < local; ++i) {
+        const GpuId a = node * per_node + (rail + i) % local;
+        const GpuId b = node * per_node + (rail + i + 1) % local;
+        phase.transfers.push_back(transfer(fabric, b, a, fraction, c));
+        phase.transfers.push_back(transfer(fabric, a, b, fraction, c));
+      }
+    }
+  }
+  for (int span = 1; span < nodes; span = span * 2 + 1) ++depth;
+  return depth;
+}
+
+// NVLink SHARP: each GPU pushes its buffer into the switch, which reduces, and the switch
+// multicasts each reduced slice back; per GPU about (n+1)/n of the buffer crosses each way.
+void add_nvls_legs(const Fabric& fabric, int channels, Phase& phase) {
+  const int per_node = fabric.gpus_per_node();
+  for (int node = 0; node < node_count(fabric); ++node) {
+    const int local = gpus_in_node(fabric, node);
+    if (local < 2) continue;
+    const double fraction = (local + 1.0) / local / channels;
+    for (int c = 0; c < channels; ++c) {
+      for (int i = 0; i < local; ++i) {
+        const GpuId gpu = node * per_node + i;
+        const GpuId peer = node * per_node + (i + 1) % local;
+        PlannedTransfer up = transfer(fabric, gpu, peer, fraction, c);
+        up.route.leg = fabric::SwitchLeg::kToSwitch;
+        PlannedTransfer down = transfer(fabric, peer, gpu, fraction, c);
+        down.route.leg = fabric::SwitchLeg::kFromSwitch;
+        phase.transfers.push_back(up);
+        phase.transfers.push_back(down);
+      }
+    }
+  }
+}
+
+Plan ring_plan(Op op, const Fabric& fabric, int channels) {
+  const int n = fabric.gpus();
+  Plan plan{op, Algorithm::kRing, n, node_count(fabric) > 1, {}};
+  const double chunk = 1.0 / (static_cast<double>(n) * channels);
+  switch (op) {
+    case Op::kAllReduce:
+      plan.phases.push_back(ring_step(fabric, channels, chunk, true, 2 * (n - 1), "reduce-scatter then all-gather step"));
+      break;
+    case Op::kAllGather:
+      plan.phases.push_back(ring_step(fabric, channels, chunk, true, n - 1, "all-gather step"));
+      break;
+    case Op::kReduceScatter:
+      plan.phases.push_back(ring_step(fabric, channels, chunk, true, n - 1, "reduce-scatter step"));
+      break;
+    case Op::kBroadcast:
+      plan.phases.push_back(ring_chain(fabric, channels, true));
+      break;
+    case Op::kReduce:
+      plan.phases.push_back(ring_chain(fabric, channels, false));
+      break;
+    case Op::kAlltoall:
+    case Op::kSendRecv:
+      cannot(Algorithm::kRing, op, "NCCL runs it as point-to-point sends (use direct)");
+  }
+  return plan;
+}
+
+Plan direct_plan(Op op, const Fabric& fabric, int channels) {
+  const int n = fabric.gpus();
+  Plan plan{op, Algorithm::kDirect, n, node_count(fabric) > 1, {}};
+  if (op == Op::kSendRecv) {
+    // nccl-tests sendrecv: every rank sends its buffer to the next and receives from the previous.
+    plan.phases.push_back(ring_step(fabric, channels, 1.0 / channels, true, 1, "send to the next rank"));
+    return plan;
+  }
+  if (op != Op::kAlltoall) cannot(Algorithm::kDirect, op, "direct is for alltoall and sendrecv");
+  constexpr int kMaxDirectRanks = 2048;  // n² transfers: beyond this the plan alone is gigabytes
+  if (n > kMaxDirectRanks) {
+    cannot(Algorithm::kDirect, op, "simulating every pair is limited to " + std::to_string(kMaxDirectRanks) + " GPUs");
+  }
+  Phase phase{"every rank sends a slice to every other", {}, 1, 1};
+  for (GpuId src = 0; src < n; ++src) {
+    for (int shift = 1; shift < n; ++shift) {
+      phase.transfers.push_back(transfer(fabric, src, (src + shift) % n, 1.0 / n, shift));
+    }
+  }
+  plan.phases.push_back(std::move(phase));
+  return plan;
+}
+
+Plan tree_plan(Op op, const Fabric& fabric, int channels) {
+  if (op != Op::kAllReduce) cannot(Algorithm::kTree, op, "NCCL's trees are for all_reduce");
+  Plan plan{op, Algorithm::kTree, fabric.gpus(), node_count(fabric) > 1, {}};
+  Phase phase{"reduce up and broadcast down the double binary tree, pipelined", {}, 1, 1};
+  const int depth = add_tree_edges(fabric, std::max(2, channels), phase, true);
+  phase.latency_hops = 2 * (depth + fabric.gpus_per_node() - 1);
+  plan.phases.push_back(std::move(phase));
+  return plan;
+}
+
+Plan nvls_plan(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
+  if (op != Op::kAllReduce) cannot(algorithm, op, "ctwin models NVLS for all_reduce only");
+  if (!nvls_capable(fabric)) cannot(algorithm, op, "the server has no NVLS-capable NVSwitch");
+  const bool multi_node = node_count(fabric) > 1;
+  if (algorithm == Algorithm::kNvls && multi_node) cannot(algorithm, op, "NVLS alone spans one NVLink domain (use nvlstree)");
+  if (algorithm == Algorithm::kNvlsTree && !multi_node) cannot(algorithm, op, "nvlstree needs more than one node");
+  Plan plan{op, algorithm, fabric.gpus(), multi_node, {}};
+  Phase phase{"reduce in the NVSwitch, multicast back", {}, 1, 2};
+  add_nvls_legs(fabric, channels, phase);
+  if (multi_node) {
+    phase.what += "; node leaders exchange over the double binary tree";
+    phase.latency_hops += 2 * add_tree_edges(fabric, std::max(2, channels), phase, false);
+  }
+  plan.phases.push_back(std::move(phase));
+  return plan;
+}
+
+Plan halving_doubling_plan(Op op, const Fabric& fabric, int channels) {
+  const int n = fabric.gpus();
+  if (op != Op::kAllReduce) cannot(Algorithm::kHalvingDoubling, op, "halving-doubling is for all_reduce");
+  if (!std::has_single_bit(static_cast<unsigned>(n))) cannot(Algorithm::kHalvingDoubling, op, "needs a power-of-two GPU count");
+  Plan plan{op, Algorithm::kHalvingDoubling, n, node_count(fabric) > 1, {}};
+  const int rounds = std::countr_zero(static_cast<unsigned>(n));
+  // Reduce-scatter by recursive halving (partners 1, 2, 4, ... apart exchange half of what
+  // they hold), then all-gather by doubling in reverse (Thakur, Rabenseifner, Gropp 2005).
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int r = 0; r < rounds; ++r) {
+      const int round = pass == 0 ? r : rounds - 1 - r;
+      Phase phase{pass == 0 ? "halving exchange" : "doubling exchange", {}, 1, 1};
+      const double fraction = 1.0 / static_cast<double>(2 << round) / channels;
+      for (GpuId rank = 0; rank < n; ++rank) {
+        for (int c = 0; c < channels; ++c) phase.transfers.push_back(transfer(fabric, rank, rank ^ (1 << round), fraction, c));
+      }
+      plan.phases.push_back(std::move(phase));
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+int default_channels(const Fabric& fabric) {
+  return node_count(fabric) > 1 ? std::max(1, fabric.spec().server.nics.count) : std::max(1, fabric.gpus_per_node());
+}
+
+Plan make_plan(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
+  if (fabric.gpus() < 2) throw InputError("--gpus", "", "a collective needs at least 2 GPUs");
+  if (channels < 1) throw InputError("--channels", "", "must be at least 1");
+  switch (algorithm) {
+    case Algorithm::kRing:
+      return ring_plan(op, fabric, channels);
+    case Algorithm::kDirect:
+      return direct_plan(op, fabric, channels);
+    case Algorithm::kTree:
+      return tree_plan(op, fabric, channels);
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+      return nvls_plan(op, algorithm, fabric, channels);
+    case Algorithm::kHalvingDoubling:
+      return halving_doubling_plan(op, fabric, channels);
+    case Algorithm::kAuto:
+      break;
+  }
+  throw InternalError("auto is resolved before planning");
+}
+
+std::vector<Algorithm> candidate_algorithms(Op op, const Fabric& fabric) {
+  switch (op) {
+    case Op::kAllReduce: {
+      std::vector<Algorithm> list{Algorithm::kRing, Algorithm::kTree};
+      if (nvls_capable(fabric)) list.push_back(node_count(fabric) > 1 ? Algorithm::kNvlsTree : Algorithm::kNvls);
+      return list;
+    }
+    case Op::kAlltoall:
+    case Op::kSendRecv:
+      return {Algorithm::kDirect};
+    default:
+      return {Algorithm::kRing};
+  }
+}
+
+}  // namespace ctwin::collectives

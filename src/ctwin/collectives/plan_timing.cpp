@@ -1,0 +1,202 @@
+#include "ctwin/collectives/plan_timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/engine/simulator.hpp"
+#include "ctwin/network/network_model.hpp"
+
+namespace ctwin::collectives {
+namespace {
+
+std::unique_ptr<network::NetworkModel> make_model(const std::string& network, const fabric::Fabric& fabric,
+                                                  engine::Simulator& simulator) {
+  if (network == "simgrid") {
+    throw InputError("--network", "", "collectives run on analytical or flow (simgrid has no PXN, channels or NVLS legs)");
+  }
+  return network::make_network_model(network, fabric, simulator);
+}
+
+Bytes bytes_of(double bytes) { return Bytes(std::max<std::int64_t>(1, std::llround(bytes))); }
+
+// Large enough that rounding to whole bytes and picoseconds is noise once scaled: the drain
+// times are scaled to every size of a sweep, rounding included.
+double reference_size(const Plan& plan) {
+  double smallest = 1;
+  for (const auto& phase : plan.phases) {
+    for (const auto& transfer : phase.transfers) smallest = std::min(smallest, transfer.fraction);
+  }
+  return std::max(double(1 << 30), 1024.0 / smallest);
+}
+
+double mean_hop_latency_s(const std::vector<HopClass>& hops, const Plan& plan, Protocol protocol,
+                          const CollectiveTuning& tuning) {
+  if (hops.empty()) return 0;
+  double sum = 0;
+  for (HopClass hop : hops) sum += tuning.cost(plan.algorithm, protocol, plan.op, hop, plan.multi_node).hop_latency.seconds();
+  return sum / static_cast<double>(hops.size());
+}
+
+}  // namespace
+
+PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const std::string& network)
+    : shape_{plan.op, plan.algorithm, plan.ranks, plan.multi_node, {}} {
+  const double reference = reference_size(plan);
+  for (const auto& phase : plan.phases) {
+    engine::Simulator simulator;
+    auto model = make_model(network, fabric, simulator);
+    PhaseProfile profile;
+    profile.repeat = phase.repeat;
+    profile.latency_hops = phase.latency_hops;
+    const std::size_t count = phase.transfers.size();
+    std::vector<SimTime> done(count);
+    std::vector<double> bytes(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& planned = phase.transfers[i];
+      bytes[i] = static_cast<double>(bytes_of(reference * planned.fraction).count());
+      model->start_transfer({planned.src, planned.dst, Bytes(static_cast<std::int64_t>(bytes[i])), planned.route},
+                            [&done, &simulator, i] { done[i] = simulator.now(); });
+    }
+    model->run();
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& planned = phase.transfers[i];
+      const double latency =
+          fabric::path_properties(fabric, fabric::route(fabric, planned.src, planned.dst, planned.route)).latency.seconds();
+      // Seconds per byte of the transfer, times its bytes per byte of the collective.
+      const double drain = std::max(0.0, done[i].seconds() - latency);
+      profile.latency_s.push_back(latency);
+      profile.drain_s_per_byte.push_back(drain / bytes[i] * planned.fraction);
+      profile.hops.push_back(planned.hop);
+    }
+    phases_.push_back(std::move(profile));
+  }
+}
+
+SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const {
+  const auto base = tuning.cost(shape_.algorithm, protocol, shape_.op, HopClass::kNvlink, shape_.multi_node);
+  const double share = base.bandwidth_share;
+  const double s = static_cast<double>(size.count());
+  double total = base.base_latency.seconds();
+  for (const auto& phase : phases_) {
+    // A phase's steps are bounded two ways: each connection moves its steps one after the
+    // other (bandwidth: the busiest transfer, latency included, once per step), and data
+    // crosses one hop per step (latency: the mean transfer plus its hop's pipeline cost).
+    double busiest = 0;
+    double mean = 0;
+    for (std::size_t t = 0; t < phase.latency_s.size(); ++t) {
+      const double transfer = phase.latency_s[t] + phase.drain_s_per_byte[t] * s / share;
+      busiest = std::max(busiest, transfer);
+      mean += transfer;
+    }
+    mean /= static_cast<double>(std::max<std::size_t>(1, phase.latency_s.size()));
+    const double hop = mean_hop_latency_s(phase.hops, shape_, protocol, tuning);
+    total += phase.repeat * std::max(busiest, mean + hop) + (phase.latency_hops - 1) * hop;
+  }
+  return SimTime::from_seconds(total);
+}
+
+SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const std::string& network, Bytes size,
+                           Protocol protocol, const CollectiveTuning& tuning) {
+  engine::Simulator simulator;
+  auto model = make_model(network, fabric, simulator);
+  const auto cost_of = [&](HopClass hop) { return tuning.cost(plan.algorithm, protocol, plan.op, hop, plan.multi_node); };
+  const double share = cost_of(HopClass::kNvlink).bandwidth_share;
+
+  struct Step {
+    const Phase* phase;
+    SimTime pipeline_latency;  // a pipelined phase pays its depth's latency once
+    std::vector<int> waiting;  // per transfer: transfers of the step before still to arrive at its source
+    std::vector<std::vector<std::uint32_t>> fed_by_gpu;  // per (GPU, channel): transfers it sends
+    std::vector<std::uint32_t> after_barrier;  // transfers whose source received nothing before
+    std::vector<SimTime> ready_at;             // per transfer: when its inputs allow it to start
+    std::size_t remaining = 0;
+  };
+  std::vector<Step> steps;
+  for (const auto& phase : plan.phases) {
+    SimTime pipeline;
+    if (phase.latency_hops > 1) {
+      std::vector<HopClass> hops;
+      for (const auto& t : phase.transfers) hops.push_back(t.hop);
+      pipeline = SimTime::from_seconds((phase.latency_hops - 1) * mean_hop_latency_s(hops, plan, protocol, tuning));
+    }
+    for (int k = 0; k < phase.repeat; ++k) steps.push_back({&phase, pipeline, {}, {}, {}, {}, phase.transfers.size()});
+  }
+  // Channels are independent pipelines, as in NCCL: a transfer on channel c waits for what
+  // its source received on channel c in the step before, and for its source's own send of the
+  // step before on that channel (a connection moves its steps in order).
+  std::uint64_t channels = 1;
+  for (const auto& phase : plan.phases) {
+    for (const auto& t : phase.transfers) channels = std::max(channels, t.route.flow_label + 1);
+  }
+  const auto slot = [&](fabric::GpuId gpu, const PlannedTransfer& t) {
+    return static_cast<std::size_t>(gpu) * channels + t.route.flow_label;
+  };
+  const std::size_t slots = static_cast<std::size_t>(fabric.gpus()) * channels;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    Step& step = steps[s];
+    const auto& transfers = step.phase->transfers;
+    step.waiting.assign(transfers.size(), 0);
+    step.fed_by_gpu.assign(slots, {});
+    std::vector<int> arrivals(slots, 0);
+    if (s > 0) {
+      for (const auto& t : steps[s - 1].phase->transfers) {
+        ++arrivals[slot(t.dst, t)];
+        ++arrivals[slot(t.src, t)];
+      }
+    }
+    for (std::uint32_t i = 0; i < transfers.size(); ++i) {
+      const std::size_t source = slot(transfers[i].src, transfers[i]);
+      step.waiting[i] = arrivals[source];
+      step.fed_by_gpu[source].push_back(i);
+      if (s > 0 && arrivals[source] == 0) steps[s - 1].after_barrier.push_back(i);
+    }
+  }
+
+  // A transfer may start once its data is in (plus its hop's latency: the pipeline's step
+  // cost) and its connection's previous send has left (no latency: NCCL keeps several steps
+  // of a connection in flight, so only bandwidth serializes them).
+  for (auto& step : steps) step.ready_at.assign(step.phase->transfers.size(), SimTime());
+  SimTime finish;
+  std::function<void(std::size_t, std::uint32_t)> launch = [&](std::size_t s, std::uint32_t i) {
+    simulator.schedule_at(std::max(steps[s].ready_at[i], simulator.now()), [&, s, i] {
+      const auto& planned = steps[s].phase->transfers[i];
+      const Bytes bytes = bytes_of(static_cast<double>(size.count()) * planned.fraction / share);
+      model->start_transfer({planned.src, planned.dst, bytes, planned.route}, [&, s, i] {
+        finish = std::max(finish, simulator.now());
+        const auto& arrived = steps[s].phase->transfers[i];
+        if (s + 1 < steps.size()) {
+          Step& next = steps[s + 1];
+          for (fabric::GpuId gpu : {arrived.dst, arrived.src}) {
+            for (std::uint32_t j : next.fed_by_gpu[slot(gpu, arrived)]) {
+              const auto& waiting_transfer = next.phase->transfers[j];
+              const SimTime ready = gpu == arrived.dst ? simulator.now() + cost_of(waiting_transfer.hop).hop_latency +
+                                                              next.pipeline_latency
+                                                        : simulator.now();
+              next.ready_at[j] = std::max(next.ready_at[j], ready);
+              if (--next.waiting[j] == 0) launch(s + 1, j);
+            }
+          }
+        }
+        if (--steps[s].remaining == 0 && s + 1 < steps.size()) {
+          for (std::uint32_t j : steps[s].after_barrier) {
+            steps[s + 1].ready_at[j] =
+                simulator.now() + cost_of(steps[s + 1].phase->transfers[j].hop).hop_latency + steps[s + 1].pipeline_latency;
+            launch(s + 1, j);
+          }
+        }
+      });
+    });
+  };
+  if (!steps.empty()) {
+    for (std::uint32_t i = 0; i < steps[0].phase->transfers.size(); ++i) {
+      steps[0].ready_at[i] = cost_of(steps[0].phase->transfers[i].hop).hop_latency + steps[0].pipeline_latency;
+      launch(0, i);
+    }
+  }
+  model->run();
+  return cost_of(HopClass::kNvlink).base_latency + finish;
+}
+
+}  // namespace ctwin::collectives

@@ -1,0 +1,77 @@
+#include "ctwin/collectives/predict.hpp"
+
+#include <memory>
+
+#include "ctwin/collectives/plan_timing.hpp"
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::collectives {
+namespace {
+
+// nccl-tests rounds sizes to whole elements per rank for the ops that split the buffer.
+Bytes rounded_size(Op op, Bytes size, int ranks, int element_bytes) {
+  const bool split = op == Op::kAllGather || op == Op::kReduceScatter || op == Op::kAlltoall;
+  const std::int64_t unit = split ? static_cast<std::int64_t>(ranks) * element_bytes : element_bytes;
+  return Bytes(size.count() / unit * unit);
+}
+
+struct Candidate {
+  Plan plan;
+  std::unique_ptr<PlanProfile> profile;
+};
+
+}  // namespace
+
+std::vector<Bytes> size_sweep(Bytes begin, Bytes end, double factor) {
+  if (begin <= Bytes(0)) throw InputError("--begin", "", "must be positive");
+  if (end < begin) throw InputError("--end", "", "must not be below --begin");
+  if (!(factor > 1)) throw InputError("--factor", "", "must be greater than 1");
+  std::vector<Bytes> sizes;
+  for (double size = static_cast<double>(begin.count()); size <= static_cast<double>(end.count()) * (1 + 1e-12);
+       size *= factor) {
+    sizes.emplace_back(static_cast<std::int64_t>(size));
+  }
+  return sizes;
+}
+
+CollectiveResult predict_collective(const fabric::Fabric& fabric, const CollectiveQuery& query) {
+  const int channels = query.tuning.channels > 0 ? query.tuning.channels : default_channels(fabric);
+  std::vector<Candidate> candidates;
+  const auto algorithms =
+      query.algorithm == Algorithm::kAuto ? candidate_algorithms(query.op, fabric) : std::vector{query.algorithm};
+  for (Algorithm algorithm : algorithms) {
+    Candidate candidate{make_plan(query.op, algorithm, fabric, channels), nullptr};
+    if (!query.every_transfer) candidate.profile = std::make_unique<PlanProfile>(candidate.plan, fabric, query.network);
+    candidates.push_back(std::move(candidate));
+  }
+  const auto protocols = query.protocol == Protocol::kAuto ? concrete_protocols() : std::vector{query.protocol};
+
+  CollectiveResult result{query.op, fabric.gpus(), channels, {}};
+  for (Bytes requested : query.sizes) {
+    const Bytes size = rounded_size(query.op, requested, fabric.gpus(), query.element_bytes);
+    CollectiveRow best;
+    bool found = false;
+    for (const auto& candidate : candidates) {
+      for (Protocol protocol : protocols) {
+        const SimTime time = query.every_transfer
+                                 ? run_every_transfer(candidate.plan, fabric, query.network, size, protocol, query.tuning)
+                                 : candidate.profile->time(size, protocol, query.tuning);
+        if (!found || time < best.time) {
+          best.time = time;
+          best.algorithm = candidate.plan.algorithm;
+          best.protocol = protocol;
+          found = true;
+        }
+      }
+    }
+    best.size = size;
+    best.count = size.count() / query.element_bytes;
+    const double seconds = best.time.seconds();
+    best.algbw_GBps = seconds > 0 ? static_cast<double>(size.count()) / seconds / 1e9 : 0;
+    best.busbw_GBps = best.algbw_GBps * busbw_factor(query.op, fabric.gpus());
+    result.rows.push_back(best);
+  }
+  return result;
+}
+
+}  // namespace ctwin::collectives

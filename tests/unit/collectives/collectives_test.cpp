@@ -1,0 +1,162 @@
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "ctwin/collectives/plan_timing.hpp"
+#include "ctwin/collectives/predict.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/fabric/cluster_spec.hpp"
+
+namespace ctwin::collectives {
+namespace {
+
+using namespace ctwin::literals;
+
+fabric::Fabric build(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {}) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / (topology + ".json");
+  return fabric::Fabric(fabric::load_cluster(path, overrides), gpus);
+}
+
+CollectiveRow predict_one(const fabric::Fabric& built, Op op, Algorithm algorithm, Protocol protocol, Bytes size,
+                          const std::string& network, int channels = 0, bool every_transfer = false) {
+  CollectiveQuery query;
+  query.op = op;
+  query.algorithm = algorithm;
+  query.protocol = protocol;
+  query.sizes = {size};
+  query.network = network;
+  query.tuning.channels = channels;
+  query.every_transfer = every_transfer;
+  return predict_collective(built, query).rows.at(0);
+}
+
+TEST(Collectives, BusBandwidthFactorsMatchNcclTests) {
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllReduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllGather, 16), 15.0 / 16);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kReduceScatter, 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAlltoall, 2), 1.0 / 2);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kBroadcast, 64), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kReduce, 64), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kSendRecv, 64), 1.0);
+}
+
+// On one NVSwitch node every ring hop is GPU -> switch -> GPU over equal links, so the ring is
+// the textbook one: T = 2(n-1)/n * S/B + 2(n-1) * alpha, alpha = path latency + protocol hop.
+TEST(Collectives, RingAllReduceMatchesTheClosedFormOnUniformLinks) {
+  const auto built = build("dgx-h100-superpod", 8);
+  const CollectiveTuning tuning;
+  const double n = 8;
+  const auto path = fabric::route(built, 0, 1);
+  const auto properties = fabric::path_properties(built, path);
+  const double bandwidth = properties.bottleneck.bytes_per_second();
+  for (Bytes size : {64_KiB, 16_MiB, 1_GiB}) {
+    const auto row = predict_one(built, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, size, "analytical", 1);
+    const auto cost = tuning.cost(Algorithm::kRing, Protocol::kSimple, Op::kAllReduce, HopClass::kNvlink, false);
+    const double alpha = properties.latency.seconds() + cost.hop_latency.seconds();
+    const double expected = cost.base_latency.seconds() + 2 * (n - 1) / n * static_cast<double>(size.count()) / bandwidth +
+                            2 * (n - 1) * alpha;
+    EXPECT_NEAR(row.time.seconds(), expected, 1e-6 * expected) << size.count();
+  }
+}
+
+// The textbook forms of the other ops on the same ring: all_gather and reduce_scatter take
+// n-1 steps of S/n; halving-doubling all_reduce moves 2(n-1)/n S in 2 log2(n) steps.
+TEST(Collectives, AllGatherReduceScatterAndHalvingDoublingMatchTheirClosedForms) {
+  const auto built = build("dgx-h100-superpod", 8);
+  const CollectiveTuning tuning;
+  const auto properties = fabric::path_properties(built, fabric::route(built, 0, 1));
+  const double bandwidth = properties.bottleneck.bytes_per_second();
+  const double size = static_cast<double>((256_MiB).count());
+  const double n = 8;
+  for (Op op : {Op::kAllGather, Op::kReduceScatter}) {
+    const auto row = predict_one(built, op, Algorithm::kRing, Protocol::kSimple, 256_MiB, "analytical", 1);
+    const auto cost = tuning.cost(Algorithm::kRing, Protocol::kSimple, op, HopClass::kNvlink, false);
+    const double expected = cost.base_latency.seconds() + (n - 1) / n * size / bandwidth +
+                            (n - 1) * (properties.latency.seconds() + cost.hop_latency.seconds());
+    EXPECT_NEAR(row.time.seconds(), expected, 1e-6 * expected) << name(op);
+  }
+  const auto hd = predict_one(built, Op::kAllReduce, Algorithm::kHalvingDoubling, Protocol::kSimple, 256_MiB, "analytical", 1);
+  const auto cost = tuning.cost(Algorithm::kHalvingDoubling, Protocol::kSimple, Op::kAllReduce, HopClass::kNvlink, false);
+  const double expected = cost.base_latency.seconds() + 2 * (n - 1) / n * size / (bandwidth * cost.bandwidth_share) +
+                          2 * 3 * (properties.latency.seconds() + cost.hop_latency.seconds());
+  EXPECT_NEAR(hd.time.seconds(), expected, 1e-6 * expected);
+}
+
+// The steady state simulates one step per phase and scales; the every-transfer path plays
+// every step with its dependencies. Where every hop is alike (one node) they agree exactly.
+// Where a ring mixes NVLink and network hops they differ: the steady state bounds each step by
+// the busiest connection or the mean hop, while the connections really drift apart. Measured
+// now: within 2% at 1 MiB, 3-20% at 64 MiB (worst: 32-GPU all_gather). The bound below pins
+// that known gap so it cannot grow unnoticed; closing it is open work.
+TEST(Collectives, SteadyStateEqualsEveryTransferOnSmallCases) {
+  struct Case {
+    const char* topology;
+    int gpus;
+    Op op;
+    Algorithm algorithm;
+    std::string network;
+  };
+  const std::vector<Case> cases = {
+      {"dgx-h100-superpod", 8, Op::kAllReduce, Algorithm::kRing, "flow"},
+      {"dgx-h100-superpod", 16, Op::kAllReduce, Algorithm::kRing, "flow"},
+      {"dgx-h100-superpod", 32, Op::kAllGather, Algorithm::kRing, "flow"},
+      {"dgx-h100-superpod", 16, Op::kAllReduce, Algorithm::kHalvingDoubling, "flow"},
+      {"dgx-a100-superpod", 16, Op::kReduceScatter, Algorithm::kRing, "analytical"},
+      {"dgx-h100-superpod", 8, Op::kAllReduce, Algorithm::kNvls, "flow"},
+  };
+  for (const auto& test : cases) {
+    const auto built = build(test.topology, test.gpus);
+    for (Bytes size : {1_MiB, 64_MiB}) {
+      const auto steady = predict_one(built, test.op, test.algorithm, Protocol::kSimple, size, test.network);
+      const auto every = predict_one(built, test.op, test.algorithm, Protocol::kSimple, size, test.network, 0, true);
+      const double tolerance = built.gpus() > built.gpus_per_node() ? 0.21 : 1e-6;
+      EXPECT_NEAR(steady.time.seconds(), every.time.seconds(), tolerance * every.time.seconds())
+          << test.topology << " " << test.gpus << " " << name(test.op) << " " << name(test.algorithm) << " "
+          << size.count();
+    }
+  }
+}
+
+TEST(Collectives, AutoPicksNvlsOnOneH100NodeForLargeAllReduce) {
+  const auto built = build("dgx-h100-superpod", 8);
+  const auto row = predict_one(built, Op::kAllReduce, Algorithm::kAuto, Protocol::kAuto, 1_GiB, "flow");
+  EXPECT_EQ(row.algorithm, Algorithm::kNvls);
+}
+
+TEST(Collectives, BusBandwidthIsNeverAboveTheLinksOnFlow) {
+  // Ring all_reduce busbw cannot beat one GPU's NVLink on one node, nor the NICs across nodes.
+  const auto one_node = build("dgx-h100-superpod", 8);
+  const double nvlink = fabric::path_properties(one_node, fabric::route(one_node, 0, 1)).bottleneck.bytes_per_second();
+  const auto ring = predict_one(one_node, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, 4_GiB, "flow");
+  EXPECT_LE(ring.busbw_GBps * 1e9, nvlink * 1.0001);
+  EXPECT_GE(ring.busbw_GBps * 1e9, nvlink * 0.9);
+  const auto two_nodes = build("dgx-h100-superpod", 16);
+  const double nics = 8 * two_nodes.spec().server.nics.link.bandwidth.bytes_per_second();
+  const auto across = predict_one(two_nodes, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, 4_GiB, "flow");
+  EXPECT_LE(across.busbw_GBps * 1e9, nics * 1.0001);
+}
+
+TEST(Collectives, RejectsWhatCannotRun) {
+  const auto pcie = build("pcie-l40s", 8);
+  EXPECT_THROW((void)predict_one(pcie, Op::kAllReduce, Algorithm::kNvls, Protocol::kSimple, 1_MiB, "flow"), InputError);
+  const auto h100 = build("dgx-h100-superpod", 24);
+  EXPECT_THROW((void)predict_one(h100, Op::kAllReduce, Algorithm::kHalvingDoubling, Protocol::kSimple, 1_MiB, "flow"),
+               InputError);
+  EXPECT_THROW((void)predict_one(h100, Op::kAlltoall, Algorithm::kRing, Protocol::kSimple, 1_MiB, "flow"), InputError);
+  EXPECT_THROW((void)predict_one(h100, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, 1_MiB, "simgrid"), InputError);
+  EXPECT_THROW((void)parse_op("allreduce"), InputError);
+  EXPECT_EQ(parse_algorithm("Ring"), Algorithm::kRing);
+  EXPECT_EQ(parse_protocol("LL128"), Protocol::kLL128);
+}
+
+TEST(Collectives, SizeSweepFollowsNcclTestsFlags) {
+  const auto sizes = size_sweep(Bytes(8), Bytes(128), 2);
+  ASSERT_EQ(sizes.size(), 5u);
+  EXPECT_EQ(sizes.back(), Bytes(128));
+  EXPECT_THROW((void)size_sweep(Bytes(0), Bytes(8), 2), InputError);
+  EXPECT_THROW((void)size_sweep(Bytes(8), Bytes(4), 2), InputError);
+  EXPECT_THROW((void)size_sweep(Bytes(8), Bytes(64), 1), InputError);
+}
+
+}  // namespace
+}  // namespace ctwin::collectives
