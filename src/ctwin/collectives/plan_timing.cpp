@@ -107,7 +107,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
   struct Step {
     const Phase* phase;
     SimTime pipeline_latency;  // a pipelined phase pays its depth's latency once
-    std::vector<int> waiting;  // per transfer: transfers of the step before still to arrive at its source
+    std::vector<int> waiting;  // per transfer: its inputs (arrivals at its source, its own last send) still due
     std::vector<std::vector<std::uint32_t>> fed_by_gpu;  // per (GPU, channel): transfers it sends
     std::vector<std::uint32_t> after_barrier;  // transfers whose source received nothing before
     std::vector<SimTime> ready_at;             // per transfer: when its inputs allow it to start

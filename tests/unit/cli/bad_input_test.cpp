@@ -180,3 +180,25 @@ TEST(Help, TopLevelHelpListsSubcommands) {
 }
 
 }  // namespace
+
+namespace {
+
+// ctwin collective: every flag it validates fails in one line naming the flag.
+TEST(CollectiveBadInput, OneLineNamingTheFlag) {
+  const std::string base = "collective --cluster " + topology("dgx-h100-superpod") + " --gpus 8 -e 1M ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--op allreduce", "--op"},        {"--algo bogus", "--algo"},      {"--proto ll256", "--proto"},
+      {"-d float7", "--dtype"},          {"-b 0", "--begin"},             {"-b 2M", "--end"},
+      {"-f 1", "--factor"},              {"--network simgrid", "--network"}, {"--channels -1", "--channels"},
+      {"--op alltoall --algo ring", "--algo"},
+  };
+  for (const auto& [arguments, flag] : cases) {
+    EXPECT_TRUE(one_line_error(run_ctwin(base + arguments), {flag})) << arguments;
+  }
+  const std::string odd = "collective --cluster " + topology("dgx-h100-superpod") + " --gpus 24 --algo hd";
+  EXPECT_TRUE(one_line_error(run_ctwin(odd), {"--algo", "power-of-two"}));
+  const std::string pcie = "collective --cluster " + topology("pcie-l40s") + " --gpus 8 --algo nvls";
+  EXPECT_TRUE(one_line_error(run_ctwin(pcie), {"--algo", "NVSwitch"}));
+}
+
+}  // namespace
