@@ -28,7 +28,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"network", {"core", "engine", "fabric"}},
       {"collectives", {"core", "engine", "fabric", "network"}},
       {"compute", {"core"}},
-      {"calibration", {"core", "compute"}},
+      {"calibration", {"core", "engine", "fabric", "network", "collectives", "compute"}},
       {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration"}},
   };
   return kAllowed;

@@ -143,7 +143,7 @@ class Parser {
                           std::string(nccl_op_choices()) + ", with _perf)");
       }
       if (log_.op && *log_.op != *named) {
-        const std::string previous(nccl_op_name(*log_.op));
+        const std::string previous(collectives::name(*log_.op));
         fail(line, 0, "the log names " + std::string(field) + " but is read as " + previous +
                           (op_given_ ? " (as asked)" : " (named earlier)"));
       }

@@ -35,7 +35,7 @@ void check(const NcclRow& row, const NcclTiming& timing, const char* group, doub
 }  // namespace
 
 std::vector<NcclInconsistency> find_inconsistencies(const NcclLog& log, NcclOp op, int ranks) {
-  const double factor = busbw_factor(op, ranks);
+  const double factor = collectives::busbw_factor(op, ranks);
   std::vector<NcclInconsistency> found;
   for (const NcclRow& row : log.rows) {
     check(row, row.out_of_place, "out-of-place", factor, found);
@@ -53,7 +53,7 @@ void require_consistent(const NcclLog& log, NcclOp op, int ranks) {
                 first.field.c_str(), first.printed, first.expected, first.tolerance);
   const std::string rule = first.field == "algbw"
                                ? std::string("size / time")
-                               : "algbw x " + std::string(nccl_op_name(op)) + " factor for " + std::to_string(ranks) + " ranks";
+                               : "algbw x " + std::string(collectives::name(op)) + " factor for " + std::to_string(ranks) + " ranks";
   throw InputError(log.source, "line " + std::to_string(first.line),
                    std::string(figures) + " (" + rule + "); " + std::to_string(found.size()) +
                        " inconsistent figure(s): not an unedited nccl-tests log for this op and rank count");

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_bench_command);
   add(ctwin::cli::add_gemm_command);
   add(ctwin::cli::add_calibrate_command);
+  add(ctwin::cli::add_validate_command);
 
   try {
     app.parse(argc, argv);

@@ -247,9 +247,9 @@ int default_channels(const Fabric& fabric) {
   return node_count(fabric) > 1 ? std::max(1, fabric.spec().server.nics.count) : std::max(1, fabric.gpus_per_node());
 }
 
-Plan make_plan(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
-  if (fabric.gpus() < 2) throw InputError("--gpus", "", "a collective needs at least 2 GPUs");
-  if (channels < 1) throw InputError("--channels", "", "must be at least 1");
+namespace {
+
+Plan plan_by(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
   switch (algorithm) {
     case Algorithm::kRing:
       return ring_plan(op, fabric, channels);
@@ -266,6 +266,18 @@ Plan make_plan(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
       break;
   }
   throw InternalError("auto is resolved before planning");
+}
+
+}  // namespace
+
+Plan make_plan(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
+  if (fabric.gpus() < 2) throw InputError("--gpus", "", "a collective needs at least 2 GPUs");
+  if (channels < 1) throw InputError("--channels", "", "must be at least 1");
+  Plan plan = plan_by(op, algorithm, fabric, channels);
+  plan.nodes = node_count(fabric);
+  plan.channels = channels;
+  plan.arch = nccl_arch_of(fabric.spec().server.gpu);
+  return plan;
 }
 
 std::vector<Algorithm> candidate_algorithms(Op op, const Fabric& fabric) {

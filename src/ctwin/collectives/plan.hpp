@@ -36,6 +36,11 @@ struct Plan {
   int ranks = 0;
   bool multi_node = false;
   std::vector<Phase> phases;
+  int nodes = 1;
+  int channels = 1;
+  GpuArch arch = GpuArch::kHopper;
+
+  [[nodiscard]] CostContext context() const { return {algorithm, op, ranks, nodes, channels, arch}; }
 };
 
 /// The plan of `op` by `algorithm` over every GPU of `fabric`, with `channels` channels.

@@ -31,18 +31,31 @@ double reference_size(const Plan& plan) {
   return std::max(double(1 << 30), 1024.0 / smallest);
 }
 
-double mean_hop_latency_s(const std::vector<HopClass>& hops, const Plan& plan, Protocol protocol,
+double mean_hop_latency_s(const std::vector<HopClass>& hops, const CostContext& where, Protocol protocol,
                           const CollectiveTuning& tuning) {
   if (hops.empty()) return 0;
   double sum = 0;
-  for (HopClass hop : hops) sum += tuning.cost(plan.algorithm, protocol, plan.op, hop, plan.multi_node).hop_latency.seconds();
+  for (HopClass hop : hops) sum += tuning.cost(where, protocol, hop).hop_latency.seconds();
   return sum / static_cast<double>(hops.size());
+}
+
+// The protocol's bus-bandwidth ceiling as a floor on the time, latency included.
+double ceiling_bound_s(const ProtocolCost& cost, double size_bytes) {
+  if (cost.max_bus_GBps <= 0) return 0;
+  return cost.base_latency.seconds() + size_bytes * cost.bus_bytes_per_byte / (cost.max_bus_GBps * 1e9);
+}
+
+void require_supported(const ProtocolCost& cost, const CostContext& where, Protocol protocol) {
+  if (!cost.supported) {
+    throw InputError("--proto", "", std::string(name(where.algorithm)) + " does not run with protocol " +
+                                        std::string(name(protocol)) + " (NVLS runs Simple only)");
+  }
 }
 
 }  // namespace
 
 PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const std::string& network)
-    : shape_{plan.op, plan.algorithm, plan.ranks, plan.multi_node, {}} {
+    : context_(plan.context()) {
   const double reference = reference_size(plan);
   for (const auto& phase : plan.phases) {
     engine::Simulator simulator;
@@ -75,7 +88,8 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
 }
 
 SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const {
-  const auto base = tuning.cost(shape_.algorithm, protocol, shape_.op, HopClass::kNvlink, shape_.multi_node);
+  const auto base = tuning.cost(context_, protocol, HopClass::kNvlink);
+  require_supported(base, context_, protocol);
   const double share = base.bandwidth_share;
   const double s = static_cast<double>(size.count());
   double total = base.base_latency.seconds();
@@ -91,18 +105,21 @@ SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning&
       mean += transfer;
     }
     mean /= static_cast<double>(std::max<std::size_t>(1, phase.latency_s.size()));
-    const double hop = mean_hop_latency_s(phase.hops, shape_, protocol, tuning);
+    const double hop = mean_hop_latency_s(phase.hops, context_, protocol, tuning);
     total += phase.repeat * std::max(busiest, mean + hop) + (phase.latency_hops - 1) * hop;
   }
-  return SimTime::from_seconds(total);
+  return SimTime::from_seconds(std::max(total, ceiling_bound_s(base, s)));
 }
 
 SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const std::string& network, Bytes size,
                            Protocol protocol, const CollectiveTuning& tuning) {
   engine::Simulator simulator;
   auto model = make_model(network, fabric, simulator);
-  const auto cost_of = [&](HopClass hop) { return tuning.cost(plan.algorithm, protocol, plan.op, hop, plan.multi_node); };
-  const double share = cost_of(HopClass::kNvlink).bandwidth_share;
+  const CostContext where = plan.context();
+  const auto cost_of = [&](HopClass hop) { return tuning.cost(where, protocol, hop); };
+  const ProtocolCost base = cost_of(HopClass::kNvlink);
+  require_supported(base, where, protocol);
+  const double share = base.bandwidth_share;
 
   struct Step {
     const Phase* phase;
@@ -119,7 +136,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
     if (phase.latency_hops > 1) {
       std::vector<HopClass> hops;
       for (const auto& t : phase.transfers) hops.push_back(t.hop);
-      pipeline = SimTime::from_seconds((phase.latency_hops - 1) * mean_hop_latency_s(hops, plan, protocol, tuning));
+      pipeline = SimTime::from_seconds((phase.latency_hops - 1) * mean_hop_latency_s(hops, where, protocol, tuning));
     }
     for (int k = 0; k < phase.repeat; ++k) steps.push_back({&phase, pipeline, {}, {}, {}, {}, phase.transfers.size()});
   }
@@ -196,7 +213,8 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
     }
   }
   model->run();
-  return cost_of(HopClass::kNvlink).base_latency + finish;
+  const double total = (base.base_latency + finish).seconds();
+  return SimTime::from_seconds(std::max(total, ceiling_bound_s(base, static_cast<double>(size.count()))));
 }
 
 }  // namespace ctwin::collectives

@@ -7,7 +7,8 @@
 // that scale with the size, so one simulation gives every size of a sweep:
 //   x_t(S) = latency_t + drain_t · S / S_ref / share          (transfer t of a step)
 //   phase(S) = repeat · max( max_t x_t, mean_t x_t + hop ) + (latency_hops − 1) · hop
-//   time(S) = base latency + Σ phase(S)
+//   time(S) = max( base latency + Σ phase(S), base latency + S · bus bytes per byte / ceiling )
+// the last term being NCCL's ceiling on the protocol's bus bandwidth, where it has one.
 // where hop is the mean pipeline latency of the phase's hops for the protocol: each
 // connection moves its steps in order (the first bound), and data advances one hop per step
 // (the second).
@@ -37,7 +38,7 @@ class PlanProfile {
     int repeat = 1;
     int latency_hops = 1;
   };
-  Plan shape_;  // the plan without its transfers: what the costs depend on
+  CostContext context_;
   std::vector<PhaseProfile> phases_;
 };
 

@@ -53,6 +53,7 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
     bool found = false;
     for (const auto& candidate : candidates) {
       for (Protocol protocol : protocols) {
+        if (!query.tuning.cost(candidate.plan.context(), protocol, HopClass::kNvlink).supported) continue;
         const SimTime time = query.every_transfer
                                  ? run_every_transfer(candidate.plan, fabric, query.network, size, protocol, query.tuning)
                                  : candidate.profile->time(size, protocol, query.tuning);
@@ -63,6 +64,10 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
           found = true;
         }
       }
+    }
+    if (!found) {
+      throw InputError("--proto", "", std::string(name(query.algorithm)) + " does not run with protocol " +
+                                          std::string(name(query.protocol)) + " (NVLS runs Simple only)");
     }
     best.size = size;
     best.count = size.count() / query.element_bytes;

@@ -1,17 +1,32 @@
 #include "ctwin/collectives/tuning.hpp"
 
+#include <algorithm>
+#include <bit>
+
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::collectives {
 namespace {
 
-// Indexed [protocol: LL, LL128, Simple]; microseconds. NCCL tuning.cc baseLat and hwLat.
-constexpr double kRingBase[3] = {3.6, 10.0, 8.4};
-constexpr double kTreeBase[3] = {4.4, 4.4, 0.0};
-constexpr double kRingHop[3][3] = {{.47, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 9.6}};  // NVLink, PCIe, net
-constexpr double kTreeHop[3][3] = {{.52, 1.2, 28}, {1.0, 1.9, 28}, {5.0, 8.5, 50}};
+// NCCL tuning.cc tables, microseconds and GB/s. Protocol index: LL, LL128, Simple.
+// Architecture index: Volta, Ampere, Hopper, Blackwell. Node index: 1, 2, more nodes.
+enum Family { kTreeFamily, kRingFamily, kNvlsFamily, kNvlsTreeFamily };
+constexpr double kBaseLatency[4][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}};
+constexpr double kHopLatency[3][4][3] = {
+    /* NVLink */ {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
+    /* PCIe   */ {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}},
+    /* net    */ {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}}};
+// LL ceilings: one node by GPU architecture; across nodes NCCL indexes by CPU vendor (Intel
+// row used here: 39 GB/s on two nodes, 20.4 beyond).
+constexpr double kLlMaxOneNode[4] = {39.0, 87.7, 141.0, 282.0};
+constexpr double kLlMaxMultiNode[2] = {39.0, 20.4};
+constexpr double kPerChannelRingLl128[4] = {20.0, 20.0, 36.7, 40.0};
+constexpr double kPerChannelTreeLl128[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+constexpr double kPerChannelTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+constexpr double kPerChannelNvlsTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}};
+constexpr double kNvlsEfficiency[4] = {0, 0, 0.85, 0.74};
 
-int index_of(Protocol protocol) {
+int protocol_index(Protocol protocol) {
   switch (protocol) {
     case Protocol::kLL:
       return 0;
@@ -25,32 +40,99 @@ int index_of(Protocol protocol) {
   throw InternalError("a concrete protocol is needed here");
 }
 
+// NCCL has no halving-doubling: it pays its latencies like a pipelined tree (log-depth
+// exchanges) and moves its bytes like a ring (each step a full-rate point-to-point send), so
+// it takes the tree's latency figures and the ring's protocol shares and ceilings. Direct
+// point-to-point sends move one step per hop like a ring.
+Family latency_family_of(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kTree:
+    case Algorithm::kHalvingDoubling:
+      return kTreeFamily;
+    case Algorithm::kNvls:
+      return kNvlsFamily;
+    case Algorithm::kNvlsTree:
+      return kNvlsTreeFamily;
+    default:
+      return kRingFamily;
+  }
+}
+
+// NCCL's nsteps: the bus bytes a ring moves per byte of the collective, times n.
+double ring_steps(Op op, int ranks) {
+  switch (op) {
+    case Op::kAllReduce:
+      return 2.0 * (ranks - 1);
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+      return ranks - 1;
+    default:
+      return ranks;
+  }
+}
+
 }  // namespace
 
-ProtocolCost CollectiveTuning::cost(Algorithm algorithm, Protocol protocol, Op op, HopClass hop, bool multi_node) const {
-  const int p = index_of(protocol);
-  const int h = static_cast<int>(hop);
-  // Trees and halving-doubling pipeline chunks down a tree or across partners: NCCL's tree
-  // figures. Rings, direct sends and NVLS move one step per hop: its ring figures (NVLS has no
-  // entry in that table; ring Simple stands in until calibrated).
-  const bool tree_like = algorithm == Algorithm::kTree || algorithm == Algorithm::kNvlsTree ||
-                         algorithm == Algorithm::kHalvingDoubling;
+GpuArch nccl_arch_of(const std::string& gpu_model) {
+  const auto starts = [&](const char* prefix) { return gpu_model.rfind(prefix, 0) == 0; };
+  if (starts("v100")) return GpuArch::kVolta;
+  if (starts("h100") || starts("h200") || starts("h800") || starts("h20") || starts("gh200")) return GpuArch::kHopper;
+  if (starts("b200") || starts("b100") || starts("gb200") || starts("b300") || starts("gb300")) return GpuArch::kBlackwell;
+  return GpuArch::kAmpere;
+}
+
+ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol, HopClass hop) const {
+  const int p = protocol_index(protocol);
+  const int arch = static_cast<int>(where.arch);
+  const int node_bucket = where.nodes <= 2 ? where.nodes - 1 : 2;
+  const Family latency_family = latency_family_of(where.algorithm);
+  const Family family = where.algorithm == Algorithm::kHalvingDoubling ? kRingFamily : latency_family;
+  const double channels = std::max(1, where.channels);
   ProtocolCost cost;
-  cost.base_latency = SimTime::from_seconds((tree_like ? kTreeBase[p] : kRingBase[p]) * 1e-6);
-  cost.hop_latency = SimTime::from_seconds((tree_like ? kTreeHop[h][p] : kRingHop[h][p]) * 1e-6 * latency_scale);
+  if ((family == kNvlsFamily || family == kNvlsTreeFamily) && protocol != Protocol::kSimple) cost.supported = false;
+
+  cost.base_latency = SimTime::from_seconds(kBaseLatency[latency_family][p] * 1e-6 * latency_scale);
+  double hop_us = kHopLatency[static_cast<int>(hop)][latency_family][p];
+  // NCCL charges NVLS one NVLink latency for the whole in-switch reduction and multicast; the
+  // NVLS plans span two NVLink hops (into the switch, out of it), so each pays half.
+  if ((family == kNvlsFamily || family == kNvlsTreeFamily) && hop != HopClass::kNet) hop_us /= 2;
+  cost.hop_latency = SimTime::from_seconds(hop_us * 1e-6 * latency_scale);
+
   double share = 1;
-  if (protocol == Protocol::kLL) {
-    if (tree_like) {
-      share = 0.9 / 3.8;
-    } else {
-      share = multi_node || op == Op::kAllReduce || op == Op::kReduce ? 1.0 / 4.0 : 1.0 / 3.0;
-    }
-  } else if (protocol == Protocol::kLL128) {
-    share = tree_like ? (multi_node ? 0.915 : 7.0 / 9.0) : 0.92;
-  } else if (tree_like) {
-    share = 0.9;
+  double ceiling = 0;
+  switch (family) {
+    case kRingFamily:
+      if (protocol == Protocol::kLL) {
+        share = 0.5;
+        ceiling = where.nodes == 1 ? kLlMaxOneNode[arch] : kLlMaxMultiNode[where.nodes <= 2 ? 0 : 1];
+      } else if (protocol == Protocol::kLL128) {
+        share = 0.92;
+        ceiling = channels * kPerChannelRingLl128[arch];
+      }
+      cost.bus_bytes_per_byte = ring_steps(where.op, where.ranks) / where.ranks;
+      break;
+    case kTreeFamily:
+      share = 0.92;
+      ceiling = channels * kPerChannelTree[arch][node_bucket];
+      if (protocol == Protocol::kLL) {
+        share /= 3.8;
+        ceiling = std::min(ceiling / 3.8, where.nodes == 1 ? kLlMaxOneNode[arch] : kLlMaxMultiNode[where.nodes <= 2 ? 0 : 1]);
+      } else if (protocol == Protocol::kLL128) {
+        share *= where.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+        ceiling = std::min(ceiling, channels * kPerChannelTreeLl128[arch][node_bucket]);
+      }
+      cost.bus_bytes_per_byte = 2;
+      break;
+    case kNvlsFamily:
+    case kNvlsTreeFamily:
+      share = kNvlsEfficiency[arch] * (channels - 1) / channels;
+      if (family == kNvlsTreeFamily) ceiling = channels * kPerChannelNvlsTree[arch][node_bucket];
+      cost.bus_bytes_per_byte = ring_steps(where.op, where.ranks) / where.ranks;
+      if (share <= 0) cost.supported = false;
+      break;
   }
   cost.bandwidth_share = share * bandwidth_scale;
+  cost.max_bus_GBps = ceiling * bandwidth_scale;
   return cost;
 }
 

@@ -1,11 +1,20 @@
 #pragma once
-// What a protocol costs on top of moving bytes: NCCL's own tuning model (src/graph/tuning.cc,
-// read at NVIDIA/nccl commit 01afd20, the v2.8-era tables) gives, per algorithm and protocol,
-// a base latency per collective, a latency per hop by hop class (NVLink, PCIe, network), and
-// the share of link bandwidth the protocol delivers as payload (LL moves 8-byte lines holding
-// 4 bytes of data and NCCL models it at 1/4 of the link for rings; LL128 keeps 120 of every 128
-// bytes and NCCL models 0.92). These are the shipped defaults; `ctwin calibrate` replaces them
-// with values fitted to a cluster's own nccl-tests logs.
+// What a protocol costs on top of moving bytes, after NCCL's own tuning model
+// (src/graph/tuning.cc, NVIDIA/nccl master at 5067397c, the model of the 2.2x releases the
+// validation logs were taken with):
+//  - a base latency per collective and a latency per pipelined step by hop class (NVLink,
+//    PCIe, network), per algorithm family and protocol (baseLatencies, hwLatencies);
+//  - the share of link bandwidth a protocol delivers as payload: LL 1/2 on rings (8-byte
+//    lines, 4 of data), LL128 0.92 (120 of every 128 bytes), trees 0.92, tree LL 0.92/3.8,
+//    tree LL128 7/9 on one node; NVLS the architecture's nvlsEfficiency (Hopper 0.85,
+//    Blackwell 0.74) times (channels − 1)/channels;
+//  - ceilings on bus bandwidth: LL at llMaxBws, LL128 and trees at a per-channel maximum
+//    times the channels (perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws,
+//    perChMaxNVLSTreeBws), by GPU architecture and node count (1, 2, more).
+// NVLS runs with the Simple protocol only. These are the shipped defaults; `ctwin calibrate`
+// scales them to fit a cluster's own nccl-tests logs.
+
+#include <string>
 
 #include "ctwin/collectives/collective.hpp"
 #include "ctwin/core/units.hpp"
@@ -14,20 +23,43 @@ namespace ctwin::collectives {
 
 enum class HopClass { kNvlink, kPcie, kNet };
 
+/// NCCL's compute-capability buckets for its tuning tables.
+enum class GpuArch { kVolta, kAmpere, kHopper, kBlackwell };
+
+/// The bucket of a GPU model name as topology files give it ("h100-sxm", "b200", ...);
+/// Ampere for names it does not know (NCCL's bucket for SM80 to SM89, L40S included).
+[[nodiscard]] GpuArch nccl_arch_of(const std::string& gpu_model);
+
+/// Where a collective runs, as far as its costs are concerned.
+struct CostContext {
+  Algorithm algorithm = Algorithm::kRing;
+  Op op = Op::kAllReduce;
+  int ranks = 2;
+  int nodes = 1;
+  int channels = 1;
+  GpuArch arch = GpuArch::kHopper;
+};
+
 struct ProtocolCost {
-  SimTime base_latency;   ///< once per collective
-  SimTime hop_latency;    ///< per pipelined step over one hop of the given class
+  bool supported = true;       ///< NCCL runs this algorithm with this protocol
+  SimTime base_latency;        ///< once per collective
+  SimTime hop_latency;         ///< per pipelined step over one hop of the given class
   double bandwidth_share = 1;  ///< payload bytes per byte on the wire, (0, 1]
+  /// NCCL's ceiling on its bus bandwidth for this algorithm and protocol; 0 = none.
+  double max_bus_GBps = 0;
+  /// Bus bytes per byte of the collective in NCCL's bookkeeping (ring nsteps/n, tree 2):
+  /// the ceiling bounds size × this / time.
+  double bus_bytes_per_byte = 1;
 };
 
 struct CollectiveTuning {
-  /// Multiplies every hop latency and every bandwidth share; calibration moves these first.
+  /// Multiply every latency and every bandwidth share; calibration moves these.
   double latency_scale = 1;
   double bandwidth_scale = 1;
   /// Channels per collective (NCCL's nChannels); 0 picks one per NIC rail, or per GPU on one node.
   int channels = 0;
 
-  [[nodiscard]] ProtocolCost cost(Algorithm algorithm, Protocol protocol, Op op, HopClass hop, bool multi_node) const;
+  [[nodiscard]] ProtocolCost cost(const CostContext& where, Protocol protocol, HopClass hop) const;
 };
 
 }  // namespace ctwin::collectives

@@ -11,8 +11,13 @@ namespace {
 
 constexpr int kMaxCount = 1 << 16;
 
+double read_efficiency(JsonObjectReader& reader, double fallback) {
+  return reader.number_or("efficiency", 0.01, 1, fallback);
+}
+
 LinkSpec read_link(JsonObjectReader reader) {
   LinkSpec link{reader.bandwidth("bandwidth"), reader.duration("latency")};
+  link.efficiency = read_efficiency(reader, 1);
   reader.finish();
   return link;
 }
@@ -21,6 +26,7 @@ NvlinkSpec read_nvlink(JsonObjectReader reader) {
   NvlinkSpec nvlink;
   nvlink.generation = static_cast<int>(reader.integer("generation", 1, 10));
   nvlink.link = {reader.bandwidth("bandwidth"), reader.duration("latency")};
+  nvlink.link.efficiency = read_efficiency(reader, default_nvlink_efficiency(nvlink.generation));
   nvlink.nvls = reader.boolean_or("nvls", false);
   reader.finish();
   return nvlink;
@@ -31,6 +37,7 @@ NicSpec read_nics(JsonObjectReader reader) {
   nics.model = reader.string_or("model", "");
   nics.count = static_cast<int>(reader.integer("count", 1, kMaxCount));
   nics.link = {reader.bandwidth("bandwidth"), reader.duration("latency")};
+  nics.link.efficiency = read_efficiency(reader, 1);
   nics.technology = reader.choice("technology", {"infiniband", "roce"}) == "roce" ? NetworkTechnology::kRoce
                                                                                     : NetworkTechnology::kInfiniBand;
   reader.finish();
@@ -49,6 +56,7 @@ ServerSpec read_server(JsonObjectReader reader) {
     auto pcie = reader.object("pcie");
     server.pcie_generation = static_cast<int>(pcie.integer("generation", 1, 7));
     server.pcie = {pcie.bandwidth("bandwidth"), pcie.duration("latency")};
+    server.pcie.efficiency = read_efficiency(pcie, default_pcie_efficiency(server.pcie_generation));
     pcie.finish();
   }
   if (auto cpu_link = reader.optional_object("cpu_link")) server.cpu_link = read_link(*cpu_link);
@@ -114,6 +122,18 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
 }
 
 }  // namespace
+
+double default_nvlink_efficiency(int generation) {
+  switch (generation) {
+    case 1: return 18.0 / 20.0;
+    case 2:
+    case 3: return 20.0 / 25.0;
+    case 4: return 20.6 / 25.0;
+    default: return 40.1 / 50.0;
+  }
+}
+
+double default_pcie_efficiency(int generation) { return generation <= 2 ? 0.75 : 12.0 / 15.75; }
 
 ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& source) {
   JsonObjectReader reader(document, source, "");

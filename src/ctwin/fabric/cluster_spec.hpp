@@ -17,8 +17,14 @@ namespace ctwin::fabric {
 /// A class of point-to-point link: rate per direction and one-way latency of one hop,
 /// including the forwarding delay of the device it enters.
 struct LinkSpec {
-  Bandwidth bandwidth;
+  Bandwidth bandwidth;  ///< the signalling rate after line encoding, as datasheets give it
   SimTime latency;
+  /// Share of `bandwidth` that GPU traffic achieves as payload (packet headers, flow control,
+  /// DMA engines): NVLink about 0.8, PCIe about 0.76. Defaults per link class are in
+  /// default_efficiency(); a topology file or a calibration may set it per class.
+  double efficiency = 1;
+
+  [[nodiscard]] Bandwidth achieved() const { return bandwidth * efficiency; }
 };
 
 /// The GPUs' scale-up domain: each GPU has `bandwidth` per direction into a switch chip set
@@ -91,6 +97,16 @@ struct ClusterSpec {
                                        const std::vector<std::string>& overrides = {});
 /// Same, from an already loaded document; `source` names it in errors.
 [[nodiscard]] ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& source);
+
+/// What NCCL's topology model assumes a link delivers, as a share of the raw rate (NCCL
+/// src/graph/topo.h and topo.cc, master at 5067397c): NVLink 20.0 GB/s per 25 GB/s link for
+/// generations 2 and 3 (SM70/SM80_NVLINK_BW), 20.6 of 25 for generation 4 (SM90), 40.1 of 50
+/// for generation 5 (SM100), 18 of 20 for generation 1 (SM60); PCIe width × speed / 80 GB/s,
+/// i.e. 12 GB/s for a Gen3 x16 link of 15.75 GB/s raw, 24 of 31.5 for Gen4, 48 of 63 for Gen5
+/// (0.762; 0.75 for the 8b/10b generations 1 and 2). NICs, switch links and socket links: 1,
+/// as NCCL takes the port speed as it is.
+[[nodiscard]] double default_nvlink_efficiency(int generation);
+[[nodiscard]] double default_pcie_efficiency(int generation);
 
 [[nodiscard]] const char* to_string(NetworkTechnology technology);
 [[nodiscard]] const char* to_string(FabricKind kind);

@@ -28,9 +28,13 @@ inline constexpr int kLinkKindCount = 6;
 struct Link {
   VertexId from = 0;
   VertexId to = 0;
-  Bandwidth bandwidth;
+  Bandwidth bandwidth;  ///< raw rate per direction
   SimTime latency;
   LinkKind kind = LinkKind::kNvlink;
+  double efficiency = 1;  ///< payload share of `bandwidth` traffic achieves
+
+  /// What the network models carry: payload bytes per second.
+  [[nodiscard]] Bandwidth achieved() const { return bandwidth * efficiency; }
 };
 
 [[nodiscard]] constexpr LinkId reverse(LinkId id) { return id ^ 1U; }

@@ -73,7 +73,7 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
     for (int k = 0; k < plan_.rails; ++k) {
       const int leaf = leaf_of(spec_, plan_, n, k);
       nic_leaf_[static_cast<std::size_t>(n * plan_.rails + k)] = leaf;
-      add_cable(offset + server_.nic_vertex(k), leaf_vertex(leaf), nic.link.bandwidth, nic.link.latency, LinkKind::kAccess);
+      add_cable(offset + server_.nic_vertex(k), leaf_vertex(leaf), nic.link, LinkKind::kAccess);
     }
   }
 
@@ -83,7 +83,7 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
     for (int leaf = 0; leaf < plan_.leaves; ++leaf) {
       const int first_spine = plan_.pod_of_leaf(leaf) * plan_.spines_per_pod;
       for (int k = 0; k < plan_.leaf_uplinks; ++k) {
-        add_cable(leaf_vertex(leaf), spine_vertex(first_spine + k % plan_.spines_per_pod), wire.bandwidth, wire.latency,
+        add_cable(leaf_vertex(leaf), spine_vertex(first_spine + k % plan_.spines_per_pod), wire,
                   LinkKind::kLeafSpine);
       }
     }
@@ -93,7 +93,7 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
     const int plane = spine % plan_.spines_per_pod;
     for (int k = 0; k < plan_.spine_uplinks; ++k) {
       add_cable(spine_vertex(spine), core_vertex(plane * plan_.cores_per_plane + k % plan_.cores_per_plane),
-                wire.bandwidth, wire.latency, LinkKind::kSpineCore);
+                wire, LinkKind::kSpineCore);
     }
   }
   CTWIN_ASSERT(links_.size() == total_links, "link layout matches its count");
@@ -107,9 +107,9 @@ Fabric::~Fabric() = default;
 Fabric::Fabric(Fabric&&) noexcept = default;
 Fabric& Fabric::operator=(Fabric&&) noexcept = default;
 
-void Fabric::add_cable(VertexId a, VertexId b, Bandwidth bandwidth, SimTime latency, LinkKind kind) {
-  links_.push_back({a, b, bandwidth, latency, kind});
-  links_.push_back({b, a, bandwidth, latency, kind});
+void Fabric::add_cable(VertexId a, VertexId b, const LinkSpec& spec, LinkKind kind) {
+  links_.push_back({a, b, spec.bandwidth, spec.latency, kind, spec.efficiency});
+  links_.push_back({b, a, spec.bandwidth, spec.latency, kind, spec.efficiency});
 }
 
 VertexId Fabric::gpu_vertex(GpuId gpu) const {

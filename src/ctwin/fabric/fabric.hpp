@@ -69,7 +69,7 @@ class Fabric {
 
  private:
   struct BoostGraph;
-  void add_cable(VertexId a, VertexId b, Bandwidth bandwidth, SimTime latency, LinkKind kind);
+  void add_cable(VertexId a, VertexId b, const LinkSpec& spec, LinkKind kind);
 
   ClusterSpec spec_;
   int gpus_ = 0;

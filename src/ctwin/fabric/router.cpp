@@ -90,11 +90,11 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
 PathProperties path_properties(const Fabric& fabric, const std::vector<LinkId>& path) {
   PathProperties properties;
   if (path.empty()) return properties;
-  properties.bottleneck = fabric.link(path.front()).bandwidth;
+  properties.bottleneck = fabric.link(path.front()).achieved();
   for (LinkId id : path) {
     const Link& link = fabric.link(id);
     properties.latency += link.latency;
-    properties.bottleneck = std::min(properties.bottleneck, link.bandwidth);
+    properties.bottleneck = std::min(properties.bottleneck, link.achieved());
   }
   return properties;
 }

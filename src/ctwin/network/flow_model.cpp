@@ -41,7 +41,7 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
     : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
-  for (std::size_t id = 0; id < links_.size(); ++id) links_[id].capacity = fabric.links()[id].bandwidth.bytes_per_second();
+  for (std::size_t id = 0; id < links_.size(); ++id) links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
 }
 
 bool FlowModel::binding(const LinkState& link) const { return link.demand > link.capacity * (1 + kSaturation); }

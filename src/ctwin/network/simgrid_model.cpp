@@ -67,7 +67,7 @@ SimGridModel::SimGridModel(const fabric::Fabric& fabric, engine::Simulator& simu
   auto sg_link = [&](fabric::LinkId id) {
     if (links[id] == nullptr) {
       const fabric::Link& link = fabric.link(id);
-      links[id] = zone->create_link("l" + std::to_string(id), link.bandwidth.bytes_per_second())->seal();
+      links[id] = zone->create_link("l" + std::to_string(id), link.achieved().bytes_per_second())->seal();
     }
     return links[id];
   };

@@ -214,17 +214,11 @@ TEST(NcclLog, InconsistentFiguresAreFoundWithTheirLine) {
   EXPECT_EQ(find_inconsistencies(parse(kModern), NcclOp::kAllReduce, 8).size(), 4U);
 }
 
-TEST(NcclOp, BusbwFactorsMatchNcclTests) {
-  EXPECT_DOUBLE_EQ(busbw_factor(NcclOp::kAllReduce, 8), 1.75);
-  EXPECT_DOUBLE_EQ(busbw_factor(NcclOp::kAllGather, 8), 0.875);
-  EXPECT_DOUBLE_EQ(busbw_factor(NcclOp::kReduceScatter, 16), 15.0 / 16);
-  EXPECT_DOUBLE_EQ(busbw_factor(NcclOp::kAlltoall, 4), 0.75);
-  for (const NcclOp op : {NcclOp::kBroadcast, NcclOp::kReduce, NcclOp::kSendrecv}) {
-    EXPECT_DOUBLE_EQ(busbw_factor(op, 72), 1.0);
-  }
+TEST(NcclOp, BinaryNamesNameTheCollective) {
   EXPECT_EQ(parse_nccl_op("reduce_scatter_perf_mpi"), NcclOp::kReduceScatter);
+  EXPECT_EQ(parse_nccl_op("sendrecv_perf"), NcclOp::kSendRecv);
+  EXPECT_EQ(parse_nccl_op("alltoall"), NcclOp::kAlltoall);
   EXPECT_EQ(parse_nccl_op("gather"), std::nullopt);
-  EXPECT_EQ(nccl_op_name(NcclOp::kAlltoall), "alltoall");
 }
 
 }  // namespace

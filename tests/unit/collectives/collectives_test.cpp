@@ -51,7 +51,7 @@ TEST(Collectives, RingAllReduceMatchesTheClosedFormOnUniformLinks) {
   const double bandwidth = properties.bottleneck.bytes_per_second();
   for (Bytes size : {64_KiB, 16_MiB, 1_GiB}) {
     const auto row = predict_one(built, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, size, "analytical", 1);
-    const auto cost = tuning.cost(Algorithm::kRing, Protocol::kSimple, Op::kAllReduce, HopClass::kNvlink, false);
+    const auto cost = tuning.cost({Algorithm::kRing, Op::kAllReduce, 8, 1, 1, GpuArch::kHopper}, Protocol::kSimple, HopClass::kNvlink);
     const double alpha = properties.latency.seconds() + cost.hop_latency.seconds();
     const double expected = cost.base_latency.seconds() + 2 * (n - 1) / n * static_cast<double>(size.count()) / bandwidth +
                             2 * (n - 1) * alpha;
@@ -70,13 +70,13 @@ TEST(Collectives, AllGatherReduceScatterAndHalvingDoublingMatchTheirClosedForms)
   const double n = 8;
   for (Op op : {Op::kAllGather, Op::kReduceScatter}) {
     const auto row = predict_one(built, op, Algorithm::kRing, Protocol::kSimple, 256_MiB, "analytical", 1);
-    const auto cost = tuning.cost(Algorithm::kRing, Protocol::kSimple, op, HopClass::kNvlink, false);
+    const auto cost = tuning.cost({Algorithm::kRing, op, 8, 1, 1, GpuArch::kHopper}, Protocol::kSimple, HopClass::kNvlink);
     const double expected = cost.base_latency.seconds() + (n - 1) / n * size / bandwidth +
                             (n - 1) * (properties.latency.seconds() + cost.hop_latency.seconds());
     EXPECT_NEAR(row.time.seconds(), expected, 1e-6 * expected) << name(op);
   }
   const auto hd = predict_one(built, Op::kAllReduce, Algorithm::kHalvingDoubling, Protocol::kSimple, 256_MiB, "analytical", 1);
-  const auto cost = tuning.cost(Algorithm::kHalvingDoubling, Protocol::kSimple, Op::kAllReduce, HopClass::kNvlink, false);
+  const auto cost = tuning.cost({Algorithm::kHalvingDoubling, Op::kAllReduce, 8, 1, 1, GpuArch::kHopper}, Protocol::kSimple, HopClass::kNvlink);
   const double expected = cost.base_latency.seconds() + 2 * (n - 1) / n * size / (bandwidth * cost.bandwidth_share) +
                           2 * 3 * (properties.latency.seconds() + cost.hop_latency.seconds());
   EXPECT_NEAR(hd.time.seconds(), expected, 1e-6 * expected);

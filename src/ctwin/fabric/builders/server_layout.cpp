@@ -49,8 +49,8 @@ ServerLayout::ServerLayout(const ServerSpec& spec, const std::string& source) : 
 }
 
 void ServerLayout::add_cable(VertexId a, VertexId b, LinkSpec spec, LinkKind kind) {
-  links_.push_back({a, b, spec.bandwidth, spec.latency, kind});
-  links_.push_back({b, a, spec.bandwidth, spec.latency, kind});
+  links_.push_back({a, b, spec.bandwidth, spec.latency, kind, spec.efficiency});
+  links_.push_back({b, a, spec.bandwidth, spec.latency, kind, spec.efficiency});
 }
 
 void ServerLayout::compute_routes(const std::string& source) {
