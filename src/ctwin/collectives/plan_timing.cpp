@@ -57,12 +57,14 @@ void require_supported(const ProtocolCost& cost, const CostContext& where, Proto
 PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const std::string& network)
     : context_(plan.context()) {
   const double reference = reference_size(plan);
+  std::vector<fabric::LinkId> path;
   for (const auto& phase : plan.phases) {
     engine::Simulator simulator;
     auto model = make_model(network, fabric, simulator);
     PhaseProfile profile;
     profile.repeat = phase.repeat;
     profile.latency_hops = phase.latency_hops;
+    profile.transfers = phase.transfers.size();
     const std::size_t count = phase.transfers.size();
     std::vector<SimTime> done(count);
     std::vector<double> bytes(count);
@@ -73,24 +75,60 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
                             [&done, &simulator, i] { done[i] = simulator.now(); });
     }
     model->run();
+    events_ += simulator.events_processed();
+    std::array<std::vector<Line>, 2> lines;
     for (std::size_t i = 0; i < count; ++i) {
       const auto& planned = phase.transfers[i];
-      const double latency =
-          fabric::path_properties(fabric, fabric::route(fabric, planned.src, planned.dst, planned.route)).latency.seconds();
+      path.clear();
+      fabric::append_route(fabric, planned.src, planned.dst, planned.route, path);
+      const double latency = fabric::path_properties(fabric, path).latency.seconds();
       // Seconds per byte of the transfer, times its bytes per byte of the collective.
-      const double drain = std::max(0.0, done[i].seconds() - latency);
-      profile.latency_s.push_back(latency);
-      profile.drain_s_per_byte.push_back(drain / bytes[i] * planned.fraction);
-      profile.hops.push_back(planned.hop);
+      const double drain = std::max(0.0, done[i].seconds() - latency) / bytes[i] * planned.fraction;
+      ShareGroup& group = profile.groups[share_group(planned)];
+      group.latency_sum_s += latency;
+      group.drain_sum_s_per_byte += drain;
+      ++group.count;
+      lines[share_group(planned)].push_back({latency, drain});
+      ++profile.hop_counts[static_cast<std::size_t>(planned.hop)];
     }
+    for (std::size_t g = 0; g < lines.size(); ++g) profile.groups[g].front = undominated(std::move(lines[g]));
     phases_.push_back(std::move(profile));
   }
 }
 
+std::size_t PlanProfile::share_group(const PlannedTransfer& transfer) {
+  return transfer.route.leg == fabric::SwitchLeg::kWhole ? 0 : 1;
+}
+
+double PlanProfile::payload_share(const ProtocolCost& cost, std::size_t /*group*/) {
+  // NCCL's tuning model gives NVLS one efficiency for the whole algorithm; legs and whole
+  // paths share it until the tuning tells them apart.
+  return cost.bandwidth_share;
+}
+
+std::vector<PlanProfile::Line> PlanProfile::undominated(std::vector<Line> lines) {
+  // A line that another matches or beats on both latency and drain is never the only max
+  // for S >= 0, so dropping it changes no result, not even by rounding.
+  std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+    return a.drain_s_per_byte != b.drain_s_per_byte ? a.drain_s_per_byte > b.drain_s_per_byte
+                                                    : a.latency_s > b.latency_s;
+  });
+  std::vector<Line> front;
+  for (const Line& line : lines) {
+    if (front.empty() || line.latency_s > front.back().latency_s) front.push_back(line);
+  }
+  return front;
+}
+
+static_assert(static_cast<std::size_t>(HopClass::kNet) == 2, "PhaseProfile::hop_counts has a slot per HopClass");
+
 SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const {
   const auto base = tuning.cost(context_, protocol, HopClass::kNvlink);
   require_supported(base, context_, protocol);
-  const double share = base.bandwidth_share;
+  std::array<double, 3> hop_latency_s{};
+  for (HopClass hop : {HopClass::kNvlink, HopClass::kPcie, HopClass::kNet}) {
+    hop_latency_s[static_cast<std::size_t>(hop)] = tuning.cost(context_, protocol, hop).hop_latency.seconds();
+  }
   const double s = static_cast<double>(size.count());
   double total = base.base_latency.seconds();
   for (const auto& phase : phases_) {
@@ -98,15 +136,18 @@ SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning&
     // other (bandwidth: the busiest transfer, latency included, once per step), and data
     // crosses one hop per step (latency: the mean transfer plus its hop's pipeline cost).
     double busiest = 0;
-    double mean = 0;
-    for (std::size_t t = 0; t < phase.latency_s.size(); ++t) {
-      const double transfer = phase.latency_s[t] + phase.drain_s_per_byte[t] * s / share;
-      busiest = std::max(busiest, transfer);
-      mean += transfer;
+    double sum = 0;
+    for (std::size_t g = 0; g < phase.groups.size(); ++g) {
+      const ShareGroup& group = phase.groups[g];
+      const double bytes = s / payload_share(base, g);
+      for (const Line& line : group.front) busiest = std::max(busiest, line.latency_s + line.drain_s_per_byte * bytes);
+      sum += group.latency_sum_s + group.drain_sum_s_per_byte * bytes;
     }
-    mean /= static_cast<double>(std::max<std::size_t>(1, phase.latency_s.size()));
-    const double hop = mean_hop_latency_s(phase.hops, context_, protocol, tuning);
-    total += phase.repeat * std::max(busiest, mean + hop) + (phase.latency_hops - 1) * hop;
+    const double transfers = static_cast<double>(std::max<std::size_t>(1, phase.transfers));
+    double hop = 0;
+    for (std::size_t c = 0; c < hop_latency_s.size(); ++c) hop += static_cast<double>(phase.hop_counts[c]) * hop_latency_s[c];
+    hop /= transfers;
+    total += phase.repeat * std::max(busiest, sum / transfers + hop) + (phase.latency_hops - 1) * hop;
   }
   return SimTime::from_seconds(std::max(total, ceiling_bound_s(base, s)));
 }

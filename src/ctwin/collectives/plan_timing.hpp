@@ -12,10 +12,16 @@
 // where hop is the mean pipeline latency of the phase's hops for the protocol: each
 // connection moves its steps in order (the first bound), and data advances one hop per step
 // (the second).
+// A sweep asks for every size and protocol, and a phase may hold a million transfers, so the
+// profile keeps only what the formula reads: the sums of latencies and drains, the count of
+// hops per class, and for the max the transfers no other transfer beats on both latency and
+// drain (each x_t is a line in S; the max of all lines is the max of those).
 // Every transfer: every step of every phase is simulated, each transfer waiting for the data
 // its source received in the step before, and for its hop's latency. Slow, for checking the
 // steady state on small cases.
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,16 +36,36 @@ class PlanProfile {
 
   [[nodiscard]] SimTime time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const;
 
+  /// Engine events the simulations took (transfers started and arrived, rate changes).
+  [[nodiscard]] std::uint64_t events() const { return events_; }
+
  private:
+  // x_t(S) = latency + drain · S / share, S in bytes; drain is per byte of the collective.
+  struct Line {
+    double latency_s = 0;
+    double drain_s_per_byte = 0;
+  };
+  // Transfers that get one payload share: whole paths, or legs into and out of an NVSwitch.
+  struct ShareGroup {
+    std::vector<Line> front;  // the lines that are the max somewhere: drain down, latency up
+    double latency_sum_s = 0;
+    double drain_sum_s_per_byte = 0;
+    std::size_t count = 0;
+  };
   struct PhaseProfile {
-    std::vector<double> latency_s;
-    std::vector<double> drain_s_per_byte;  // per byte of the collective's size
-    std::vector<HopClass> hops;
+    std::array<ShareGroup, 2> groups;        // [0] whole paths, [1] switch legs
+    std::array<std::size_t, 3> hop_counts{};  // transfers per HopClass
+    std::size_t transfers = 0;
     int repeat = 1;
     int latency_hops = 1;
   };
+  [[nodiscard]] static std::size_t share_group(const PlannedTransfer& transfer);
+  [[nodiscard]] static double payload_share(const ProtocolCost& cost, std::size_t group);
+  [[nodiscard]] static std::vector<Line> undominated(std::vector<Line> lines);
+
   CostContext context_;
   std::vector<PhaseProfile> phases_;
+  std::uint64_t events_ = 0;
 };
 
 /// Every-transfer execution of `plan` for one size.

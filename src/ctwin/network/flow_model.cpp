@@ -166,6 +166,7 @@ void FlowModel::detach(std::uint32_t id) {
       mark_binding(link, false);
     }
   }
+  change_floor_ = std::min(change_floor_, rate_of_[id].current);
   flow.active = false;
   drain_queue_.erase(id);
   --active_;
@@ -191,7 +192,7 @@ void FlowModel::expand_from(fabric::LinkId first, bool through_saturated) {
     const LinkState& link = links_[frontier_.back()];
     frontier_.pop_back();
     for (const FlowOnLink& entry : link.flows) {
-      if (in_flow_set_[entry.flow]) continue;
+      if (in_flow_set_[entry.flow] || held_by_floor(entry.flow)) continue;
       in_flow_set_[entry.flow] = 1;
       component_flows_.push_back(entry.flow);
       if (!through_saturated) continue;
@@ -217,6 +218,14 @@ void FlowModel::collect_component() {
     return;
   }
   for (std::uint32_t id : new_flows_) {
+    if (!flows_[id].active) continue;
+    double least_share = flows_[id].cap;
+    for_each_binding_hop(flows_[id], [&](fabric::LinkId link) {
+      least_share = std::min(least_share, links_[link].capacity / static_cast<double>(links_[link].flows.size()));
+    });
+    change_floor_ = std::min(change_floor_, least_share);
+  }
+  for (std::uint32_t id : new_flows_) {
     if (!flows_[id].active || in_flow_set_[id]) continue;
     in_flow_set_[id] = 1;
     component_flows_.push_back(id);
@@ -225,6 +234,13 @@ void FlowModel::collect_component() {
     });
   }
   for (fabric::LinkId link : seed_links_) expand_from(link, false);
+}
+
+bool FlowModel::held_by_floor(std::uint32_t id) const {
+  // New flows have no rate yet and always join. The margin keeps flows tied with the floor
+  // (equal shares of one link, up to rounding) in the solve.
+  const double rate = rate_of_[id].current;
+  return rate > 0 && rate < change_floor_ * (1 - kSaturation);
 }
 
 void FlowModel::build_problem() {
@@ -339,6 +355,7 @@ void FlowModel::solve() {
   for (fabric::LinkId link : component_links_) links_[link].in_set = false;
   component_flows_.clear();
   component_links_.clear();
+  change_floor_ = kNoFloor;
   schedule_next_drain();
 }
 void FlowModel::schedule_next_drain() {

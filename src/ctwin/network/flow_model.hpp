@@ -19,6 +19,17 @@
 // anyone. Dropping such constraints leaves the max-min allocation unchanged; in a non-blocking
 // fabric it leaves only the links where ECMP, incast or oversubscription actually collide.
 // Each flow keeps a bit per hop saying which of its links bind, so solves never touch the rest.
+//
+// Flows slower than every change are held too. Progressive filling raises all rates together
+// and freezes a flow when one of its links fills. A flow leaving at rate r only lowered the
+// load of links that had not filled below level r (else it would have frozen there), so the
+// filling below r, and every flow frozen there, is the same without it. A flow arriving gets
+// at least min over its links of capacity / flows (a link fills only once each of its flows
+// has that much), and below its own rate it fills none of its links, so again nothing frozen
+// below that bound moves. So a solve may hold every flow slower than the smallest such level
+// at its rate, exactly. When equal-sized flows start together (a collective's step), they
+// drain fastest first, and each drain leaves the slower ones as they were: the solve that
+// follows it is tiny instead of spanning the saturated fabric.
 
 #include <array>
 #include <optional>
@@ -113,6 +124,8 @@ class FlowModel final : public NetworkModel {
   void request_solve();
   void solve();
   void collect_component();
+  /// A flow the changes in progress cannot move: it had a rate, and it is below change_floor_.
+  [[nodiscard]] bool held_by_floor(std::uint32_t id) const;
   void mark_binding(LinkState& link, bool binding);
   template <typename Visit>
   void for_each_binding_hop(const Flow& flow, Visit visit) const;
@@ -166,6 +179,10 @@ class FlowModel final : public NetworkModel {
   SimTime drain_event_at_;
   std::uint64_t solves_ = 0;
   std::uint64_t solved_flows_ = 0;
+  // The lowest rate the changes since the last solve can move (see above); flows slower than
+  // it keep their rates.
+  double change_floor_ = kNoFloor;
+  static constexpr double kNoFloor = 1e300;
 };
 
 }  // namespace ctwin::network

@@ -155,6 +155,44 @@ TEST(FlowModel, IncrementalSolveEqualsFullSolveOnMixedPatterns) {
   }
 }
 
+// A step of a collective: flows start together and drain over time, fastest first. The solve
+// after a drain holds every flow slower than the one that left (see flow_model.hpp); on a
+// three-tier build, where ECMP collisions spread rates widely, and with unequal sizes (so that
+// slow small flows also leave before fast big ones), that must still equal a full re-solve.
+TEST(FlowModel, HoldingSlowerFlowsEqualsFullSolve) {
+  const auto built = build("dgx-h100-superpod", 512, {"fabric.nodes_per_su=8", "fabric.switch.ports=16"});
+  ASSERT_EQ(built.tiers().tiers, 3);
+  for (bool mixed_sizes : {false, true}) {
+    auto pattern = make_pattern("permutation", built, {8_MiB, false, 1, 4});
+    if (mixed_sizes) {
+      for (std::size_t i = 0; i < pattern.transfers.size(); ++i) pattern.transfers[i].request.size = Bytes((1 + i % 5) << 20);
+    }
+    const auto incremental = play(built, pattern, "flow", {true});
+    const auto full = play(built, pattern, "flow", {false});
+    ASSERT_EQ(incremental.completed_at.size(), full.completed_at.size());
+    for (std::size_t i = 0; i < full.completed_at.size(); ++i) {
+      ASSERT_NEAR(incremental.completed_at[i].seconds(), full.completed_at[i].seconds(), 1e-9)
+          << (mixed_sizes ? "mixed" : "equal") << " sizes #" << i;
+    }
+  }
+}
+
+// What makes collectives at scale cheap: equal flows that start together drain fastest first,
+// and each drain leaves the slower flows' rates alone, so after the first solve hardly any
+// flow is solved again (a full re-solve would solve every remaining flow at every drain).
+TEST(FlowModel, DrainsOfEqualFlowsLeaveSlowerFlowsOutOfTheSolve) {
+  const auto built = build("dgx-h100-superpod", 512, {"fabric.nodes_per_su=8", "fabric.switch.ports=16"});
+  const auto pattern = make_pattern("permutation", built, {8_MiB, false, 1, 4});
+  engine::Simulator simulator;
+  FlowModel model(built, simulator);
+  const auto result = run_pattern(model, pattern);
+  // ECMP collisions give the flows many rates: there are drains to hold flows through.
+  const auto [first, last] = std::minmax_element(result.completed_at.begin(), result.completed_at.end());
+  ASSERT_GT(last->seconds(), 1.5 * first->seconds());
+  const double transfers = static_cast<double>(pattern.transfers.size());
+  EXPECT_LT(static_cast<double>(model.solved_flows()), 1.5 * transfers) << model.solves() << " solves";
+}
+
 TEST(FlowModel, OversubscriptionSlowsCrossLeafTraffic) {
   // 8 nodes in SUs of 2: most of the all-to-all crosses the spine tier.
   const auto pattern_of = [](const fabric::Fabric& built) { return make_pattern("alltoall", built, {4_MiB}); };

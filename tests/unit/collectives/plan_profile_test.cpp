@@ -1,0 +1,157 @@
+// The steady-state profile is fast in two ways: its flow simulations hold every flow that a
+// change cannot move (flow_model.hpp), and it keeps only what its formula reads (sums, hop
+// counts, undominated transfers). Neither may change a result. The oracle here is the slow
+// way: every transfer of every phase simulated with a full max-min re-solve at every change,
+// and the formula of plan_timing.hpp evaluated transfer by transfer.
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "ctwin/collectives/plan_timing.hpp"
+#include "ctwin/collectives/predict.hpp"
+#include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/network/analytical_model.hpp"
+#include "ctwin/network/flow_model.hpp"
+
+namespace ctwin::collectives {
+namespace {
+
+using namespace ctwin::literals;
+
+fabric::Fabric build(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {}) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / (topology + ".json");
+  return fabric::Fabric(fabric::load_cluster(path, overrides), gpus);
+}
+
+// Per transfer of one phase: path latency and drain seconds per byte of the collective.
+struct SimulatedPhase {
+  const Phase* phase = nullptr;
+  std::vector<double> latency_s;
+  std::vector<double> drain_s_per_byte;
+};
+
+// The profile's reference size: 1 GiB, while every transfer still gets 1 KiB at it.
+constexpr double kReference = double(1 << 30);
+
+std::vector<SimulatedPhase> simulate_every_transfer(const Plan& plan, const fabric::Fabric& built,
+                                                    const std::string& network) {
+  std::vector<SimulatedPhase> phases;
+  for (const auto& phase : plan.phases) {
+    engine::Simulator simulator;
+    std::unique_ptr<network::NetworkModel> model;
+    if (network == "flow") {
+      model = std::make_unique<network::FlowModel>(built, simulator, network::FlowModelOptions{.incremental = false});
+    } else {
+      model = std::make_unique<network::AnalyticalModel>(built, simulator);
+    }
+    const std::size_t count = phase.transfers.size();
+    std::vector<SimTime> done(count);
+    std::vector<double> bytes(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& planned = phase.transfers[i];
+      EXPECT_GE(kReference * planned.fraction, 1024.0) << "the reference size gives every transfer 1 KiB";
+      bytes[i] = static_cast<double>(std::max<std::int64_t>(1, std::llround(kReference * planned.fraction)));
+      model->start_transfer({planned.src, planned.dst, Bytes(static_cast<std::int64_t>(bytes[i])), planned.route},
+                            [&done, &simulator, i] { done[i] = simulator.now(); });
+    }
+    model->run();
+    SimulatedPhase simulated{&phase, {}, {}};
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& planned = phase.transfers[i];
+      const double latency =
+          fabric::path_properties(built, fabric::route(built, planned.src, planned.dst, planned.route)).latency.seconds();
+      simulated.latency_s.push_back(latency);
+      simulated.drain_s_per_byte.push_back(std::max(0.0, done[i].seconds() - latency) / bytes[i] * planned.fraction);
+    }
+    phases.push_back(std::move(simulated));
+  }
+  return phases;
+}
+
+// plan_timing.hpp's formula, one transfer at a time.
+double formula_s(const std::vector<SimulatedPhase>& phases, const CostContext& where, Bytes size, Protocol protocol,
+                 const CollectiveTuning& tuning) {
+  const ProtocolCost base = tuning.cost(where, protocol, HopClass::kNvlink);
+  const double s = static_cast<double>(size.count());
+  double total = base.base_latency.seconds();
+  for (const auto& simulated : phases) {
+    const auto& transfers = simulated.phase->transfers;
+    double busiest = 0;
+    double mean = 0;
+    double hop = 0;
+    for (std::size_t t = 0; t < transfers.size(); ++t) {
+      const double x = simulated.latency_s[t] + simulated.drain_s_per_byte[t] * s / base.bandwidth_share;
+      busiest = std::max(busiest, x);
+      mean += x;
+      hop += tuning.cost(where, protocol, transfers[t].hop).hop_latency.seconds();
+    }
+    const double n = static_cast<double>(std::max<std::size_t>(1, transfers.size()));
+    mean /= n;
+    hop /= n;
+    total += simulated.phase->repeat * std::max(busiest, mean + hop) + (simulated.phase->latency_hops - 1) * hop;
+  }
+  const double ceiling = base.max_bus_GBps > 0
+                             ? base.base_latency.seconds() + s * base.bus_bytes_per_byte / (base.max_bus_GBps * 1e9)
+                             : 0;
+  return std::max(total, ceiling);
+}
+
+struct Case {
+  const char* topology;
+  int gpus;
+  std::vector<std::string> overrides;
+  Algorithm algorithm;
+  std::string network;
+};
+
+// Three tiers on 512 GPUs: SUs of 8 nodes under 16-port switches, so that tree edges cross
+// cores and ECMP collides there as at 16k GPUs.
+const std::vector<std::string> kThreeTiers = {"fabric.nodes_per_su=8", "fabric.switch.ports=16"};
+
+void expect_profile_equals_every_transfer_formula(const Case& test) {
+  const auto built = build(test.topology, test.gpus, test.overrides);
+  const Plan plan = make_plan(Op::kAllReduce, test.algorithm, built, default_channels(built));
+  const PlanProfile profile(plan, built, test.network);
+  const auto oracle = simulate_every_transfer(plan, built, test.network);
+  const CollectiveTuning tuning;
+  for (Bytes size : size_sweep(8_B, 8_GiB, 4)) {
+    for (Protocol protocol : concrete_protocols()) {
+      if (!tuning.cost(plan.context(), protocol, HopClass::kNvlink).supported) continue;
+      const double expected = formula_s(oracle, plan.context(), size, protocol, tuning);
+      // Rounding of the result to whole picoseconds is all that may differ.
+      EXPECT_NEAR(profile.time(size, protocol, tuning).seconds(), expected, 1e-12 + 1e-9 * expected)
+          << test.topology << " " << test.gpus << " " << name(test.algorithm) << " " << test.network << " "
+          << name(protocol) << " " << size.count();
+    }
+  }
+}
+
+TEST(PlanProfile, EqualsEveryTransferWithFullSolvesOnThreeTiers) {
+  for (Algorithm algorithm : {Algorithm::kRing, Algorithm::kTree, Algorithm::kNvlsTree}) {
+    for (const char* network : {"flow", "analytical"}) {
+      expect_profile_equals_every_transfer_formula({"dgx-h100-superpod", 512, kThreeTiers, algorithm, network});
+    }
+  }
+}
+
+TEST(PlanProfile, EqualsEveryTransferWithFullSolvesAtThousandsOfGpus) {
+  const std::vector<Case> cases = {
+      {"dgx-h100-superpod", 2048, {}, Algorithm::kRing, "flow"},
+      {"dgx-h100-superpod", 2048, {}, Algorithm::kNvlsTree, "flow"},
+      {"dgx-h100-superpod", 4096, {}, Algorithm::kTree, "analytical"},
+      {"hgx-h100-roce", 4096, {}, Algorithm::kRing, "analytical"},
+  };
+  for (const auto& test : cases) expect_profile_equals_every_transfer_formula(test);
+}
+
+TEST(PlanProfile, EqualsEveryTransferWithFullSolvesOnOneNodeAndManyPhases) {
+  expect_profile_equals_every_transfer_formula({"dgx-h100-superpod", 8, {}, Algorithm::kNvls, "flow"});
+  expect_profile_equals_every_transfer_formula({"dgx-h100-superpod", 64, {}, Algorithm::kHalvingDoubling, "flow"});
+  expect_profile_equals_every_transfer_formula({"pcie-l40s", 32, {}, Algorithm::kRing, "flow"});
+}
+
+}  // namespace
+}  // namespace ctwin::collectives
