@@ -11,6 +11,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/collectives/predict.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
@@ -87,22 +88,52 @@ BenchRow bench_flow(const std::string& cluster, int gpus, int steps, Bytes size)
           wall, flow_events, ">= 1M flow events/s", static_cast<double>(flow_events) / wall >= 1e6, peak_rss_gib()};
 }
 
+// The acceptance sweep of the communication twin: nccl-tests' all_reduce from 8 B to 8 GiB,
+// every algorithm and protocol tried for every size, timed from building the fabric to the
+// last row.
+BenchRow bench_collective(const std::string& name, const std::string& cluster, int gpus, const std::string& network,
+                          double target_s) {
+  const auto spec = fabric::load_cluster(resolve_data_path(cluster));
+  collectives::CollectiveQuery query;
+  query.op = collectives::Op::kAllReduce;
+  query.sizes = collectives::size_sweep(Bytes(8), Bytes(std::int64_t{8} << 30), 2);
+  query.network = network;
+  const auto start = Clock::now();
+  const fabric::Fabric built(spec, gpus);
+  const auto result = collectives::predict_collective(built, query);
+  const double wall = seconds_since(start);
+  const auto& last = result.rows.back();
+  std::string target = "< " + fixed(target_s, 0) + " s";
+  return {name,
+          std::to_string(gpus) + " GPUs of " + spec.name + ", all_reduce 8 B..8 GiB, auto, " + network + "; 8 GiB: " +
+              std::string(collectives::name(last.algorithm)) + "/" + std::string(collectives::name(last.protocol)) +
+              " " + fixed(last.busbw_GBps, 1) + " GB/s busbw",
+          wall, result.events, target, wall < target_s, peak_rss_gib()};
+}
+
 }  // namespace
 
 Action add_bench_command(CLI::App& app) {
   auto* command = app.add_subcommand("bench", "Measure ctwin's own speed: engine events/s, 100k-GPU fabric build, "
-                                              "flow-model events/s at 16k GPUs");
+                                              "flow-model events/s at 16k GPUs, all_reduce sweeps at 16k (and 100k) GPUs");
   auto only = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("table");
   auto big_cluster = std::make_shared<std::string>("topologies/hgx-h100-roce.json");
   auto flow_cluster = std::make_shared<std::string>("topologies/dgx-h100-superpod.json");
-  command->add_option("--case", *only, "run one case: engine, fabric-build, flow-alltoall-chain");
+  // dgx-h100-superpod stops at 65,536 GPUs: 64-port QM9700s make at most 64 x 64 x 64 / 4
+  // endpoints in three tiers. The 100k case runs on the 128-port Spectrum-4 build instead.
+  auto huge_cluster = std::make_shared<std::string>("topologies/hgx-h100-roce.json");
+  command->add_option("--case", *only,
+                      "run one case: engine, fabric-build, flow-alltoall-chain, collective-flow-16k, "
+                      "collective-analytical-16k, or collective-flow-100k (only when named: about 15 s)");
   command->add_option("--format", *format, "table or json")->capture_default_str();
   command->add_option("--build-cluster", *big_cluster, "topology for the 100,000-GPU build")->capture_default_str();
-  command->add_option("--flow-cluster", *flow_cluster, "topology for the 16,384-GPU flow case")->capture_default_str();
+  command->add_option("--flow-cluster", *flow_cluster, "topology for the 16,384-GPU cases")->capture_default_str();
+  command->add_option("--huge-cluster", *huge_cluster, "topology for the 100,000-GPU collective")->capture_default_str();
   return [=] {
     const Format chosen = parse_format(*format);
-    const std::vector<std::string> known{"engine", "fabric-build", "flow-alltoall-chain"};
+    const std::vector<std::string> known{"engine", "fabric-build", "flow-alltoall-chain", "collective-flow-16k",
+                                         "collective-analytical-16k", "collective-flow-100k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
     }
@@ -111,6 +142,16 @@ Action add_bench_command(CLI::App& app) {
     if (wanted("engine")) rows.push_back(bench_engine());
     if (wanted("fabric-build")) rows.push_back(bench_fabric_build(*big_cluster, 100000));
     if (wanted("flow-alltoall-chain")) rows.push_back(bench_flow(*flow_cluster, 16384, 8, Bytes(16 << 20)));
+    if (wanted("collective-flow-16k")) {
+      rows.push_back(bench_collective("collective-flow-16k", *flow_cluster, 16384, "flow", 10));
+    }
+    if (wanted("collective-analytical-16k")) {
+      rows.push_back(bench_collective("collective-analytical-16k", *flow_cluster, 16384, "analytical", 1));
+    }
+    // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
+    if (*only == "collective-flow-100k") {
+      rows.push_back(bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60));
+    }
     if (chosen == Format::kJson) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto& row : rows) {

@@ -47,6 +47,7 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
   const auto protocols = query.protocol == Protocol::kAuto ? concrete_protocols() : std::vector{query.protocol};
 
   CollectiveResult result{query.op, fabric.gpus(), channels, {}};
+  for (const auto& candidate : candidates) result.events += candidate.profile ? candidate.profile->events() : 0;
   for (Bytes requested : query.sizes) {
     const Bytes size = rounded_size(query.op, requested, fabric.gpus(), query.element_bytes);
     CollectiveRow best;

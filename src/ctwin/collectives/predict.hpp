@@ -36,6 +36,7 @@ struct CollectiveResult {
   int gpus = 0;
   int channels = 0;
   std::vector<CollectiveRow> rows;
+  std::uint64_t events = 0;  ///< engine events the steady-state simulations took (0 for every-transfer)
 };
 
 [[nodiscard]] CollectiveResult predict_collective(const fabric::Fabric& fabric, const CollectiveQuery& query);
