@@ -83,6 +83,33 @@ Phase ring_chain(const Fabric& fabric, int channels, bool from_root) {
   return phase;
 }
 
+// The parent of `position` in NCCL's binary tree over positions 0..n-1 (ncclGetBtree in
+// src/graph/trees.cc, as its comment draws it). The tree is in order: a position's lowest set
+// bit is its height, so the odd positions are the leaves, and a parent sits between its
+// children, near them in rank order. The parent sets the bit above the lowest one and clears
+// that one, or only clears it where the first would leave the range; the root 0 has one child,
+// the highest power of two below n.
+int btree_parent(int position, int n) {
+  const int lowest = position & -position;
+  const int up = (position ^ lowest) | (lowest << 1);
+  return up < n ? up : position ^ lowest;
+}
+
+// NCCL's second tree: the first mirrored when n is even, shifted by one when it is odd, which
+// turns the first tree's leaves (odd positions) into interior nodes and back.
+int second_tree_node(int position, int n) { return n % 2 == 0 ? n - 1 - position : (position + 1) % n; }
+
+// Links from the deepest position to the root.
+int btree_depth(int n) {
+  int depth = 0;
+  for (int position = 1; position < n; ++position) {
+    int hops = 0;
+    for (int at = position; at != 0; at = btree_parent(at, n)) ++hops;
+    depth = std::max(depth, hops);
+  }
+  return depth;
+}
+
 // Both directions of the edges of NCCL's double binary tree over nodes (two trees, each
 // carrying half the data, so that a node interior in one is a leaf in the other) plus the
 // chain inside each node. Reduction climbs while broadcast descends: pipelined, all edges
@@ -90,15 +117,13 @@ Phase ring_chain(const Fabric& fabric, int channels, bool from_root) {
 int add_tree_edges(const Fabric& fabric, int channels, Phase& phase, bool with_intra_chain) {
   const int nodes = node_count(fabric);
   const int per_node = fabric.gpus_per_node();
-  int depth = 0;
   for (int c = 0; c < channels; ++c) {
     const int tree = c % 2;
     const int rail = (c / 2) % per_node;
     const double fraction = 1.0 / channels;
     for (int i = 1; i < nodes; ++i) {
-      // Heap-ordered binary tree on node positions; the second tree shifts positions by one.
-      const int child = tree == 0 ? i : (i + 1) % nodes;
-      const int parent = tree == 0 ? (i - 1) / 2 : ((i - 1) / 2 + 1) % nodes;
+      const int child = tree == 0 ? i : second_tree_node(i, nodes);
+      const int parent = tree == 0 ? btree_parent(i, nodes) : second_tree_node(btree_parent(i, nodes), nodes);
       const GpuId up_from = child * per_node + std::min(rail, gpus_in_node(fabric, child) - 1);
       const GpuId up_to = parent * per_node + std::min(rail, gpus_in_node(fabric, parent) - 1);
       phase.transfers.push_back(transfer(fabric, up_from, up_to, fraction, c));
@@ -115,8 +140,7 @@ int add_tree_edges(const Fabric& fabric, int channels, Phase& phase, bool with_i
       }
     }
   }
-  for (int span = 1; span < nodes; span = span * 2 + 1) ++depth;
-  return depth;
+  return btree_depth(nodes);
 }
 
 // NVLink SHARP: each GPU pushes its buffer into the switch, which reduces, and the switch
