@@ -91,12 +91,12 @@ ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol,
   ProtocolCost cost;
   if ((family == kNvlsFamily || family == kNvlsTreeFamily) && protocol != Protocol::kSimple) cost.supported = false;
 
-  cost.base_latency = SimTime::from_seconds(kBaseLatency[latency_family][p] * 1e-6 * latency_scale);
+  cost.base_latency = SimTime::from_seconds(kBaseLatency[latency_family][p] * 1e-6 * latency_scale[static_cast<std::size_t>(p)]);
   double hop_us = kHopLatency[static_cast<int>(hop)][latency_family][p];
   // NCCL charges NVLS one NVLink latency for the whole in-switch reduction and multicast; the
   // NVLS plans span two NVLink hops (into the switch, out of it), so each pays half.
   if ((family == kNvlsFamily || family == kNvlsTreeFamily) && hop != HopClass::kNet) hop_us /= 2;
-  cost.hop_latency = SimTime::from_seconds(hop_us * 1e-6 * latency_scale);
+  cost.hop_latency = SimTime::from_seconds(hop_us * 1e-6 * latency_scale[static_cast<std::size_t>(p)]);
 
   double share = 1;
   double ceiling = 0;
@@ -131,8 +131,16 @@ ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol,
       if (share <= 0) cost.supported = false;
       break;
   }
-  cost.bandwidth_share = share * bandwidth_scale;
-  cost.max_bus_GBps = ceiling * bandwidth_scale;
+  double scale = 1;
+  if (family == kNvlsFamily || family == kNvlsTreeFamily) {
+    scale = nvls_scale;
+  } else if (protocol == Protocol::kLL) {
+    scale = ll_share_scale;
+  } else if (protocol == Protocol::kLL128) {
+    scale = ll128_share_scale;
+  }
+  cost.bandwidth_share = std::min(1.0, share * scale);
+  cost.max_bus_GBps = ceiling * scale;
   return cost;
 }
 

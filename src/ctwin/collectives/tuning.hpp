@@ -14,6 +14,7 @@
 // NVLS runs with the Simple protocol only. These are the shipped defaults; `ctwin calibrate`
 // scales them to fit a cluster's own nccl-tests logs.
 
+#include <array>
 #include <string>
 
 #include "ctwin/collectives/collective.hpp"
@@ -53,9 +54,14 @@ struct ProtocolCost {
 };
 
 struct CollectiveTuning {
-  /// Multiply every latency and every bandwidth share; calibration moves these.
-  double latency_scale = 1;
-  double bandwidth_scale = 1;
+  /// Calibration's handles. Per protocol (LL, LL128, Simple): multiplies its latencies.
+  std::array<double, 3> latency_scale{1, 1, 1};
+  /// Multiply LL's and LL128's payload shares and ceilings; Simple moves whole links, so
+  /// its rate is the links' achieved rate (their efficiency) and has no handle here.
+  double ll_share_scale = 1;
+  double ll128_share_scale = 1;
+  /// Multiplies NVLS's efficiency.
+  double nvls_scale = 1;
   /// Channels per collective (NCCL's nChannels); 0 picks one per NIC rail, or per GPU on one node.
   int channels = 0;
 
