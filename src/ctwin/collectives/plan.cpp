@@ -92,8 +92,10 @@ int add_tree_edges(const Fabric& fabric, int channels, Phase& phase, bool with_i
   const int per_node = fabric.gpus_per_node();
   int depth = 0;
   for (int c = 0; c < channels; ++c) {
+    // Channels alternate between the two trees and walk the rails, so every NIC carries tree
+    // traffic (NCCL spreads its tree channels over the NICs as it does its rings).
     const int tree = c % 2;
-    const int rail = (c / 2) % per_node;
+    const int rail = c % per_node;
     const double fraction = 1.0 / channels;
     for (int i = 1; i < nodes; ++i) {
       // Heap-ordered binary tree on node positions; the second tree shifts positions by one.

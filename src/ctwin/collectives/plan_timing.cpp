@@ -82,6 +82,7 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
       profile.latency_s.push_back(latency);
       profile.drain_s_per_byte.push_back(drain / bytes[i] * planned.fraction);
       profile.hops.push_back(planned.hop);
+      profile.switch_legs.push_back(planned.route.leg != fabric::SwitchLeg::kWhole);
     }
     phases_.push_back(std::move(profile));
   }
@@ -90,7 +91,6 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
 SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const {
   const auto base = tuning.cost(context_, protocol, HopClass::kNvlink);
   require_supported(base, context_, protocol);
-  const double share = base.bandwidth_share;
   const double s = static_cast<double>(size.count());
   double total = base.base_latency.seconds();
   for (const auto& phase : phases_) {
@@ -100,6 +100,7 @@ SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning&
     double busiest = 0;
     double mean = 0;
     for (std::size_t t = 0; t < phase.latency_s.size(); ++t) {
+      const double share = phase.switch_legs[t] ? base.switch_share : base.bandwidth_share;
       const double transfer = phase.latency_s[t] + phase.drain_s_per_byte[t] * s / share;
       busiest = std::max(busiest, transfer);
       mean += transfer;
@@ -119,7 +120,6 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
   const auto cost_of = [&](HopClass hop) { return tuning.cost(where, protocol, hop); };
   const ProtocolCost base = cost_of(HopClass::kNvlink);
   require_supported(base, where, protocol);
-  const double share = base.bandwidth_share;
 
   struct Step {
     const Phase* phase;
@@ -179,6 +179,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
   std::function<void(std::size_t, std::uint32_t)> launch = [&](std::size_t s, std::uint32_t i) {
     simulator.schedule_at(std::max(steps[s].ready_at[i], simulator.now()), [&, s, i] {
       const auto& planned = steps[s].phase->transfers[i];
+      const double share = planned.route.leg != fabric::SwitchLeg::kWhole ? base.switch_share : base.bandwidth_share;
       const Bytes bytes = bytes_of(static_cast<double>(size.count()) * planned.fraction / share);
       model->start_transfer({planned.src, planned.dst, bytes, planned.route}, [&, s, i] {
         finish = std::max(finish, simulator.now());

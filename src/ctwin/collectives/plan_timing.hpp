@@ -35,6 +35,7 @@ class PlanProfile {
     std::vector<double> latency_s;
     std::vector<double> drain_s_per_byte;  // per byte of the collective's size
     std::vector<HopClass> hops;
+    std::vector<bool> switch_legs;
     int repeat = 1;
     int latency_hops = 1;
   };

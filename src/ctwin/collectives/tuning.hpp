@@ -6,8 +6,9 @@
 //    PCIe, network), per algorithm family and protocol (baseLatencies, hwLatencies);
 //  - the share of link bandwidth a protocol delivers as payload: LL 1/2 on rings (8-byte
 //    lines, 4 of data), LL128 0.92 (120 of every 128 bytes), trees 0.92, tree LL 0.92/3.8,
-//    tree LL128 7/9 on one node; NVLS the architecture's nvlsEfficiency (Hopper 0.85,
-//    Blackwell 0.74) times (channels − 1)/channels;
+//    tree LL128 7/9 on one node; NVLS legs the architecture's nvlsEfficiency (Hopper 0.85,
+//    Blackwell 0.74) times (channels − 1)/channels, with NVLS's own channel count
+//    (src/transport/nvls.cc: 16 on Hopper, 24 on one Blackwell NVLink domain, 32 across);
 //  - ceilings on bus bandwidth: LL at llMaxBws, LL128 and trees at a per-channel maximum
 //    times the channels (perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws,
 //    perChMaxNVLSTreeBws), by GPU architecture and node count (1, 2, more).
@@ -46,6 +47,7 @@ struct ProtocolCost {
   SimTime base_latency;        ///< once per collective
   SimTime hop_latency;         ///< per pipelined step over one hop of the given class
   double bandwidth_share = 1;  ///< payload bytes per byte on the wire, (0, 1]
+  double switch_share = 1;     ///< the same for legs into and out of an NVSwitch (NVLS)
   /// NCCL's ceiling on its bus bandwidth for this algorithm and protocol; 0 = none.
   double max_bus_GBps = 0;
   /// Bus bytes per byte of the collective in NCCL's bookkeeping (ring nsteps/n, tree 2):
