@@ -102,6 +102,11 @@ ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol,
   // NCCL charges NVLS one NVLink latency for the whole in-switch reduction and multicast; the
   // NVLS plans span two NVLink hops (into the switch, out of it), so each pays half.
   if ((family == kNvlsFamily || family == kNvlsTreeFamily) && hop != HopClass::kNet) hop_us /= 2;
+  // Rings across nodes launch a network post at every step, inside nodes too: NCCL's
+  // getNetOverhead, 1 us on Intel hosts (2 on AMD; Intel assumed), three times for Simple.
+  if (latency_family == kRingFamily && where.nodes > 1 && hop != HopClass::kNet) {
+    hop_us = std::max(hop_us, protocol == Protocol::kSimple ? 3.0 : 1.0);
+  }
   cost.hop_latency = SimTime::from_seconds(hop_us * 1e-6 * latency_scale[static_cast<std::size_t>(p)]);
 
   double share = 1;
