@@ -87,19 +87,11 @@ workload::ParallelConfig split_from(const ModelOptions& o) {
   split.distributed_optimizer = o.distributed_optimizer;
   if (o.zero < 0 || o.zero > 3) throw InputError("--zero", "", "expected 0, 1, 2 or 3, got " + std::to_string(o.zero));
   split.zero = o.zero;
-  const std::string recompute = choice("--recompute", o.recompute, {"none", "selective", "full"});
-  split.recompute = recompute == "full"        ? workload::Recompute::kFull
-                    : recompute == "selective" ? workload::Recompute::kSelective
-                                               : workload::Recompute::kNone;
+  split.recompute = *workload::recompute_from_name(choice("--recompute", o.recompute, {"none", "selective", "full"}));
   const std::string schedule =
       o.schedule.empty() ? (o.vpp > 1 ? "interleaved" : "1f1b") : choice("--schedule", o.schedule, {"gpipe", "1f1b", "interleaved"});
-  split.schedule = schedule == "gpipe"         ? workload::PipelineSchedule::kGpipe
-                   : schedule == "interleaved" ? workload::PipelineSchedule::kInterleaved
-                                               : workload::PipelineSchedule::kOneFOneB;
-  const std::string precision = choice("--precision", o.precision, {"bf16", "fp16", "fp8"});
-  split.precision = precision == "fp8"    ? workload::Precision::kFp8
-                    : precision == "fp16" ? workload::Precision::kFp16
-                                          : workload::Precision::kBf16;
+  split.schedule = *workload::schedule_from_name(schedule);
+  split.precision = *workload::precision_from_name(choice("--precision", o.precision, {"bf16", "fp16", "fp8"}));
   return split;
 }
 

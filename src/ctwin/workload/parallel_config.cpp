@@ -141,6 +141,27 @@ std::string schedule_name(PipelineSchedule s) {
 
 std::string precision_name(Precision p) { return p == Precision::kBf16 ? "bf16" : p == Precision::kFp16 ? "fp16" : "fp8"; }
 
+std::optional<Recompute> recompute_from_name(std::string_view name) {
+  for (const Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    if (recompute_name(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<PipelineSchedule> schedule_from_name(std::string_view name) {
+  for (const auto s : {PipelineSchedule::kGpipe, PipelineSchedule::kOneFOneB, PipelineSchedule::kInterleaved}) {
+    if (schedule_name(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<Precision> precision_from_name(std::string_view name) {
+  for (const Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8}) {
+    if (precision_name(p) == name) return p;
+  }
+  return std::nullopt;
+}
+
 ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader parallel) {
   constexpr std::int64_t kMax = std::int64_t{1} << 30;
   ParallelConfig split;
@@ -148,8 +169,7 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.seq_len = training.integer("seq_len", 1, kMax);
   split.global_batch = training.integer("global_batch", 1, kMax);
   split.micro_batch = training.integer("micro_batch", 1, kMax);
-  const std::string precision = training.choice_or("precision", {"bf16", "fp16", "fp8"}, "bf16");
-  split.precision = precision == "fp8" ? Precision::kFp8 : precision == "fp16" ? Precision::kFp16 : Precision::kBf16;
+  split.precision = *precision_from_name(training.choice_or("precision", {"bf16", "fp16", "fp8"}, "bf16"));
   training.finish();
 
   split.tp = parallel.integer_or("tp", 1, kMax, 1);
@@ -164,12 +184,8 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.sequence_parallel = parallel.boolean_or("sequence_parallel", false);
   split.distributed_optimizer = parallel.boolean_or("distributed_optimizer", false);
   split.zero = static_cast<int>(parallel.integer_or("zero", 0, 3, 0));
-  const std::string recompute = parallel.choice_or("recompute", {"none", "selective", "full"}, "none");
-  split.recompute = recompute == "full" ? Recompute::kFull : recompute == "selective" ? Recompute::kSelective : Recompute::kNone;
-  const std::string schedule = parallel.choice_or("schedule", {"gpipe", "1f1b", "interleaved"}, "1f1b");
-  split.schedule = schedule == "gpipe" ? PipelineSchedule::kGpipe
-                   : schedule == "interleaved" ? PipelineSchedule::kInterleaved
-                                               : PipelineSchedule::kOneFOneB;
+  split.recompute = *recompute_from_name(parallel.choice_or("recompute", {"none", "selective", "full"}, "none"));
+  split.schedule = *schedule_from_name(parallel.choice_or("schedule", {"gpipe", "1f1b", "interleaved"}, "1f1b"));
   parallel.finish();
   return split;
 }

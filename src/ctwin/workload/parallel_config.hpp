@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/workload/model_spec.hpp"
@@ -70,6 +71,10 @@ struct ParallelConfig {
 [[nodiscard]] std::string recompute_name(Recompute r);
 [[nodiscard]] std::string schedule_name(PipelineSchedule s);
 [[nodiscard]] std::string precision_name(Precision p);
+/// The inverses of the names above; nullopt for any other text.
+[[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
+[[nodiscard]] std::optional<PipelineSchedule> schedule_from_name(std::string_view name);
+[[nodiscard]] std::optional<Precision> precision_from_name(std::string_view name);
 
 /// Reads a scenario's "training" and "parallel" objects (DESIGN.md); both readers must be
 /// finished by the caller's reading of the rest of the scenario (this calls their finish()).
