@@ -28,8 +28,9 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"network", {"core", "engine", "fabric"}},
       {"collectives", {"core", "engine", "fabric", "network"}},
       {"compute", {"core"}},
+      {"workload", {"core", "compute"}},
       {"calibration", {"core", "engine", "fabric", "network", "collectives", "compute"}},
-      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration"}},
+      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload"}},
   };
   return kAllowed;
 }

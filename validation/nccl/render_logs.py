@@ -96,6 +96,21 @@ def role(setup):
     return "check", "no degradation reported"
 
 
+def cluster(setup):
+    """Logs measured on the same machines share a cluster id: calibration fits one of them and
+    predicts the others. Same source file (one collector's sweep of one system), or the same
+    reporter in the same issue thread."""
+    source = setup["source"]
+    repo = source.get("repo", "").split("/")[-1]
+    path = source.get("path", "")
+    match = re.search(r"systems/data/([^/]+)/", path)
+    if match:
+        return "%s/%s" % (repo, match.group(1))
+    if source.get("issue"):
+        return "%s#%s/%s" % (repo, source["issue"], source.get("comment_author") or "reporter")
+    return setup["id"]
+
+
 def nccl_env(setup):
     """NCCL_* settings the source gave, from its env list and its command line."""
     software = setup.get("software", {})
@@ -222,6 +237,7 @@ def manifest_entry(setup, in_place):
         "nccl_env": env,
         "algorithm": (env or {}).get("NCCL_ALGO"),
         "nccl_version": nccl_version(setup),
+        "cluster": cluster(setup),
         "role": kind,
         "role_reason": kind_why,
         "quality_flags": setup.get("quality_flags") or [],

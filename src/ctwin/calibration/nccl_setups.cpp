@@ -26,6 +26,7 @@ NcclSetup read_setup(JsonObjectReader reader, const std::filesystem::path& folde
     reader.fail("nranks", "more ranks than nodes x gpus_per_node");
   }
   setup.gpu = text_or_empty(reader, "gpu");
+  setup.cluster = reader.string("cluster");
   const std::string topology = text_or_empty(reader, "topology");
   if (!topology.empty()) setup.topology = topology;
   if (const nlohmann::json* env = reader.optional("nccl_env"); env != nullptr && !env->is_null()) {

@@ -24,6 +24,7 @@ struct NcclSetup {
   int nodes = 0;
   int gpus_per_node = 0;
   std::string gpu;
+  std::string cluster;                       ///< logs with the same id ran on the same machines
   std::optional<std::string> topology;       ///< bundled topology file; none = no model of it
   std::map<std::string, std::string> nccl_env;
   std::string role;                          ///< "check" or "underperforming"

@@ -10,6 +10,7 @@
 #include "ctwin/calibration/calibrated_profile.hpp"
 #include "ctwin/calibration/gemm_csv.hpp"
 #include "ctwin/calibration/gemm_fit.hpp"
+#include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/gpu_option.hpp"
@@ -20,13 +21,6 @@
 namespace ctwin::cli {
 namespace {
 
-struct CalibrateOptions {
-  std::string gemm;
-  std::string base;
-  std::string holdout;
-  std::string output;
-  std::string format = "table";
-};
 
 nlohmann::json stats_json(const calibration::ErrorStats& stats) {
   return {{"shapes", stats.count}, {"median_abs_error", stats.median_abs}, {"mean_abs_error", stats.mean_abs},
@@ -63,8 +57,10 @@ void calibrate_gemm(const CalibrateOptions& options) {
 
   const auto fit_sweep = calibration::read_gemm_csv(resolve_data_path(options.gemm), calibration::MeasurementColumn::kRequired);
   std::optional<calibration::GemmSweep> holdout_sweep;
+  if (options.holdout.size() > 1) throw InputError("--holdout", "", "takes one GEMM CSV with --gemm");
   if (!options.holdout.empty()) {
-    holdout_sweep = calibration::read_gemm_csv(resolve_data_path(options.holdout), calibration::MeasurementColumn::kRequired);
+    holdout_sweep =
+        calibration::read_gemm_csv(resolve_data_path(options.holdout.front()), calibration::MeasurementColumn::kRequired);
   }
   gpu.gemm_table = calibration::fit_gemm_table(gpu, fit_sweep);
   const auto fit_report = calibration::gemm_errors(gpu, fit_sweep);
@@ -76,7 +72,7 @@ void calibrate_gemm(const CalibrateOptions& options) {
                       {"fit", report_json(fit_report)},
                       {"table", "efficiency = ideal roofline time (peak, HBM, best tile, launch) / measured time"}};
   if (holdout_report) {
-    info["holdout_csv"] = options.holdout;
+    info["holdout_csv"] = options.holdout.front();
     info["holdout"] = report_json(*holdout_report);
   }
   calibration::write_profile(calibration::calibrated_profile(base_document, *gpu.gemm_table, info), options.output);
@@ -100,16 +96,30 @@ void calibrate_gemm(const CalibrateOptions& options) {
 }  // namespace
 
 Action add_calibrate_command(CLI::App& app) {
-  auto* command = app.add_subcommand("calibrate", "Fit the twin to measurements: --gemm CSV --base PROFILE -o FILE");
+  auto* command = app.add_subcommand(
+      "calibrate", "Fit the twin to measurements: --gemm CSV --base PROFILE -o FILE, or --cluster FILE --nccl LOG... -o FILE");
   auto options = std::make_shared<CalibrateOptions>();
   command->add_option("--gemm", options->gemm, "GEMM sweep CSV (m,n,k,dtype,time_us or tflops)");
   command->add_option("--base", options->base, "GPU profile to calibrate: a file or a name under models/gpus");
-  command->add_option("--holdout", options->holdout, "GEMM CSV of held-out shapes: report the error on them");
-  command->add_option("-o,--output", options->output, "calibrated profile to write");
+  command->add_option("--nccl", options->nccl, "nccl-tests logs of one cluster, as printed; FILE@N for a log that does not list its N ranks")->take_all();
+  command->add_option("--cluster", options->cluster, "with --nccl: the topology file the logs ran on");
+  command->add_option("--op", options->op, "with --nccl: the collective, for logs that do not name it");
+  command->add_option("--gpus", options->gpus, "with --nccl: ranks, for logs without '#  Rank' lines");
+  command->add_option("--algo", options->algorithm, "with --nccl: NCCL_ALGO the logs ran with")->capture_default_str();
+  command->add_option("--proto", options->protocol, "with --nccl: NCCL_PROTO the logs ran with")->capture_default_str();
+  command->add_option("--network", options->network, "with --nccl: analytical or flow")->capture_default_str();
+  command->add_option("--holdout", options->holdout, "held-out data: report the error on it (GEMM CSV, or nccl-tests logs)")
+      ->take_all();
+  command->add_option("-o,--output", options->output, "calibrated profile (--gemm) or calibration (--nccl) to write");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
   return [options] {
+    if (!options->gemm.empty() && !options->nccl.empty()) {
+      throw InputError("--nccl", "", "calibrate one thing at a time: --gemm or --nccl");
+    }
     if (!options->gemm.empty()) return calibrate_gemm(*options);
-    throw InputError("ctwin calibrate", "", "nothing to calibrate: give --gemm CSV --base PROFILE -o FILE");
+    if (!options->nccl.empty()) return calibrate_nccl(*options);
+    throw InputError("ctwin calibrate", "",
+                     "nothing to calibrate: give --gemm CSV --base PROFILE -o FILE or --cluster FILE --nccl LOG... -o FILE");
   };
 }
 

@@ -120,6 +120,7 @@ Action add_collective_command(CLI::App& app) {
     query.network = options->network;
     query.every_transfer = options->every_transfer;
     if (options->channels < 0) throw InputError("--channels", "", "must not be negative");
+    if (const auto calibrated = load_calibration(options->fabric)) query.tuning = calibrated->tuning;
     query.tuning.channels = options->channels;
     const fabric::Fabric built = build_fabric(options->fabric);
     const auto result = collectives::predict_collective(built, query);

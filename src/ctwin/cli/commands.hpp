@@ -20,5 +20,6 @@ Action add_bench_command(CLI::App& app);
 Action add_gemm_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
+Action add_model_command(CLI::App& app);
 
 }  // namespace ctwin::cli

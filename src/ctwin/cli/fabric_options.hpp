@@ -1,10 +1,12 @@
 #pragma once
-// Options every command that builds a fabric shares: --cluster, --gpus, --set.
+// Options every command that builds a fabric shares: --cluster, --gpus, --set, --calibration.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ctwin/calibration/nccl_fit.hpp"
 #include "ctwin/fabric/fabric.hpp"
 
 namespace CLI {
@@ -17,6 +19,7 @@ struct FabricOptions {
   std::string cluster;
   int gpus = 0;
   std::vector<std::string> overrides;
+  std::string calibration;  ///< a file `ctwin calibrate --nccl` wrote; empty for the defaults
 };
 
 void add_fabric_options(CLI::App& command, FabricOptions& options);
@@ -26,5 +29,8 @@ void add_fabric_options(CLI::App& command, FabricOptions& options);
 [[nodiscard]] std::filesystem::path resolve_data_path(const std::string& path);
 
 [[nodiscard]] fabric::Fabric build_fabric(const FabricOptions& options);
+
+/// The calibration named by --calibration, or none.
+[[nodiscard]] std::optional<calibration::NcclCalibration> load_calibration(const FabricOptions& options);
 
 }  // namespace ctwin::cli

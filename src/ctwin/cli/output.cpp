@@ -22,8 +22,15 @@ void Table::add_row(std::vector<std::string> cells) {
 
 void Table::print(std::ostream& out, Format format, const std::string& indent) const {
   if (format == Format::kCsv) {
+    // RFC 4180: a cell holding a comma, a quote or a line break is quoted, quotes doubled.
+    auto cell = [&](const std::string& text) {
+      if (text.find_first_of(",\"\n") == std::string::npos) return text;
+      std::string quoted = "\"";
+      for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+      return quoted + "\"";
+    };
     auto line = [&](const std::vector<std::string>& cells) {
-      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cell(cells[i]);
       out << '\n';
     };
     line(headers_);

@@ -1,9 +1,9 @@
 // ctwin validate: the twin against measured nccl-tests logs. For every setup of the manifest
 // (validation/nccl/setups.json) the same collective, sizes and type are predicted on the
 // bundled topology that models the hardware, and the busbw error is reported per setup and,
-// for the acceptance groups, as a median over sizes at or above 1 MiB and below.
+// for the acceptance groups, as a median over sizes at or above 1 MiB and below; with
+// --calibrated, also after calibrating on other logs of the same cluster.
 
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -11,16 +11,18 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "ctwin/calibration/nccl_comparison.hpp"
-#include "ctwin/calibration/nccl_setups.hpp"
+#include "ctwin/calibration/nccl_validation.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
-#include "ctwin/fabric/cluster_spec.hpp"
 
 namespace ctwin::cli {
 namespace {
+
+using calibration::ErrorSummary;
+using calibration::LogComparison;
+using calibration::SetupValidation;
 
 struct ValidateOptions {
   std::string setups = "validation/nccl/setups.json";
@@ -29,14 +31,15 @@ struct ValidateOptions {
   std::string network = "flow";
   std::string format = "table";
   bool rows = false;
+  bool calibrated = false;
 };
 
-struct SetupResult {
-  const calibration::NcclSetup* setup = nullptr;
-  std::string skipped;  ///< why it was not predicted; empty when it was
-  calibration::LogComparison comparison;
-  calibration::ErrorSummary large;
-  calibration::ErrorSummary small;
+struct SizeSplit {
+  std::vector<double> large;
+  std::vector<double> small;
+  void add(const LogComparison& comparison) {
+    for (const auto& row : comparison.rows) (calibration::is_large(row.size) ? large : small).push_back(row.error);
+  }
 };
 
 // The acceptance groups of the issue: single-node sweeps per GPU, multi-node all_reduce per GPU.
@@ -57,128 +60,153 @@ bool selected(const calibration::NcclSetup& setup, const ValidateOptions& option
   return false;
 }
 
-SetupResult validate_setup(const calibration::NcclSetup& setup, const ValidateOptions& options,
-                           std::map<std::pair<std::string, int>, std::unique_ptr<fabric::Fabric>>& fabrics) {
-  SetupResult result;
-  result.setup = &setup;
-  if (!setup.topology) {
-    result.skipped = "no bundled topology models this hardware";
-    return result;
-  }
-  auto& built = fabrics[{*setup.topology, setup.ranks}];
-  if (!built) {
-    built = std::make_unique<fabric::Fabric>(fabric::load_cluster(resolve_data_path(*setup.topology)), setup.ranks);
-  }
-  if (built->gpus_per_node() < setup.gpus_per_node && setup.nodes > 1) {
-    result.skipped = "the topology's nodes are smaller than the measured ones";
-    return result;
-  }
-  const calibration::NcclLog log = calibration::read_nccl_log(setup.log, setup.op);
-  collectives::CollectiveQuery query;
-  query.algorithm = calibration::forced_algorithm(setup);
-  query.protocol = calibration::forced_protocol(setup);
-  query.network = options.network;
-  result.comparison = calibration::compare_with_log(log, setup.op, *built, query);
-  std::vector<double> large;
-  std::vector<double> small;
-  for (const auto& row : result.comparison.rows) (calibration::is_large(row.size) ? large : small).push_back(row.error);
-  result.large = calibration::summarize(large);
-  result.small = calibration::summarize(small);
-  return result;
-}
-
-std::string percent(const calibration::ErrorSummary& summary) {
+std::string percent(const ErrorSummary& summary) {
   return summary.count == 0 ? "-" : fixed(summary.median_abs_error * 100, 1) + "%";
 }
 
 std::string signed_percent(double error) { return (error >= 0 ? "+" : "") + fixed(error * 100, 1) + "%"; }
 
-void print_table(const std::vector<SetupResult>& results, const ValidateOptions& options, std::ostream& out) {
+std::string algo_proto(const calibration::BusbwComparison& row) {
+  return std::string(collectives::name(row.algorithm)) + "/" + std::string(collectives::name(row.protocol));
+}
+
+void print_table(const std::vector<SetupValidation>& results, const ValidateOptions& options, std::ostream& out) {
   out << "# ctwin validate: predicted vs measured nccl-tests busbw, network " << options.network
-      << "; error = predicted / measured - 1 (out-of-place)\n";
-  Table table({"setup", "role", "ranks", "rows", "med|err| >=1MiB", "med|err| <1MiB", "at largest size: measured",
-               "predicted", "error", "algo/proto"});
+      << "; error = predicted / measured - 1 (out-of-place); medians of |error|\n";
+  std::vector<std::string> headers{"setup", "role", "ranks", "rows", ">=1MiB", "<1MiB", "largest: measured", "predicted",
+                                   "error", "algo/proto"};
+  if (options.calibrated) {
+    for (const char* h : {"calibrated >=1MiB", "<1MiB", "calibrated on"}) headers.emplace_back(h);
+  }
+  Table table(headers);
   for (const auto& result : results) {
     const auto& setup = *result.setup;
+    std::vector<std::string> cells;
     if (!result.skipped.empty()) {
-      table.add_row({setup.id, setup.role, std::to_string(setup.ranks), "-", "skipped: " + result.skipped, "", "", "", "",
-                     ""});
-      continue;
+      cells = {setup.id, setup.role, std::to_string(setup.ranks), "-", "skipped: " + result.skipped};
+    } else {
+      SizeSplit split;
+      split.add(result.uncalibrated);
+      const auto& last = result.uncalibrated.rows.back();
+      cells = {setup.id,
+               setup.role,
+               std::to_string(setup.ranks),
+               std::to_string(result.uncalibrated.rows.size()),
+               percent(calibration::summarize(split.large)),
+               percent(calibration::summarize(split.small)),
+               fixed(last.measured_busbw_GBps, 1) + " GB/s",
+               fixed(last.predicted_busbw_GBps, 1) + " GB/s",
+               signed_percent(last.error),
+               algo_proto(last)};
+      if (options.calibrated) {
+        if (result.calibrated) {
+          SizeSplit calibrated;
+          calibrated.add(*result.calibrated);
+          cells.push_back(percent(calibration::summarize(calibrated.large)));
+          cells.push_back(percent(calibration::summarize(calibrated.small)));
+        } else {
+          cells.insert(cells.end(), {"(fitted)", ""});
+        }
+        cells.push_back(result.calibrated_on);
+      }
     }
-    const auto& last = result.comparison.rows.back();
-    table.add_row({setup.id, setup.role, std::to_string(setup.ranks), std::to_string(result.comparison.rows.size()),
-                   percent(result.large), percent(result.small), fixed(last.measured_busbw_GBps, 1) + " GB/s",
-                   fixed(last.predicted_busbw_GBps, 1) + " GB/s", signed_percent(last.error),
-                   std::string(collectives::name(last.algorithm)) + "/" + std::string(collectives::name(last.protocol))});
-    if (options.rows) {
-      for (const auto& row : result.comparison.rows) {
-        table.add_row({"  " + std::to_string(row.size.count()) + " B", "", "", "", "", "",
-                       fixed(row.measured_busbw_GBps, 2) + " GB/s", fixed(row.predicted_busbw_GBps, 2) + " GB/s",
-                       signed_percent(row.error),
-                       std::string(collectives::name(row.algorithm)) + "/" + std::string(collectives::name(row.protocol))});
+    cells.resize(headers.size());
+    table.add_row(cells);
+    if (options.rows && result.skipped.empty()) {
+      for (const auto& row : result.uncalibrated.rows) {
+        std::vector<std::string> detail{"  " + std::to_string(row.size.count()) + " B", "", "", "", "", "",
+                                        fixed(row.measured_busbw_GBps, 2) + " GB/s",
+                                        fixed(row.predicted_busbw_GBps, 2) + " GB/s", signed_percent(row.error),
+                                        algo_proto(row)};
+        detail.resize(headers.size());
+        table.add_row(detail);
       }
     }
   }
   table.print(out, Format::kTable);
 
   // Medians over every row of a group, pooled across its setups.
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
+  std::map<std::string, std::pair<SizeSplit, SizeSplit>> groups;
   for (const auto& result : results) {
     if (!result.skipped.empty()) continue;
-    auto& [large, small] = groups[group_of(*result.setup) + " (" + result.setup->role + ")"];
-    for (const auto& row : result.comparison.rows) (calibration::is_large(row.size) ? large : small).push_back(row.error);
+    auto& [uncalibrated, calibrated] = groups[group_of(*result.setup) + " (" + result.setup->role + ")"];
+    uncalibrated.add(result.uncalibrated);
+    if (result.calibrated) calibrated.add(*result.calibrated);
   }
   out << "\n# by group: median |busbw error| over every row of the group's setups\n";
-  Table summary({"group", "rows >=1MiB", "median", "max", "rows <1MiB", "median", "max"});
-  for (const auto& [group, errors] : groups) {
-    const auto large = calibration::summarize(errors.first);
-    const auto small = calibration::summarize(errors.second);
-    summary.add_row({group, std::to_string(large.count), percent(large),
-                     large.count ? fixed(large.max_abs_error * 100, 1) + "%" : "-", std::to_string(small.count),
-                     percent(small), small.count ? fixed(small.max_abs_error * 100, 1) + "%" : "-"});
+  std::vector<std::string> summary_headers{"group", "rows >=1MiB", "median", "max", "rows <1MiB", "median", "max"};
+  if (options.calibrated) {
+    for (const char* h : {"held-out rows", "calibrated >=1MiB", "<1MiB"}) summary_headers.emplace_back(h);
+  }
+  Table summary(summary_headers);
+  const auto max_of = [](const ErrorSummary& s) { return s.count ? fixed(s.max_abs_error * 100, 1) + "%" : "-"; };
+  for (const auto& [group, splits] : groups) {
+    const auto large = calibration::summarize(splits.first.large);
+    const auto small = calibration::summarize(splits.first.small);
+    std::vector<std::string> cells{group, std::to_string(large.count), percent(large), max_of(large),
+                                   std::to_string(small.count), percent(small), max_of(small)};
+    if (options.calibrated) {
+      const auto cal_large = calibration::summarize(splits.second.large);
+      const auto cal_small = calibration::summarize(splits.second.small);
+      cells.push_back(std::to_string(cal_large.count + cal_small.count));
+      cells.push_back(percent(cal_large));
+      cells.push_back(percent(cal_small));
+    }
+    summary.add_row(cells);
   }
   summary.print(out, Format::kTable);
 }
 
-void print_json(const std::vector<SetupResult>& results, const ValidateOptions& options, std::ostream& out) {
+nlohmann::json rows_json(const LogComparison& comparison) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : comparison.rows) {
+    rows.push_back({{"size_bytes", row.size.count()},
+                    {"measured_time_us", row.measured_time.seconds() * 1e6},
+                    {"predicted_time_us", row.predicted_time.seconds() * 1e6},
+                    {"measured_busbw_GBps", row.measured_busbw_GBps},
+                    {"predicted_busbw_GBps", row.predicted_busbw_GBps},
+                    {"error", row.error},
+                    {"algo", collectives::name(row.algorithm)},
+                    {"protocol", collectives::name(row.protocol)}});
+  }
+  return rows;
+}
+
+void print_json(const std::vector<SetupValidation>& results, const ValidateOptions& options, std::ostream& out) {
   nlohmann::json setups = nlohmann::json::array();
   for (const auto& result : results) {
-    nlohmann::json entry{{"id", result.setup->id}, {"role", result.setup->role}, {"ranks", result.setup->ranks},
-                         {"op", collectives::name(result.setup->op)}, {"group", group_of(*result.setup)}};
+    nlohmann::json entry{{"id", result.setup->id},       {"role", result.setup->role},
+                         {"ranks", result.setup->ranks}, {"op", collectives::name(result.setup->op)},
+                         {"group", group_of(*result.setup)}, {"cluster", result.setup->cluster}};
     if (!result.skipped.empty()) {
       entry["skipped"] = result.skipped;
     } else {
-      entry["median_abs_error_large"] = result.large.median_abs_error;
-      entry["median_abs_error_small"] = result.small.median_abs_error;
-      nlohmann::json rows = nlohmann::json::array();
-      for (const auto& row : result.comparison.rows) {
-        rows.push_back({{"size_bytes", row.size.count()},
-                        {"measured_time_us", row.measured_time.seconds() * 1e6},
-                        {"predicted_time_us", row.predicted_time.seconds() * 1e6},
-                        {"measured_busbw_GBps", row.measured_busbw_GBps},
-                        {"predicted_busbw_GBps", row.predicted_busbw_GBps},
-                        {"error", row.error},
-                        {"algo", collectives::name(row.algorithm)},
-                        {"protocol", collectives::name(row.protocol)}});
+      entry["rows"] = rows_json(result.uncalibrated);
+      if (options.calibrated) {
+        entry["calibrated_on"] = result.calibrated_on;
+        entry["calibrated_rows"] = result.calibrated ? rows_json(*result.calibrated) : nlohmann::json::array();
       }
-      entry["rows"] = rows;
     }
     setups.push_back(entry);
   }
   out << nlohmann::json{{"network", options.network}, {"setups", setups}}.dump(2) << '\n';
 }
 
-void print_csv(const std::vector<SetupResult>& results, std::ostream& out) {
+void print_csv(const std::vector<SetupValidation>& results, std::ostream& out) {
   Table table({"setup", "role", "group", "ranks", "size_bytes", "measured_busbw_GBps", "predicted_busbw_GBps", "error",
-               "algo", "protocol"});
-  for (const auto& result : results) {
-    if (!result.skipped.empty()) continue;
-    for (const auto& row : result.comparison.rows) {
+               "algo", "protocol", "calibrated"});
+  const auto add = [&](const SetupValidation& result, const LogComparison& comparison, const char* calibrated) {
+    for (const auto& row : comparison.rows) {
       table.add_row({result.setup->id, result.setup->role, group_of(*result.setup), std::to_string(result.setup->ranks),
                      std::to_string(row.size.count()), fixed(row.measured_busbw_GBps, 3),
                      fixed(row.predicted_busbw_GBps, 3), fixed(row.error, 4), std::string(collectives::name(row.algorithm)),
-                     std::string(collectives::name(row.protocol))});
+                     std::string(collectives::name(row.protocol)), calibrated});
     }
+  };
+  for (const auto& result : results) {
+    if (!result.skipped.empty()) continue;
+    add(result, result.uncalibrated, "no");
+    if (result.calibrated) add(result, *result.calibrated, "yes");
   }
   table.print(out, Format::kCsv);
 }
@@ -193,6 +221,8 @@ Action add_validate_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--only", options->only, "only setups whose id contains this text (repeatable)")->take_all();
   command->add_option("--network", options->network, "analytical or flow")->capture_default_str();
+  command->add_flag("--calibrated", options->calibrated,
+                    "also calibrate on one log per cluster and report the error on the others (held out)");
   command->add_flag("--rows", options->rows, "print every size, not only the per-setup summary");
   command->add_option("--format", options->format, "table, json or csv (csv: one line per size)")->capture_default_str();
   return [options] {
@@ -200,13 +230,17 @@ Action add_validate_command(CLI::App& app) {
     if (options->role != "all" && options->role != "check" && options->role != "underperforming") {
       throw InputError("--role", "", "unknown value '" + options->role + "' (expected check, underperforming or all)");
     }
-    const auto setups = calibration::read_nccl_setups(resolve_data_path(options->setups));
-    std::map<std::pair<std::string, int>, std::unique_ptr<fabric::Fabric>> fabrics;
-    std::vector<SetupResult> results;
-    for (const auto& setup : setups) {
-      if (selected(setup, *options)) results.push_back(validate_setup(setup, *options, fabrics));
+    const auto manifest = calibration::read_nccl_setups(resolve_data_path(options->setups));
+    std::vector<const calibration::NcclSetup*> chosen;
+    for (const auto& setup : manifest) {
+      if (selected(setup, *options)) chosen.push_back(&setup);
     }
-    if (results.empty()) throw InputError("--only", "", "no setup of " + options->setups + " matches");
+    if (chosen.empty()) throw InputError("--only", "", "no setup of " + options->setups + " matches");
+    calibration::ValidationOptions validation;
+    validation.network = options->network;
+    validation.calibrate = options->calibrated;
+    validation.resolve_topology = [](const std::string& path) { return resolve_data_path(path); };
+    const auto results = calibration::validate_setups(manifest, chosen, validation);
     if (format == Format::kJson) {
       print_json(results, *options, std::cout);
     } else if (format == Format::kCsv) {

@@ -118,8 +118,10 @@ int add_tree_edges(const Fabric& fabric, int channels, Phase& phase, bool with_i
   const int nodes = node_count(fabric);
   const int per_node = fabric.gpus_per_node();
   for (int c = 0; c < channels; ++c) {
+    // Channels alternate between the two trees and walk the rails, so every NIC carries tree
+    // traffic (NCCL spreads its tree channels over the NICs as it does its rings).
     const int tree = c % 2;
-    const int rail = (c / 2) % per_node;
+    const int rail = c % per_node;
     const double fraction = 1.0 / channels;
     for (int i = 1; i < nodes; ++i) {
       const int child = tree == 0 ? i : second_tree_node(i, nodes);

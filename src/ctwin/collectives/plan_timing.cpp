@@ -100,10 +100,8 @@ std::size_t PlanProfile::share_group(const PlannedTransfer& transfer) {
   return transfer.route.leg == fabric::SwitchLeg::kWhole ? 0 : 1;
 }
 
-double PlanProfile::payload_share(const ProtocolCost& cost, std::size_t /*group*/) {
-  // NCCL's tuning model gives NVLS one efficiency for the whole algorithm; legs and whole
-  // paths share it until the tuning tells them apart.
-  return cost.bandwidth_share;
+double PlanProfile::payload_share(const ProtocolCost& cost, std::size_t group) {
+  return group == 0 ? cost.bandwidth_share : cost.switch_share;
 }
 
 std::vector<PlanProfile::Line> PlanProfile::undominated(std::vector<Line> lines) {
@@ -160,7 +158,6 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
   const auto cost_of = [&](HopClass hop) { return tuning.cost(where, protocol, hop); };
   const ProtocolCost base = cost_of(HopClass::kNvlink);
   require_supported(base, where, protocol);
-  const double share = base.bandwidth_share;
 
   struct Step {
     const Phase* phase;
@@ -220,6 +217,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
   std::function<void(std::size_t, std::uint32_t)> launch = [&](std::size_t s, std::uint32_t i) {
     simulator.schedule_at(std::max(steps[s].ready_at[i], simulator.now()), [&, s, i] {
       const auto& planned = steps[s].phase->transfers[i];
+      const double share = planned.route.leg != fabric::SwitchLeg::kWhole ? base.switch_share : base.bandwidth_share;
       const Bytes bytes = bytes_of(static_cast<double>(size.count()) * planned.fraction / share);
       model->start_transfer({planned.src, planned.dst, bytes, planned.route}, [&, s, i] {
         finish = std::max(finish, simulator.now());

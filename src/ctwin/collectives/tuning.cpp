@@ -26,6 +26,12 @@ constexpr double kPerChannelTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}
 constexpr double kPerChannelNvlsTree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}};
 constexpr double kNvlsEfficiency[4] = {0, 0, 0.85, 0.74};
 
+// NVLS runs its own channels, not the ring's (NVLS_NCHANNELS_SM90 / _SM100 / _SM100_NVL).
+double nvls_channels(GpuArch arch, int nodes) {
+  if (arch == GpuArch::kBlackwell) return nodes > 1 ? 32 : 24;
+  return 16;
+}
+
 int protocol_index(Protocol protocol) {
   switch (protocol) {
     case Protocol::kLL:
@@ -91,12 +97,17 @@ ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol,
   ProtocolCost cost;
   if ((family == kNvlsFamily || family == kNvlsTreeFamily) && protocol != Protocol::kSimple) cost.supported = false;
 
-  cost.base_latency = SimTime::from_seconds(kBaseLatency[latency_family][p] * 1e-6 * latency_scale);
+  cost.base_latency = SimTime::from_seconds(kBaseLatency[latency_family][p] * 1e-6 * latency_scale[static_cast<std::size_t>(p)]);
   double hop_us = kHopLatency[static_cast<int>(hop)][latency_family][p];
   // NCCL charges NVLS one NVLink latency for the whole in-switch reduction and multicast; the
   // NVLS plans span two NVLink hops (into the switch, out of it), so each pays half.
   if ((family == kNvlsFamily || family == kNvlsTreeFamily) && hop != HopClass::kNet) hop_us /= 2;
-  cost.hop_latency = SimTime::from_seconds(hop_us * 1e-6 * latency_scale);
+  // Rings across nodes launch a network post at every step, inside nodes too: NCCL's
+  // getNetOverhead, 1 us on Intel hosts (2 on AMD; Intel assumed), three times for Simple.
+  if (latency_family == kRingFamily && where.nodes > 1 && hop != HopClass::kNet) {
+    hop_us = std::max(hop_us, protocol == Protocol::kSimple ? 3.0 : 1.0);
+  }
+  cost.hop_latency = SimTime::from_seconds(hop_us * 1e-6 * latency_scale[static_cast<std::size_t>(p)]);
 
   double share = 1;
   double ceiling = 0;
@@ -124,15 +135,27 @@ ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol,
       cost.bus_bytes_per_byte = 2;
       break;
     case kNvlsFamily:
-    case kNvlsTreeFamily:
-      share = kNvlsEfficiency[arch] * (channels - 1) / channels;
-      if (family == kNvlsTreeFamily) ceiling = channels * kPerChannelNvlsTree[arch][node_bucket];
+    case kNvlsTreeFamily: {
+      // Only the switch legs pay NVLS's efficiency; the tree between nodes moves whole links.
+      const double nvls = nvls_channels(where.arch, where.nodes);
+      cost.switch_share = std::min(1.0, kNvlsEfficiency[arch] * (nvls - 1) / nvls * nvls_scale);
+      if (family == kNvlsTreeFamily) ceiling = nvls * kPerChannelNvlsTree[arch][node_bucket] * nvls_scale;
       cost.bus_bytes_per_byte = ring_steps(where.op, where.ranks) / where.ranks;
-      if (share <= 0) cost.supported = false;
-      break;
+      if (cost.switch_share <= 0) cost.supported = false;
+      cost.bandwidth_share = 1;
+      cost.max_bus_GBps = ceiling;
+      return cost;
+    }
   }
-  cost.bandwidth_share = share * bandwidth_scale;
-  cost.max_bus_GBps = ceiling * bandwidth_scale;
+  double scale = 1;
+  if (protocol == Protocol::kLL) {
+    scale = ll_share_scale;
+  } else if (protocol == Protocol::kLL128) {
+    scale = ll128_share_scale;
+  }
+  cost.bandwidth_share = std::min(1.0, share * scale);
+  cost.switch_share = cost.bandwidth_share;
+  cost.max_bus_GBps = ceiling * scale;
   return cost;
 }
 

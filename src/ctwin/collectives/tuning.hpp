@@ -6,14 +6,16 @@
 //    PCIe, network), per algorithm family and protocol (baseLatencies, hwLatencies);
 //  - the share of link bandwidth a protocol delivers as payload: LL 1/2 on rings (8-byte
 //    lines, 4 of data), LL128 0.92 (120 of every 128 bytes), trees 0.92, tree LL 0.92/3.8,
-//    tree LL128 7/9 on one node; NVLS the architecture's nvlsEfficiency (Hopper 0.85,
-//    Blackwell 0.74) times (channels − 1)/channels;
+//    tree LL128 7/9 on one node; NVLS legs the architecture's nvlsEfficiency (Hopper 0.85,
+//    Blackwell 0.74) times (channels − 1)/channels, with NVLS's own channel count
+//    (src/transport/nvls.cc: 16 on Hopper, 24 on one Blackwell NVLink domain, 32 across);
 //  - ceilings on bus bandwidth: LL at llMaxBws, LL128 and trees at a per-channel maximum
 //    times the channels (perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws,
 //    perChMaxNVLSTreeBws), by GPU architecture and node count (1, 2, more).
 // NVLS runs with the Simple protocol only. These are the shipped defaults; `ctwin calibrate`
 // scales them to fit a cluster's own nccl-tests logs.
 
+#include <array>
 #include <string>
 
 #include "ctwin/collectives/collective.hpp"
@@ -45,6 +47,7 @@ struct ProtocolCost {
   SimTime base_latency;        ///< once per collective
   SimTime hop_latency;         ///< per pipelined step over one hop of the given class
   double bandwidth_share = 1;  ///< payload bytes per byte on the wire, (0, 1]
+  double switch_share = 1;     ///< the same for legs into and out of an NVSwitch (NVLS)
   /// NCCL's ceiling on its bus bandwidth for this algorithm and protocol; 0 = none.
   double max_bus_GBps = 0;
   /// Bus bytes per byte of the collective in NCCL's bookkeeping (ring nsteps/n, tree 2):
@@ -53,9 +56,14 @@ struct ProtocolCost {
 };
 
 struct CollectiveTuning {
-  /// Multiply every latency and every bandwidth share; calibration moves these.
-  double latency_scale = 1;
-  double bandwidth_scale = 1;
+  /// Calibration's handles. Per protocol (LL, LL128, Simple): multiplies its latencies.
+  std::array<double, 3> latency_scale{1, 1, 1};
+  /// Multiply LL's and LL128's payload shares and ceilings; Simple moves whole links, so
+  /// its rate is the links' achieved rate (their efficiency) and has no handle here.
+  double ll_share_scale = 1;
+  double ll128_share_scale = 1;
+  /// Multiplies NVLS's efficiency.
+  double nvls_scale = 1;
   /// Channels per collective (NCCL's nChannels); 0 picks one per NIC rail, or per GPU on one node.
   int channels = 0;
 

@@ -202,3 +202,60 @@ TEST(CollectiveBadInput, OneLineNamingTheFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// ctwin calibrate --nccl and ctwin validate: a truncated or foreign log, a missing cluster, a
+// log without rank count, a bad calibration file: one line naming the file or flag, exit 2.
+TEST(NcclCalibrateBadInput, OneLineNamingFileOrFlag) {
+  const std::string logs = std::string(CTWIN_SOURCE_DIR) + "/validation/nccl/logs/";
+  const std::string good = logs + "aic-h100_sxm-all_reduce-half-8gpu.log";
+  const std::string base = "calibrate --cluster " + topology("dgx-h100-superpod") + " -o /tmp/ctwin_cal_test.json ";
+  std::string truncated_text;
+  {
+    std::ifstream in(good);
+    std::string line;
+    for (int i = 0; i < 8 && std::getline(in, line); ++i) truncated_text += line + "\n";
+  }
+  const std::string truncated = write_temp("ctwin_truncated.log", truncated_text);
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--nccl " + truncated + "@8"), {truncated, "line"}));
+  const std::string foreign = topology("dgx-h100-superpod");
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--nccl " + foreign + "@8"), {foreign, "not nccl-tests output"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--nccl " + good), {good, "--gpus"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--nccl " + good + "@x"), {"@RANKS"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate -o /tmp/x.json --nccl " + good + "@8"), {"--cluster"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--nccl " + good + "@8 --algo nvlsring"), {"--algo"}));
+
+  const std::string calibration = write_temp("ctwin_bad_calibration.json", R"({"ctwin_calibration": "nccl",
+    "link_efficiency": {"pcie": 0.7, "nic": 1, "switch_link": 1},
+    "collectives": {"latency_scale": {"ll": 1, "ll128": 1, "simple": "fast"}, "ll_share_scale": 1,
+                    "ll128_share_scale": 1, "nvls_scale": 1}})");
+  EXPECT_TRUE(one_line_error(
+      run_ctwin("collective --cluster " + topology("dgx-h100-superpod") + " --gpus 8 --calibration " + calibration),
+      {calibration, "/collectives/latency_scale/simple"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --role healthy"), {"--role"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --only no-such-setup"), {"--only"}));
+}
+
+// The round trip a user makes: calibrate on one log, apply the file to a prediction.
+TEST(NcclCalibrate, WritesAFileThatCollectiveApplies) {
+  const std::string log = std::string(CTWIN_SOURCE_DIR) + "/validation/nccl/logs/nccltests-290-h100-1node-allreduce-nvls.log";
+  const std::string output = (std::filesystem::temp_directory_path() / "ctwin_cal_roundtrip.json").string();
+  const auto fitted = run_ctwin("calibrate --cluster " + topology("dgx-h100-superpod") + " --nccl " + log + "@8 -o " + output);
+  ASSERT_EQ(fitted.status, 0) << fitted.output;
+  EXPECT_NE(fitted.output.find("NVLS efficiency scale"), std::string::npos) << fitted.output;
+  const std::string predict = "collective --cluster " + topology("dgx-h100-superpod") + " --gpus 8 -b 4G -e 4G --format csv";
+  const auto defaults = run_ctwin(predict);
+  const auto calibrated = run_ctwin(predict + " --calibration " + output);
+  ASSERT_EQ(calibrated.status, 0) << calibrated.output;
+  EXPECT_NE(defaults.output, calibrated.output) << "the calibration changes the prediction";
+  std::filesystem::remove(output);
+}
+
+}  // namespace

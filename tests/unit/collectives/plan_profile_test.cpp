@@ -83,7 +83,8 @@ double formula_s(const std::vector<SimulatedPhase>& phases, const CostContext& w
     double mean = 0;
     double hop = 0;
     for (std::size_t t = 0; t < transfers.size(); ++t) {
-      const double x = simulated.latency_s[t] + simulated.drain_s_per_byte[t] * s / base.bandwidth_share;
+      const bool leg = transfers[t].route.leg != fabric::SwitchLeg::kWhole;
+      const double x = simulated.latency_s[t] + simulated.drain_s_per_byte[t] * s / (leg ? base.switch_share : base.bandwidth_share);
       busiest = std::max(busiest, x);
       mean += x;
       hop += tuning.cost(where, protocol, transfers[t].hop).hop_latency.seconds();

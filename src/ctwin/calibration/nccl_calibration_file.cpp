@@ -1,0 +1,83 @@
+#include "ctwin/calibration/nccl_calibration_file.hpp"
+
+#include "ctwin/core/json_reader.hpp"
+
+namespace ctwin::calibration {
+namespace {
+
+nlohmann::json summary_json(const ErrorSummary& summary) {
+  return {{"rows", summary.count}, {"median_abs_error", summary.median_abs_error}, {"max_abs_error", summary.max_abs_error}};
+}
+
+nlohmann::json cases_json(const std::vector<NcclCaseError>& cases) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : cases) out.push_back({{"log", c.name}, {"before", summary_json(c.before)}, {"after", summary_json(c.after)}});
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json nccl_calibration_json(const NcclFitReport& report, const std::string& cluster,
+                                     const std::vector<std::string>& fitted_on, const std::vector<std::string>& held_out) {
+  const NcclCalibration& c = report.calibration;
+  nlohmann::json efficiency{{"pcie", c.pcie_efficiency}, {"nic", c.nic_efficiency}, {"switch_link", c.switch_link_efficiency}};
+  if (c.nvlink_efficiency > 0) efficiency["nvlink"] = c.nvlink_efficiency;
+  nlohmann::json parameters = nlohmann::json::array();
+  for (const auto& p : report.parameters) {
+    parameters.push_back({{"name", p.name}, {"default", p.initial}, {"fitted", p.fitted}, {"identified", p.identified}});
+  }
+  nlohmann::json fit{{"parameters", parameters},
+                     {"iterations", report.iterations},
+                     {"evaluations", report.evaluations},
+                     {"fit_before", summary_json(report.fit_before)},
+                     {"fit_after", summary_json(report.fit_after)},
+                     {"logs", cases_json(report.fitted)}};
+  if (!report.holdout.empty()) {
+    fit["holdout_before"] = summary_json(report.holdout_before);
+    fit["holdout_after"] = summary_json(report.holdout_after);
+    fit["holdout_logs"] = cases_json(report.holdout);
+  }
+  return {{"ctwin_calibration", "nccl"},
+          {"cluster", cluster},
+          {"link_efficiency", efficiency},
+          {"collectives",
+           {{"latency_scale", {{"ll", c.tuning.latency_scale[0]}, {"ll128", c.tuning.latency_scale[1]}, {"simple", c.tuning.latency_scale[2]}}},
+            {"ll_share_scale", c.tuning.ll_share_scale},
+            {"ll128_share_scale", c.tuning.ll128_share_scale},
+            {"nvls_scale", c.tuning.nvls_scale}}},
+          {"fitted_on", fitted_on},
+          {"held_out", held_out},
+          {"fit", fit}};
+}
+
+NcclCalibration read_nccl_calibration(const std::filesystem::path& path) {
+  const nlohmann::json document = load_json_file(path);
+  JsonObjectReader top(document, path.string(), "");
+  if (top.choice("ctwin_calibration", {"nccl"}) != "nccl") top.fail("ctwin_calibration", "not an nccl calibration");
+  NcclCalibration c;
+  {
+    auto efficiency = top.object("link_efficiency");
+    c.nvlink_efficiency = efficiency.number_or("nvlink", 0.01, 1, 0);
+    c.pcie_efficiency = efficiency.number("pcie", 0.01, 1);
+    c.nic_efficiency = efficiency.number("nic", 0.01, 1);
+    c.switch_link_efficiency = efficiency.number("switch_link", 0.01, 1);
+    efficiency.finish();
+  }
+  {
+    auto collectives = top.object("collectives");
+    auto latency = collectives.object("latency_scale");
+    c.tuning.latency_scale = {latency.number("ll", 0.01, 100), latency.number("ll128", 0.01, 100),
+                              latency.number("simple", 0.01, 100)};
+    latency.finish();
+    c.tuning.ll_share_scale = collectives.number("ll_share_scale", 0.01, 100);
+    c.tuning.ll128_share_scale = collectives.number("ll128_share_scale", 0.01, 100);
+    c.tuning.nvls_scale = collectives.number("nvls_scale", 0.01, 100);
+    collectives.finish();
+  }
+  // What the fit was made from and how well it did: for people, not read back.
+  for (const char* documentation : {"cluster", "fitted_on", "held_out", "fit"}) (void)top.optional(documentation);
+  top.finish();
+  return c;
+}
+
+}  // namespace ctwin::calibration

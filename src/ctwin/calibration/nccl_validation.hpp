@@ -1,0 +1,41 @@
+#pragma once
+// The twin against every measured log of a manifest, twice: with the shipped defaults, and
+// calibrated the way a user would calibrate their own cluster — fitted on one log of it and
+// judged on the others. A cluster with several logs is fitted on its anchor (its widest
+// all_reduce) and judged on the rest; a cluster with one log is fitted on every other size
+// and judged on the sizes in between.
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ctwin/calibration/nccl_comparison.hpp"
+#include "ctwin/calibration/nccl_setups.hpp"
+
+namespace ctwin::calibration {
+
+struct SetupValidation {
+  const NcclSetup* setup = nullptr;
+  std::string skipped;  ///< why it was not predicted; empty when it was
+  LogComparison uncalibrated;
+  /// Calibrated on other data of its cluster; only the rows the fit did not see.
+  std::optional<LogComparison> calibrated;
+  std::string calibrated_on;  ///< the anchor's id, or "alternate sizes of this log"
+  bool is_anchor = false;     ///< its rows were fitted, so it has no held-out rows of its own
+};
+
+struct ValidationOptions {
+  std::string network = "flow";
+  bool calibrate = false;
+  /// Resolves a topology path of the manifest to a file (the front end knows the data folder).
+  std::function<std::filesystem::path(const std::string&)> resolve_topology;
+};
+
+/// Validates `selected` setups (pointers into the manifest's list). Logs are read from disk.
+[[nodiscard]] std::vector<SetupValidation> validate_setups(const std::vector<NcclSetup>& manifest,
+                                                           const std::vector<const NcclSetup*>& selected,
+                                                           const ValidationOptions& options);
+
+}  // namespace ctwin::calibration

@@ -1,0 +1,191 @@
+// ctwin model: a model's parameters, FLOPs per token and per-GPU memory under a parallel split.
+
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/gpu_option.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/workload/flops.hpp"
+#include "ctwin/workload/memory_model.hpp"
+#include "ctwin/workload/parameter_count.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct ModelOptions {
+  std::string model;
+  std::int64_t tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, expert_tp = 1;
+  std::string dp = "auto";
+  std::int64_t gpus = 0;  // 0: tp·pp·cp·dp
+  std::int64_t seq = 4096;
+  std::int64_t micro_batch = 1;
+  std::int64_t global_batch = 0;  // 0: micro_batch·dp
+  std::string recompute = "none";
+  int zero = 0;
+  std::string schedule;  // empty: interleaved when vpp > 1, else 1f1b
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  std::string precision = "bf16";
+  std::string gpu = "h100-sxm";
+  std::string format = "table";
+};
+
+std::filesystem::path resolve_model_path(const std::string& name_or_path) {
+  const std::filesystem::path given = resolve_data_path(name_or_path);
+  if (std::filesystem::is_regular_file(given)) return given;
+  if (name_or_path.find('/') == std::string::npos && !name_or_path.ends_with(".json")) {
+    const auto bundled = resolve_data_path("models/llm/" + name_or_path + ".json");
+    if (std::filesystem::is_regular_file(bundled)) return bundled;
+  }
+  throw InputError("--model", "", "no model file or bundled model (models/llm) named '" + name_or_path + "'");
+}
+
+std::string choice(const std::string& flag, const std::string& value, std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (value == a) return value;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  throw InputError(flag, "", "unknown value '" + value + "' (expected " + list + ")");
+}
+
+workload::ParallelConfig split_from(const ModelOptions& o) {
+  for (const auto& [flag, value] : {std::pair{"--tp", o.tp}, {"--pp", o.pp}, {"--vpp", o.vpp}, {"--cp", o.cp},
+                                    {"--ep", o.ep}, {"--expert-tp", o.expert_tp}, {"--seq", o.seq},
+                                    {"--micro-batch", o.micro_batch}}) {
+    if (value < 1 || value > (std::int64_t{1} << 30)) {
+      throw InputError(flag, "", "must be between 1 and 2^30, got " + std::to_string(value));
+    }
+  }
+  workload::ParallelConfig split;
+  split.origin = {"flags", true};
+  split.tp = o.tp;
+  split.pp = o.pp;
+  split.vpp = o.vpp;
+  split.cp = o.cp;
+  split.ep = o.ep;
+  split.expert_tp = o.expert_tp;
+  if (o.dp != "auto") {
+    try {
+      std::size_t used = 0;
+      const long long dp = std::stoll(o.dp, &used);
+      if (used != o.dp.size() || dp < 1) throw std::invalid_argument("bad");
+      split.dp = dp;
+    } catch (const std::exception&) {
+      throw InputError("--dp", "", "expected 'auto' or a positive integer, got '" + o.dp + "'");
+    }
+  }
+  split.seq_len = o.seq;
+  split.micro_batch = o.micro_batch;
+  split.sequence_parallel = o.sequence_parallel;
+  split.distributed_optimizer = o.distributed_optimizer;
+  if (o.zero < 0 || o.zero > 3) throw InputError("--zero", "", "expected 0, 1, 2 or 3, got " + std::to_string(o.zero));
+  split.zero = o.zero;
+  split.recompute = *workload::recompute_from_name(choice("--recompute", o.recompute, {"none", "selective", "full"}));
+  const std::string schedule =
+      o.schedule.empty() ? (o.vpp > 1 ? "interleaved" : "1f1b") : choice("--schedule", o.schedule, {"gpipe", "1f1b", "interleaved"});
+  split.schedule = *workload::schedule_from_name(schedule);
+  split.precision = *workload::precision_from_name(choice("--precision", o.precision, {"bf16", "fp16", "fp8"}));
+  return split;
+}
+
+double gib(Bytes b) { return static_cast<double>(b.count()) / (1 << 30); }
+
+}  // namespace
+
+Action add_model_command(CLI::App& app) {
+  auto* command = app.add_subcommand("model", "Parameters, FLOPs per token and per-GPU memory of a model under a split");
+  auto o = std::make_shared<ModelOptions>();
+  command->add_option("--model", o->model, "model file (ctwin format or Hugging Face config.json) or a name under models/llm")
+      ->required();
+  command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str();
+  command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str();
+  command->add_option("--vpp", o->vpp, "model chunks per pipeline rank (interleaved schedule)")->capture_default_str();
+  command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str();
+  command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str();
+  command->add_option("--expert-tp", o->expert_tp, "tensor-parallel size inside experts")->capture_default_str();
+  command->add_option("--dp", o->dp, "data-parallel size or auto (gpus / (tp·pp·cp))")->capture_default_str();
+  command->add_option("--gpus", o->gpus, "GPUs in the job (default tp·pp·cp·dp, dp 1 when auto)");
+  command->add_option("--seq", o->seq, "sequence length in tokens")->capture_default_str();
+  command->add_option("--micro-batch", o->micro_batch, "sequences per micro-batch")->capture_default_str();
+  command->add_option("--global-batch", o->global_batch, "sequences per step (default micro-batch·dp)");
+  command->add_option("--recompute", o->recompute, "none, selective or full")->capture_default_str();
+  command->add_option("--zero", o->zero, "ZeRO stage 0-3 (3 = FSDP)")->capture_default_str();
+  command->add_option("--schedule", o->schedule, "gpipe, 1f1b or interleaved (default: interleaved when vpp > 1)");
+  command->add_flag("--sp", o->sequence_parallel, "sequence parallelism");
+  command->add_flag("--distributed-optimizer", o->distributed_optimizer, "Megatron's distributed optimizer (ZeRO-1)");
+  command->add_option("--precision", o->precision, "bf16, fp16 or fp8")->capture_default_str();
+  command->add_option("--gpu", o->gpu, "GPU profile for fits_memory: a file or a name under models/gpus")
+      ->capture_default_str();
+  command->add_option("--format", o->format, "table or json")->capture_default_str();
+  return [o] {
+    const Format format = parse_format(o->format);
+    if (format == Format::kCsv) throw InputError("--format", "", "ctwin model prints table or json");
+    const workload::ModelSpec model = workload::load_model_spec(resolve_model_path(o->model));
+    workload::ParallelConfig split = split_from(*o);
+    if (o->gpus < 0) throw InputError("--gpus", "", "must be positive, got " + std::to_string(o->gpus));
+    const std::int64_t gpus = o->gpus > 0 ? o->gpus : split.tp * split.pp * split.cp * split.dp.value_or(1);
+    const std::int64_t dp = split.dp.value_or(gpus / (split.tp * split.pp * split.cp));
+    if (o->global_batch < 0) throw InputError("--global-batch", "", "must be positive");
+    split.global_batch = o->global_batch > 0 ? o->global_batch : split.micro_batch * std::max<std::int64_t>(dp, 1);
+    workload::validate(model, split, gpus);
+    const compute::GpuSpec gpu = load_gpu_option(o->gpu);
+
+    const auto params = workload::count_parameters(model);
+    const auto flops = workload::step_flops(model, split);
+    const auto memory = workload::memory_per_gpu(model, split, gpus);
+    const bool fits = workload::fits_memory(memory, gpu);
+    const std::vector<std::pair<std::string, Bytes>> rows{
+        {"weights", memory.weights},         {"gradients", memory.gradients}, {"optimizer", memory.optimizer},
+        {"activations", memory.activations}, {"fp8_buffers", memory.fp8_buffers}, {"overhead", memory.overhead},
+        {"total", memory.total()}};
+    if (format == Format::kJson) {
+      nlohmann::json mem;
+      for (const auto& [name, value] : rows) mem[name] = gib(value);
+      nlohmann::json out{{"model", model.name},
+                         {"parameters_total", params.total},
+                         {"parameters_active", params.active},
+                         {"gpus", gpus},
+                         {"dp", split.data_parallel(gpus)},
+                         {"micro_batches", split.micro_batches(gpus)},
+                         {"model_flops_per_token", flops.model_per_token},
+                         {"hardware_flops_per_token", flops.hardware_per_token},
+                         {"model_flops_per_step", flops.model.count()},
+                         {"hardware_flops_per_step", flops.hardware.count()},
+                         {"memory_gib_per_gpu", mem},
+                         {"memory_stage", memory.stage},
+                         {"in_flight_micro_batches", memory.in_flight},
+                         {"gpu", gpu.name},
+                         {"hbm_gib", gib(gpu.hbm_capacity)},
+                         {"fits_memory", fits}};
+      std::cout << out.dump(2) << '\n';
+      return;
+    }
+    std::cout << model.name << ": " << fixed(static_cast<double>(params.total) * 1e-9, 2) << "B parameters ("
+              << fixed(static_cast<double>(params.active) * 1e-9, 2) << "B active), " << model.layers
+              << " layers, hidden " << model.hidden << ", " << workload::attention_name(model.attention) << ", "
+              << workload::activation_name(model.activation) << "\n";
+    std::cout << "split: tp " << split.tp << ", pp " << split.pp << ", vpp " << split.vpp << ", cp " << split.cp
+              << ", ep " << split.ep << ", dp " << split.data_parallel(gpus) << " on " << gpus << " GPUs; seq "
+              << split.seq_len << ", micro-batch " << split.micro_batch << ", global batch " << split.global_batch
+              << " (" << split.micro_batches(gpus) << " micro-batches), " << workload::schedule_name(split.schedule)
+              << ", recompute " << workload::recompute_name(split.recompute) << ", zero " << split.zero_stage()
+              << ", " << workload::precision_name(split.precision) << "\n";
+    std::cout << "FLOPs per token: model " << fixed(flops.model_per_token * 1e-9, 1) << " GFLOP, hardware "
+              << fixed(flops.hardware_per_token * 1e-9, 1) << " GFLOP (full attention mask, Megatron convention)\n";
+    std::cout << "memory per GPU, pipeline stage " << memory.stage << " (" << fixed(memory.in_flight, 2)
+              << " micro-batches in flight), on " << gpu.name << " (" << fixed(gib(gpu.hbm_capacity), 1) << " GiB):\n";
+    Table table({"part", "GiB"});
+    for (const auto& [name, value] : rows) table.add_row({name, fixed(gib(value), 2)});
+    table.print(std::cout, Format::kTable, "  ");
+    std::cout << "fits_memory: " << (fits ? "yes" : "no") << "\n";
+  };
+}
+
+}  // namespace ctwin::cli

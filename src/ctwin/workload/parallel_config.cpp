@@ -1,0 +1,215 @@
+#include "ctwin/workload/parallel_config.hpp"
+
+#include <string_view>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::workload {
+namespace {
+
+struct FieldName {
+  std::string_view field;   // key in the scenario
+  std::string_view object;  // "training" or "parallel"
+  std::string_view flag;    // the `ctwin model` flag
+};
+
+constexpr FieldName kFields[] = {
+    {"tp", "parallel", "--tp"},
+    {"pp", "parallel", "--pp"},
+    {"vpp", "parallel", "--vpp"},
+    {"cp", "parallel", "--cp"},
+    {"ep", "parallel", "--ep"},
+    {"expert_tp", "parallel", "--expert-tp"},
+    {"dp", "parallel", "--dp"},
+    {"sequence_parallel", "parallel", "--sp"},
+    {"zero", "parallel", "--zero"},
+    {"distributed_optimizer", "parallel", "--distributed-optimizer"},
+    {"recompute", "parallel", "--recompute"},
+    {"schedule", "parallel", "--schedule"},
+    {"micro_batch", "training", "--micro-batch"},
+    {"global_batch", "training", "--global-batch"},
+    {"seq_len", "training", "--seq"},
+    {"precision", "training", "--precision"},
+    {"gpus", "", "--gpus"},
+};
+
+[[noreturn]] void fail(const ParallelConfig& split, std::string_view field, const std::string& message) {
+  for (const auto& name : kFields) {
+    if (name.field != field) continue;
+    if (split.origin.from_flags) throw InputError(std::string(name.flag), "", message);
+    const std::string pointer = name.object.empty() ? "/" + std::string(field)
+                                                    : "/" + std::string(name.object) + "/" + std::string(field);
+    throw InputError(split.origin.source, pointer, message);
+  }
+  throw InternalError("parallel_config: no name for field " + std::string(field));
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+void check_divides(const ParallelConfig& split, std::string_view field, std::int64_t divisor, std::int64_t value,
+                   const std::string& what) {
+  if (value % divisor != 0) {
+    fail(split, field, std::string(field) + " " + str(divisor) + " does not divide " + what + " " + str(value));
+  }
+}
+
+void validate_tensor(const ModelSpec& model, const ParallelConfig& split) {
+  check_divides(split, "tp", split.tp, model.heads, "heads");
+  // Megatron shards query groups over TP and never replicates KV heads (num_query_groups % tp).
+  if (model.attention != AttentionKind::kMla) check_divides(split, "tp", split.tp, model.kv_heads, "kv_heads");
+  if (model.dense_layers() > 0) check_divides(split, "tp", split.tp, model.ffn_hidden, "ffn_hidden");
+}
+
+void validate_pipeline(const ModelSpec& model, const ParallelConfig& split, std::int64_t micro_batches) {
+  if (model.layers % (split.pp * split.vpp) != 0) {
+    fail(split, split.vpp > 1 ? "vpp" : "pp",
+         "pp·vpp = " + str(split.pp * split.vpp) + " does not divide layers " + str(model.layers) +
+             " (every pipeline stage and model chunk holds the same number of layers)");
+  }
+  if (split.schedule == PipelineSchedule::kInterleaved) {
+    if (split.pp < 2) fail(split, "schedule", "the interleaved schedule needs pp > 1, got pp " + str(split.pp));
+    if (split.vpp < 2) fail(split, "vpp", "the interleaved schedule needs vpp > 1 model chunks per rank");
+    if (micro_batches % split.pp != 0) {
+      fail(split, "global_batch", str(micro_batches) + " micro-batches per step are not a multiple of pp " +
+                                      str(split.pp) + " (Megatron's interleaved schedule requires it)");
+    }
+  } else if (split.vpp > 1) {
+    fail(split, "vpp", "vpp " + str(split.vpp) + " needs the interleaved schedule");
+  }
+}
+
+void validate_experts(const ModelSpec& model, const ParallelConfig& split, std::int64_t dp) {
+  if (!model.has_moe) {
+    if (split.ep > 1) fail(split, "ep", "ep " + str(split.ep) + " needs an MoE model; " + model.name + " is dense");
+    if (split.expert_tp > 1) fail(split, "expert_tp", "expert_tp needs an MoE model; " + model.name + " is dense");
+    return;
+  }
+  check_divides(split, "ep", split.ep, model.moe.experts, "experts");
+  if (split.tp > 1 && !split.sequence_parallel) {
+    fail(split, "sequence_parallel", "an MoE model with tp > 1 needs sequence_parallel (Megatron-LM requires it)");
+  }
+  check_divides(split, "expert_tp", split.expert_tp, model.moe.expert_ffn_hidden, "expert_ffn_hidden");
+  const std::int64_t stage_ranks = split.tp * split.cp * dp;
+  if (stage_ranks % (split.ep * split.expert_tp) != 0) {
+    fail(split, "ep", "ep·expert_tp " + str(split.ep * split.expert_tp) + " does not divide tp·cp·dp " +
+                          str(stage_ranks) + ", the ranks of one pipeline stage (Megatron MoE parallel folding)");
+  }
+}
+
+void validate_sequence(const ParallelConfig& split) {
+  if (split.cp > 1 && split.seq_len % (2 * split.cp) != 0) {
+    fail(split, "seq_len", "seq_len " + str(split.seq_len) + " is not a multiple of 2·cp " + str(2 * split.cp) +
+                               " (ring attention balances causal work over 2·cp chunks)");
+  }
+  if (split.sequence_parallel && split.tp > 1 && (split.seq_len / split.cp) % split.tp != 0) {
+    fail(split, "seq_len", "seq_len / cp " + str(split.seq_len / split.cp) + " is not a multiple of tp " +
+                               str(split.tp) + " (sequence parallelism splits it over TP ranks)");
+  }
+}
+
+void validate_sharding(const ParallelConfig& split) {
+  if (split.zero >= 2 && split.pp > 1) {
+    fail(split, "zero", "zero " + std::to_string(split.zero) +
+                            " with pp > 1: ZeRO-2/3 shard gradients that pipeline micro-batches accumulate "
+                            "(DeepSpeed rejects the combination)");
+  }
+  if (split.distributed_optimizer && split.zero >= 2) {
+    fail(split, "distributed_optimizer", "the distributed optimizer is ZeRO-1; it cannot be combined with zero " +
+                                             std::to_string(split.zero));
+  }
+}
+
+}  // namespace
+
+std::int64_t ParallelConfig::data_parallel(std::int64_t gpus) const { return dp ? *dp : gpus / (tp * pp * cp); }
+
+std::int64_t ParallelConfig::micro_batches(std::int64_t gpus) const {
+  return global_batch / (micro_batch * data_parallel(gpus));
+}
+
+std::int64_t ParallelConfig::expert_data_parallel(std::int64_t gpus) const {
+  return tp * cp * data_parallel(gpus) / (ep * expert_tp);
+}
+
+std::string recompute_name(Recompute r) {
+  return r == Recompute::kNone ? "none" : r == Recompute::kSelective ? "selective" : "full";
+}
+
+std::string schedule_name(PipelineSchedule s) {
+  return s == PipelineSchedule::kGpipe ? "gpipe" : s == PipelineSchedule::kOneFOneB ? "1f1b" : "interleaved";
+}
+
+std::string precision_name(Precision p) { return p == Precision::kBf16 ? "bf16" : p == Precision::kFp16 ? "fp16" : "fp8"; }
+
+std::optional<Recompute> recompute_from_name(std::string_view name) {
+  for (const Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    if (recompute_name(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<PipelineSchedule> schedule_from_name(std::string_view name) {
+  for (const auto s : {PipelineSchedule::kGpipe, PipelineSchedule::kOneFOneB, PipelineSchedule::kInterleaved}) {
+    if (schedule_name(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<Precision> precision_from_name(std::string_view name) {
+  for (const Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8}) {
+    if (precision_name(p) == name) return p;
+  }
+  return std::nullopt;
+}
+
+ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader parallel) {
+  constexpr std::int64_t kMax = std::int64_t{1} << 30;
+  ParallelConfig split;
+  split.origin.source = training.source();
+  split.seq_len = training.integer("seq_len", 1, kMax);
+  split.global_batch = training.integer("global_batch", 1, kMax);
+  split.micro_batch = training.integer("micro_batch", 1, kMax);
+  split.precision = *precision_from_name(training.choice_or("precision", {"bf16", "fp16", "fp8"}, "bf16"));
+  training.finish();
+
+  split.tp = parallel.integer_or("tp", 1, kMax, 1);
+  split.pp = parallel.integer_or("pp", 1, kMax, 1);
+  split.vpp = parallel.integer_or("vpp", 1, kMax, 1);
+  split.cp = parallel.integer_or("cp", 1, kMax, 1);
+  split.ep = parallel.integer_or("ep", 1, kMax, 1);
+  split.expert_tp = parallel.integer_or("expert_tp", 1, kMax, 1);
+  if (const auto* dp = parallel.optional("dp"); dp != nullptr && !(dp->is_string() && *dp == "auto")) {
+    split.dp = parallel.integer("dp", 1, kMax);
+  }
+  split.sequence_parallel = parallel.boolean_or("sequence_parallel", false);
+  split.distributed_optimizer = parallel.boolean_or("distributed_optimizer", false);
+  split.zero = static_cast<int>(parallel.integer_or("zero", 0, 3, 0));
+  split.recompute = *recompute_from_name(parallel.choice_or("recompute", {"none", "selective", "full"}, "none"));
+  split.schedule = *schedule_from_name(parallel.choice_or("schedule", {"gpipe", "1f1b", "interleaved"}, "1f1b"));
+  parallel.finish();
+  return split;
+}
+
+void validate(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus) {
+  if (gpus < 1) fail(split, "gpus", "must be at least 1, got " + str(gpus));
+  const std::int64_t model_parallel = split.tp * split.pp * split.cp;
+  if (split.dp) {
+    if (model_parallel * *split.dp != gpus) {
+      fail(split, "dp", "tp·pp·cp·dp = " + str(model_parallel * *split.dp) + " but there are " + str(gpus) + " GPUs");
+    }
+  } else if (gpus % model_parallel != 0) {
+    fail(split, "gpus", str(gpus) + " GPUs are not a multiple of tp·pp·cp = " + str(model_parallel));
+  }
+  const std::int64_t dp = split.data_parallel(gpus);
+  validate_tensor(model, split);
+  validate_experts(model, split, dp);
+  validate_sequence(split);
+  validate_sharding(split);
+  if (split.global_batch % (split.micro_batch * dp) != 0) {
+    fail(split, "global_batch", "global_batch " + str(split.global_batch) + " is not a multiple of micro_batch·dp = " +
+                                    str(split.micro_batch * dp));
+  }
+  validate_pipeline(model, split, split.micro_batches(gpus));
+}
+
+}  // namespace ctwin::workload

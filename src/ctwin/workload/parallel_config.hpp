@@ -1,0 +1,87 @@
+#pragma once
+// How one training step is split over GPUs, with Megatron-LM's names and rules, and the training
+// settings that go with it (sequence length, batch, precision). Read from a scenario's
+// "training" and "parallel" objects or built by a front end from flags.
+//
+// Rules checked by validate() (Megatron-LM: megatron/training/arguments.py validate_args and
+// megatron/core/parallel_state.py initialize_model_parallel; DeepSpeed for ZeRO-2/3):
+//   gpus = tp·pp·cp·dp (dp "auto" is gpus / (tp·pp·cp))
+//   heads and kv_heads (query groups) divisible by tp; ffn_hidden and experts' width by tp / expert_tp
+//   layers divisible by pp·vpp (every virtual stage holds the same number of layers)
+//   MoE: experts divisible by ep; ep·expert_tp divides tp·cp·dp, the ranks of one pipeline stage
+//        (MoE parallel folding: expert dp = tp·cp·dp / (ep·expert_tp)); MoE with tp > 1 needs
+//        sequence parallelism; without MoE ep = expert_tp = 1
+//   global_batch divisible by micro_batch·dp (micro-batches per step = global / (micro·dp))
+//   cp > 1: seq_len divisible by 2·cp (ring attention splits each sequence in 2·cp chunks to
+//        balance causal work); sequence parallel: seq_len / cp divisible by tp
+//   interleaved schedule: pp > 1, vpp > 1, micro-batches per step divisible by pp; vpp > 1 only
+//        with the interleaved schedule
+//   zero 2 or 3 with pp > 1 is rejected (DeepSpeed: ZeRO-2/3 are incompatible with its pipeline
+//        engine); distributed_optimizer is Megatron's ZeRO-1 and excludes zero 2/3
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/workload/model_spec.hpp"
+
+namespace ctwin::workload {
+
+enum class Recompute { kNone, kSelective, kFull };
+enum class PipelineSchedule { kGpipe, kOneFOneB, kInterleaved };
+enum class Precision { kBf16, kFp16, kFp8 };
+
+/// Where the values came from, so that errors name the scenario field or the flag.
+struct ConfigOrigin {
+  std::string source = "scenario";  ///< a file path, or "flags" when built from command-line flags
+  bool from_flags = false;
+};
+
+struct ParallelConfig {
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::int64_t vpp = 1;        ///< model chunks per pipeline rank (virtual stages)
+  std::int64_t cp = 1;
+  std::int64_t ep = 1;
+  std::int64_t expert_tp = 1;  ///< tensor parallelism inside each expert
+  std::optional<std::int64_t> dp;  ///< nullopt = "auto"
+  bool sequence_parallel = false;
+  int zero = 0;                ///< 0..3; FSDP full sharding = 3
+  bool distributed_optimizer = false;
+  Recompute recompute = Recompute::kNone;
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  std::int64_t micro_batch = 1;
+  std::int64_t global_batch = 1;
+  std::int64_t seq_len = 2048;
+  Precision precision = Precision::kBf16;
+  ConfigOrigin origin;
+
+  /// dp as given, or gpus / (tp·pp·cp) for "auto" (validate() first).
+  [[nodiscard]] std::int64_t data_parallel(std::int64_t gpus) const;
+  /// Micro-batches each pipeline runs per step: global / (micro·dp).
+  [[nodiscard]] std::int64_t micro_batches(std::int64_t gpus) const;
+  /// Optimizer-state sharding in effect: the ZeRO stage, 1 for the distributed optimizer.
+  [[nodiscard]] int zero_stage() const { return distributed_optimizer && zero < 1 ? 1 : zero; }
+  /// Ranks sharing a copy of the expert weights: tp·cp·dp / (ep·expert_tp).
+  [[nodiscard]] std::int64_t expert_data_parallel(std::int64_t gpus) const;
+};
+
+[[nodiscard]] std::string recompute_name(Recompute r);
+[[nodiscard]] std::string schedule_name(PipelineSchedule s);
+[[nodiscard]] std::string precision_name(Precision p);
+/// The inverses of the names above; nullopt for any other text.
+[[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
+[[nodiscard]] std::optional<PipelineSchedule> schedule_from_name(std::string_view name);
+[[nodiscard]] std::optional<Precision> precision_from_name(std::string_view name);
+
+/// Reads a scenario's "training" and "parallel" objects (DESIGN.md); both readers must be
+/// finished by the caller's reading of the rest of the scenario (this calls their finish()).
+[[nodiscard]] ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader parallel);
+
+/// Throws InputError naming the field (scenario pointer such as /parallel/tp, or the flag) and
+/// exactly which rule fails.
+void validate(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus);
+
+}  // namespace ctwin::workload
