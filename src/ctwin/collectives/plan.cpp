@@ -15,9 +15,10 @@ using fabric::GpuId;
   throw InputError("--algo", "", std::string(name(algorithm)) + " cannot run " + std::string(name(op)) + ": " + why);
 }
 
+HopClass intra_hop(const Fabric& fabric) { return fabric.spec().server.nvlink ? HopClass::kNvlink : HopClass::kPcie; }
+
 HopClass hop_between(const Fabric& fabric, GpuId a, GpuId b) {
-  if (fabric.node_of(a) != fabric.node_of(b)) return HopClass::kNet;
-  return fabric.spec().server.nvlink ? HopClass::kNvlink : HopClass::kPcie;
+  return fabric.node_of(a) != fabric.node_of(b) ? HopClass::kNet : intra_hop(fabric);
 }
 
 PlannedTransfer transfer(const Fabric& fabric, GpuId src, GpuId dst, double fraction, int channel) {
@@ -80,6 +81,10 @@ Phase ring_chain(const Fabric& fabric, int channels, bool from_root) {
                                           : transfer(fabric, order[i + 1], order[i], 1.0 / channels, c));
     }
   }
+  // The chain crosses every node boundary once and the rest inside nodes.
+  const int between = node_count(fabric) - 1;
+  phase.pipeline_hops[static_cast<std::size_t>(intra_hop(fabric))] = fabric.gpus() - 1 - between;
+  phase.pipeline_hops[static_cast<std::size_t>(HopClass::kNet)] = between;
   return phase;
 }
 
@@ -224,6 +229,9 @@ Plan tree_plan(Op op, const Fabric& fabric, int channels) {
   Phase phase{"reduce up and broadcast down the double binary tree, pipelined", {}, 1, 1};
   const int depth = add_tree_edges(fabric, std::max(2, channels), phase, true);
   phase.latency_hops = 2 * (depth + fabric.gpus_per_node() - 1);
+  // NCCL's tree latency: 2·((GPUs per node − 1)·intra + log2(nodes)·inter).
+  phase.pipeline_hops[static_cast<std::size_t>(intra_hop(fabric))] = 2 * (std::min(fabric.gpus(), fabric.gpus_per_node()) - 1);
+  phase.pipeline_hops[static_cast<std::size_t>(HopClass::kNet)] = 2 * depth;
   plan.phases.push_back(std::move(phase));
   return plan;
 }
@@ -241,6 +249,9 @@ Plan nvls_plan(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
     phase.what += "; node leaders exchange over the double binary tree";
     phase.latency_hops += 2 * add_tree_edges(fabric, std::max(2, channels), phase, false);
   }
+  // NCCL: one NVLS latency inside the node (two legs), 2·log2(nodes) network latencies across.
+  phase.pipeline_hops[static_cast<std::size_t>(HopClass::kNvlink)] = 2;
+  phase.pipeline_hops[static_cast<std::size_t>(HopClass::kNet)] = phase.latency_hops - 2;
   plan.phases.push_back(std::move(phase));
   return plan;
 }

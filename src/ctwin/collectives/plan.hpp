@@ -5,6 +5,7 @@
 // in plan_timing.hpp play it on a network model. Sizes are fractions of the collective's size
 // (nccl-tests' "size" column), so one plan serves a whole size sweep.
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct Phase {
   std::vector<PlannedTransfer> transfers;
   int repeat = 1;        ///< identical steps in a row, each waiting for the data of the last
   int latency_hops = 1;  ///< hops one step's latency spans in sequence (a pipelined tree's depth)
+  /// The same by hop class (NVLink, PCIe, network) where the classes differ along the way, as
+  /// NCCL counts a tree: 2·(GPUs per node − 1) hops inside nodes and 2·depth between them.
+  /// All zero: latency_hops hops of the phase's mean hop latency.
+  std::array<int, 3> pipeline_hops{};
 };
 
 struct Plan {

@@ -39,6 +39,16 @@ double mean_hop_latency_s(const std::vector<HopClass>& hops, const CostContext& 
   return sum / static_cast<double>(hops.size());
 }
 
+// What a pipelined phase pays on top of one step's hop: the rest of its depth, counted per hop
+// class where the plan says how many of each, else in mean hops.
+double pipeline_rest_s(const std::array<int, 3>& pipeline_hops, int latency_hops, double mean_hop_s,
+                       const std::array<double, 3>& hop_latency_s) {
+  double depth_s = 0;
+  for (std::size_t c = 0; c < pipeline_hops.size(); ++c) depth_s += pipeline_hops[c] * hop_latency_s[c];
+  if (depth_s == 0) return (latency_hops - 1) * mean_hop_s;
+  return std::max(0.0, depth_s - mean_hop_s);
+}
+
 // The protocol's bus-bandwidth ceiling as a floor on the time, latency included.
 double ceiling_bound_s(const ProtocolCost& cost, double size_bytes) {
   if (cost.max_bus_GBps <= 0) return 0;
@@ -64,6 +74,7 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
     PhaseProfile profile;
     profile.repeat = phase.repeat;
     profile.latency_hops = phase.latency_hops;
+    profile.pipeline_hops = phase.pipeline_hops;
     profile.transfers = phase.transfers.size();
     const std::size_t count = phase.transfers.size();
     std::vector<SimTime> done(count);
@@ -145,7 +156,8 @@ SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning&
     double hop = 0;
     for (std::size_t c = 0; c < hop_latency_s.size(); ++c) hop += static_cast<double>(phase.hop_counts[c]) * hop_latency_s[c];
     hop /= transfers;
-    total += phase.repeat * std::max(busiest, sum / transfers + hop) + (phase.latency_hops - 1) * hop;
+    total += phase.repeat * std::max(busiest, sum / transfers + hop) +
+             pipeline_rest_s(phase.pipeline_hops, phase.latency_hops, hop, hop_latency_s);
   }
   return SimTime::from_seconds(std::max(total, ceiling_bound_s(base, s)));
 }
@@ -170,12 +182,14 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
   };
   std::vector<Step> steps;
   for (const auto& phase : plan.phases) {
-    SimTime pipeline;
-    if (phase.latency_hops > 1) {
-      std::vector<HopClass> hops;
-      for (const auto& t : phase.transfers) hops.push_back(t.hop);
-      pipeline = SimTime::from_seconds((phase.latency_hops - 1) * mean_hop_latency_s(hops, where, protocol, tuning));
+    std::vector<HopClass> hops;
+    for (const auto& t : phase.transfers) hops.push_back(t.hop);
+    std::array<double, 3> hop_latency_s{};
+    for (HopClass hop : {HopClass::kNvlink, HopClass::kPcie, HopClass::kNet}) {
+      hop_latency_s[static_cast<std::size_t>(hop)] = cost_of(hop).hop_latency.seconds();
     }
+    const SimTime pipeline = SimTime::from_seconds(pipeline_rest_s(
+        phase.pipeline_hops, phase.latency_hops, mean_hop_latency_s(hops, where, protocol, tuning), hop_latency_s));
     for (int k = 0; k < phase.repeat; ++k) steps.push_back({&phase, pipeline, {}, {}, {}, {}, phase.transfers.size()});
   }
   // Channels are independent pipelines, as in NCCL: a transfer on channel c waits for what

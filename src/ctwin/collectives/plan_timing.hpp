@@ -58,6 +58,7 @@ class PlanProfile {
     std::size_t transfers = 0;
     int repeat = 1;
     int latency_hops = 1;
+    std::array<int, 3> pipeline_hops{};
   };
   [[nodiscard]] static std::size_t share_group(const PlannedTransfer& transfer);
   [[nodiscard]] static double payload_share(const ProtocolCost& cost, std::size_t group);

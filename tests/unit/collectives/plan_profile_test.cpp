@@ -92,7 +92,13 @@ double formula_s(const std::vector<SimulatedPhase>& phases, const CostContext& w
     const double n = static_cast<double>(std::max<std::size_t>(1, transfers.size()));
     mean /= n;
     hop /= n;
-    total += simulated.phase->repeat * std::max(busiest, mean + hop) + (simulated.phase->latency_hops - 1) * hop;
+    // The depth beyond the first hop: per class where the plan counts them, else mean hops.
+    double depth = 0;
+    for (HopClass c : {HopClass::kNvlink, HopClass::kPcie, HopClass::kNet}) {
+      depth += simulated.phase->pipeline_hops[static_cast<std::size_t>(c)] * tuning.cost(where, protocol, c).hop_latency.seconds();
+    }
+    const double rest = depth == 0 ? (simulated.phase->latency_hops - 1) * hop : std::max(0.0, depth - hop);
+    total += simulated.phase->repeat * std::max(busiest, mean + hop) + rest;
   }
   const double ceiling = base.max_bus_GBps > 0
                              ? base.base_latency.seconds() + s * base.bus_bytes_per_byte / (base.max_bus_GBps * 1e9)
