@@ -1,6 +1,6 @@
 // Parameter counts against published totals (model cards, papers) and against the closed form of
 // Narayanan et al. SC'21 for the GPT rows of their Table 1 (transcribed in
-// shared/validation-data/training_runs.json).
+// validation/training/training_runs.json).
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

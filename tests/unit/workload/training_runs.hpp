@@ -1,10 +1,11 @@
 #pragma once
-// Published training runs (shared/validation-data/training_runs.json, next to the repository).
+// Published training runs (validation/training/training_runs.json, a copy of the shared transcription).
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,8 +16,9 @@ namespace ctwin::workload::testing {
 
 inline const nlohmann::json& training_runs() {
   static const nlohmann::json runs = [] {
-    std::ifstream in(std::string(CTWIN_SOURCE_DIR) + "/../shared/validation-data/training_runs.json");
-    if (!in) return nlohmann::json::array();
+    std::ifstream in(std::string(CTWIN_SOURCE_DIR) + "/validation/training/training_runs.json");
+    // A missing copy must fail the tests that need it, not skip their checks.
+    if (!in) throw std::runtime_error("validation/training/training_runs.json is missing");
     return nlohmann::json::parse(in).at("runs");
   }();
   return runs;
