@@ -29,8 +29,9 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"collectives", {"core", "engine", "fabric", "network"}},
       {"compute", {"core"}},
       {"workload", {"core", "compute"}},
+      {"replay", {"core", "engine", "fabric", "network", "collectives", "compute", "workload"}},
       {"calibration", {"core", "engine", "fabric", "network", "collectives", "compute"}},
-      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload"}},
+      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay"}},
   };
   return kAllowed;
 }

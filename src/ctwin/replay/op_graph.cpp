@@ -1,0 +1,293 @@
+#include "ctwin/replay/op_graph.hpp"
+
+#include <algorithm>
+
+#include "ctwin/compute/flash_attention.hpp"
+#include "ctwin/compute/gemm_model.hpp"
+#include "ctwin/compute/memory_kernels.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/workload/parameter_count.hpp"
+
+namespace ctwin::replay {
+namespace {
+
+using collectives::Op;
+using compute::MemoryKernel;
+
+compute::Dtype gemm_dtype(workload::Precision p) {
+  switch (p) {
+    case workload::Precision::kFp16: return compute::Dtype::kFp16;
+    case workload::Precision::kFp8: return compute::Dtype::kFp8;
+    case workload::Precision::kBf16: break;
+  }
+  return compute::Dtype::kBf16;
+}
+
+class Builder {
+ public:
+  Builder(const Scenario& s, CollectiveTimes& comm)
+      : s_(s), m_(s.model), p_(s.split), comm_(comm), params_(workload::count_parameters(s.model)) {
+    t_ = p_.tp;
+    dp_ = p_.data_parallel(s.gpus);
+    tokens_ = p_.micro_batch * p_.seq_len / p_.cp;
+    sp_tokens_ = p_.sequence_parallel ? tokens_ / t_ : tokens_;
+    tp_group_ = {t_, 1};
+    dp_group_ = {dp_ * p_.cp, t_};
+    pp_group_ = {2, t_ * p_.cp * dp_};
+    const Bytes activation(tokens_ * m_.hidden * 2);
+    if (p_.sequence_parallel) {
+      tp_fwd_in_ = comm_.time(Op::kAllGather, tp_group_, activation, 2);
+      tp_fwd_out_ = comm_.time(Op::kReduceScatter, tp_group_, activation, 2);
+    } else {
+      tp_fwd_out_ = comm_.time(Op::kAllReduce, tp_group_, activation, 2);
+    }
+    qkv_cols_ = (m_.heads + 2 * m_.kv_heads) * m_.head_dim / t_;
+    attn_cols_ = m_.heads * m_.head_dim / t_;
+    ffn_cols_ = m_.ffn_hidden / t_;
+    up_cols_ = (m_.activation == workload::Activation::kSwiglu ? 2 : 1) * ffn_cols_;
+    // Matrices are split by TP; norms are replicated, counted once per rank.
+    layer_params_ = (params_.layer.attention + params_.layer.dense_mlp) / t_ + params_.layer.norms;
+    zero_ = p_.zero_stage();
+  }
+
+  StepWork build() {
+    StepWork work;
+    work.micro_batches = p_.micro_batches(s_.gpus);
+    work.p2p = comm_.time(Op::kSendRecv, pp_group_, Bytes(sp_tokens_ * m_.hidden * 2), 2);
+    const std::int64_t chunks = p_.vpp;
+    const std::int64_t layers = m_.layers / (p_.pp * chunks);
+    for (std::int64_t r = 0; r < p_.pp; ++r) {
+      StageWork stage;
+      std::int64_t held = 0;
+      for (std::int64_t c = 0; c < chunks; ++c) {
+        const bool first = c == 0 && r == 0;
+        const bool last = c == chunks - 1 && r == p_.pp - 1;
+        std::int64_t extra = 0;
+        if (first) extra += params_.embedding / t_;
+        if (last) extra += (params_.output > 0 ? params_.output : (p_.pp > 1 ? params_.embedding : 0)) / t_ +
+                           params_.final_norm;
+        stage.chunks.push_back(chunk(layers, first, last, extra));
+        held += layers * layer_params_ + extra;
+      }
+      stage.after_backward = optimizer(held);
+      work.stages.push_back(std::move(stage));
+    }
+    return work;
+  }
+
+ private:
+  SimTime gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
+    return compute::estimate_gemm(s_.gpu, {m, n, k, gemm_dtype(p_.precision)}).time;
+  }
+  SimTime memory(MemoryKernel kind, std::int64_t elements, bool backward) const {
+    return compute::estimate_memory_kernel(s_.gpu, {kind, elements, compute::Dtype::kBf16, backward}).time;
+  }
+  compute::AttentionShape attention() const {
+    return {p_.micro_batch, p_.seq_len / p_.cp, p_.seq_len / p_.cp, m_.heads / t_, std::max<std::int64_t>(1, m_.kv_heads / t_),
+            m_.head_dim, true, compute::Dtype::kBf16};
+  }
+  MemoryKernel norm() const { return m_.norm == workload::Norm::kRmsNorm ? MemoryKernel::kRmsNorm : MemoryKernel::kLayerNorm; }
+  Join tp_join() const { return s_.overlap.tp_comm ? Join::kTaskEnd : Join::kNow; }
+
+  static int add(std::vector<OpNode>& ops, OpNode op) {
+    ops.push_back(op);
+    return static_cast<int>(ops.size()) - 1;
+  }
+  void compute(std::vector<OpNode>& ops, const char* name, SimTime time, int wait_for = -1) const {
+    add(ops, {name, Stream::kCompute, time, Join::kNow, Occurs::kEvery, wait_for});
+  }
+  /// The TP collective at the end of a row-parallel layer's forward.
+  void tp_out(std::vector<OpNode>& ops) const {
+    if (t_ > 1) add(ops, {p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, tp_join()});
+  }
+  void tp_in(std::vector<OpNode>& ops) const {
+    if (t_ > 1 && p_.sequence_parallel) add(ops, {"tp_all_gather", Stream::kTp, tp_fwd_in_, tp_join()});
+  }
+
+  void layer_forward(std::vector<OpNode>& ops, int wait_for) const {
+    const std::int64_t h = m_.hidden;
+    compute(ops, "norm", memory(norm(), sp_tokens_ * h, false), wait_for);
+    tp_in(ops);
+    compute(ops, "qkv_gemm", gemm(tokens_, qkv_cols_, h));
+    if (m_.position == workload::PositionEmbedding::kRope) {
+      compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * (m_.heads + m_.kv_heads) * m_.head_dim / t_, false));
+    }
+    compute(ops, "flash_attention", compute::estimate_flash_attention_forward(s_.gpu, attention()).time);
+    compute(ops, "proj_gemm", gemm(tokens_, h, attn_cols_));
+    tp_out(ops);
+    if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
+    compute(ops, "residual", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, false));
+    compute(ops, "norm", memory(norm(), sp_tokens_ * h, false));
+    tp_in(ops);
+    compute(ops, "mlp_up_gemm", gemm(tokens_, up_cols_, h));
+    compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu" : "gelu",
+            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
+                   tokens_ * ffn_cols_, false));
+    compute(ops, "mlp_down_gemm", gemm(tokens_, h, ffn_cols_));
+    tp_out(ops);
+    if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
+    compute(ops, "residual", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, false));
+  }
+
+  /// Backward of a row-parallel linear (proj, MLP down): the output gradient is gathered first.
+  void row_parallel_backward(std::vector<OpNode>& ops, const char* dgrad, const char* wgrad, std::int64_t in_cols) const {
+    if (t_ > 1 && p_.sequence_parallel) add(ops, {"tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kNow});
+    compute(ops, dgrad, gemm(tokens_, in_cols, m_.hidden));
+    compute(ops, wgrad, gemm(in_cols, m_.hidden, tokens_));
+  }
+  /// Backward of a column-parallel linear (QKV, MLP up): Megatron overlaps the input re-gather
+  /// with the dgrad GEMM and the gradient reduction with the wgrad GEMM. Returns the reduction's
+  /// index (what the next kernel waits for), -1 without TP.
+  int column_parallel_backward(std::vector<OpNode>& ops, const char* dgrad, const char* wgrad, std::int64_t out_cols) const {
+    int gather = -1;
+    if (t_ > 1 && p_.sequence_parallel) gather = add(ops, {"tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kTaskEnd});
+    compute(ops, dgrad, gemm(tokens_, m_.hidden, out_cols));
+    int reduce = -1;
+    if (t_ > 1) {
+      reduce = add(ops, {p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, Join::kTaskEnd});
+    }
+    compute(ops, wgrad, gemm(m_.hidden, out_cols, tokens_), gather);
+    return reduce;
+  }
+
+  void layer_backward(std::vector<OpNode>& ops, int wait_for) const {
+    const std::int64_t h = m_.hidden;
+    if (p_.recompute == workload::Recompute::kFull) layer_forward(ops, wait_for), wait_for = -1;
+    if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true), wait_for), wait_for = -1;
+    compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true), wait_for);
+    row_parallel_backward(ops, "mlp_down_dgrad", "mlp_down_wgrad", ffn_cols_);
+    compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu_bwd" : "gelu_bwd",
+            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
+                   tokens_ * ffn_cols_, true));
+    int reduce = column_parallel_backward(ops, "mlp_up_dgrad", "mlp_up_wgrad", up_cols_);
+    compute(ops, "norm_bwd", memory(norm(), sp_tokens_ * h, true), reduce);
+    if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true));
+    compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true));
+    row_parallel_backward(ops, "proj_dgrad", "proj_wgrad", attn_cols_);
+    if (p_.recompute == workload::Recompute::kSelective) {
+      compute(ops, "flash_attention_recompute", compute::estimate_flash_attention_forward(s_.gpu, attention()).time);
+    }
+    compute(ops, "flash_attention_bwd", compute::estimate_flash_attention_backward(s_.gpu, attention()).time);
+    if (m_.position == workload::PositionEmbedding::kRope) {
+      compute(ops, "rotary_bwd", memory(MemoryKernel::kRotary, tokens_ * (m_.heads + m_.kv_heads) * m_.head_dim / t_, true));
+    }
+    reduce = column_parallel_backward(ops, "qkv_dgrad", "qkv_wgrad", qkv_cols_);
+    compute(ops, "norm_bwd", memory(norm(), sp_tokens_ * h, true), reduce);
+  }
+
+  /// Parameter all_gathers of `layers` layers, queued at the start of a pass so that each layer's
+  /// gather runs ahead of its compute (prefetch); returns their indices.
+  std::vector<int> gathers(std::vector<OpNode>& ops, std::int64_t layers, Occurs occurs) const {
+    std::vector<int> out;
+    const SimTime t = comm_.time(Op::kAllGather, dp_group_, Bytes(layer_params_ * 2), 2);
+    for (std::int64_t i = 0; i < layers; ++i) {
+      out.push_back(add(ops, {"dp_param_all_gather", Stream::kDp, t, Join::kStepEnd, occurs}));
+    }
+    return out;
+  }
+
+  SimTime grad_reduce(std::int64_t parameters) const {
+    return comm_.time(zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, dp_group_, Bytes(parameters * 4), 4);
+  }
+
+  ChunkWork chunk(std::int64_t layers, bool first, bool last, std::int64_t extra_params) const {
+    ChunkWork w;
+    const std::int64_t h = m_.hidden;
+    const bool zero3 = zero_ == 3;
+    const bool overlapped_gather = zero_ >= 1 && zero_ <= 2 && s_.overlap.dp_param_gather;
+    std::vector<int> fwd_gathers;
+    if (zero3) fwd_gathers = gathers(w.forward, layers, Occurs::kEvery);
+    else if (overlapped_gather) fwd_gathers = gathers(w.forward, layers, Occurs::kFirstMicroBatch);
+    if (first) compute(w.forward, "embedding", memory(MemoryKernel::kGelu, sp_tokens_ * h, false));
+    for (std::int64_t i = 0; i < layers; ++i) {
+      layer_forward(w.forward, fwd_gathers.empty() ? -1 : fwd_gathers[static_cast<std::size_t>(i)]);
+    }
+    const std::int64_t vocab_cols = m_.vocab / t_;
+    if (last) {
+      compute(w.forward, "final_norm", memory(norm(), sp_tokens_ * h, false));
+      tp_in(w.forward);
+      compute(w.forward, "logits_gemm", gemm(tokens_, vocab_cols, h));
+      compute(w.forward, "cross_entropy", memory(MemoryKernel::kGelu, tokens_ * vocab_cols, false));
+    }
+
+    std::vector<int> bwd_gathers;
+    if (zero3) bwd_gathers = gathers(w.backward, layers, Occurs::kEvery);
+    const bool per_layer_reduce = zero3 || s_.overlap.dp_grad_reduce;
+    const Occurs reduce_when = zero3 ? Occurs::kEvery : Occurs::kLastMicroBatch;
+    if (last) {
+      compute(w.backward, "cross_entropy_bwd", memory(MemoryKernel::kGelu, tokens_ * vocab_cols, true));
+      compute(w.backward, "logits_dgrad", gemm(tokens_, h, vocab_cols));
+      compute(w.backward, "logits_wgrad", gemm(h, vocab_cols, tokens_));
+      if (t_ > 1) {
+        add(w.backward, {p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, Join::kNow});
+      }
+      compute(w.backward, "final_norm_bwd", memory(norm(), sp_tokens_ * h, true));
+    }
+    for (std::int64_t i = layers - 1; i >= 0; --i) {
+      layer_backward(w.backward, bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)]);
+      if (per_layer_reduce && dp_group_.size > 1) {
+        add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(layer_params_), Join::kStepEnd, reduce_when});
+      }
+    }
+    if (first) compute(w.backward, "embedding_bwd", memory(MemoryKernel::kGelu, sp_tokens_ * h, true));
+    if (dp_group_.size > 1) {
+      if (per_layer_reduce) {
+        if (extra_params > 0) {
+          add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(extra_params), Join::kStepEnd, reduce_when});
+        }
+      } else {
+        add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(layers * layer_params_ + extra_params), Join::kNow,
+                         Occurs::kLastMicroBatch});
+      }
+    }
+    return w;
+  }
+
+  std::vector<OpNode> optimizer(std::int64_t held) const {
+    std::vector<OpNode> ops;
+    const std::int64_t shard = zero_ >= 1 ? dp_group_.size : 1;
+    OpNode adam{"adam", Stream::kCompute, memory(MemoryKernel::kAdamUpdate, (held + shard - 1) / shard, false)};
+    adam.optimizer = true;
+    ops.push_back(adam);
+    if (zero_ >= 1 && zero_ <= 2 && !s_.overlap.dp_param_gather) {
+      add(ops, {"dp_param_all_gather", Stream::kDp, comm_.time(Op::kAllGather, dp_group_, Bytes(held * 2), 2), Join::kNow});
+    }
+    return ops;
+  }
+
+  const Scenario& s_;
+  const workload::ModelSpec& m_;
+  const workload::ParallelConfig& p_;
+  CollectiveTimes& comm_;
+  workload::ParameterCount params_;
+  std::int64_t t_ = 1, dp_ = 1, tokens_ = 0, sp_tokens_ = 0;
+  std::int64_t qkv_cols_ = 0, attn_cols_ = 0, ffn_cols_ = 0, up_cols_ = 0, layer_params_ = 0;
+  int zero_ = 0;
+  GroupShape tp_group_, dp_group_, pp_group_;
+  SimTime tp_fwd_in_, tp_fwd_out_;
+};
+
+}  // namespace
+
+StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm) {
+  if (scenario.model.has_moe) {
+    throw InputError(scenario.source, "/model", "MoE models are not supported by ctwin run yet (dense models only)");
+  }
+  if (scenario.split.cp > 1) {
+    throw InputError(scenario.split.origin.source, "/parallel/cp", "context parallelism is not supported by ctwin run yet (use 1)");
+  }
+  return Builder(scenario, comm).build();
+}
+
+SimTime compute_time_of(const std::vector<OpNode>& ops, bool first, bool last) {
+  SimTime total;
+  for (const auto& op : ops) {
+    if (op.stream != Stream::kCompute) continue;
+    if (op.occurs == Occurs::kFirstMicroBatch && !first) continue;
+    if (op.occurs == Occurs::kLastMicroBatch && !last) continue;
+    total += op.duration;
+  }
+  return total;
+}
+
+}  // namespace ctwin::replay

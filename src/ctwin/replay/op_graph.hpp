@@ -1,0 +1,86 @@
+#pragma once
+// The operation graph of one training step on one representative rank of each pipeline stage:
+// what every model chunk runs per micro-batch, forward and backward, as kernels (times from the
+// compute twin) and collectives (times from CollectiveTimes), plus what runs once per step.
+//
+// Per transformer layer, forward (b sequences of s tokens, T = b·s; t = TP; SP = sequence
+// parallel, whose norms, dropout and residuals work on T/t tokens):
+//   norm · [SP: all_gather T·h] · QKV GEMM (T × h → (heads + 2·kv_heads)·d/t) · rotary ·
+//   flash attention (heads/t, causal) · proj GEMM · [SP: reduce_scatter, else all_reduce T·h] ·
+//   dropout · residual · norm · [all_gather] · MLP up (SwiGLU: 2·ffn/t) · activation · MLP down ·
+//   [reduce_scatter / all_reduce] · dropout · residual.
+// Backward: each GEMM becomes its data-gradient and weight-gradient GEMMs; flash attention and
+// memory-bound kernels their backward kernels. TP communication follows Megatron-LM's linear
+// layers (tensor_parallel/layers.py): a column-parallel layer re-gathers its SP input while the
+// dgrad GEMM runs and reduce-scatters (SP) or all-reduces its input gradient while the wgrad GEMM
+// runs; a row-parallel layer all-gathers the output gradient (SP) before its GEMMs.
+// Recompute: selective repeats the attention kernel before its backward, full the whole layer's
+// forward (TP communication included).
+// First virtual stage: embedding lookup; last: final norm, logits GEMM (vocab/t) and a
+// cross-entropy modelled as a GeLU-sized memory kernel over the logits.
+// Data parallelism over dp ranks (fp32 gradients, 4 B per parameter): reduce_scatter with
+// ZeRO ≥ 1 / the distributed optimizer, else all_reduce, per layer after its backward on the
+// last micro-batch (Megatron's per-bucket overlap, one bucket per layer); without
+// overlap.dp_grad_reduce one collective for the chunk at its end. The distributed optimizer's
+// parameter all_gather (bf16) runs per layer in the first micro-batch's forward with
+// overlap.dp_param_gather, else after the optimizer. ZeRO-3 gathers every layer's parameters
+// for every forward and backward and reduce-scatters its gradients every micro-batch.
+// Optimizer: Adam over the rank's shard of parameters (memory-bound).
+// Not yet: MoE layers, context parallelism (the scenario loader rejects them for `ctwin run`).
+
+#include <cstdint>
+#include <vector>
+
+#include "ctwin/core/units.hpp"
+#include "ctwin/replay/comm_groups.hpp"
+#include "ctwin/replay/scenario.hpp"
+
+namespace ctwin::replay {
+
+enum class Stream { kCompute, kTp, kPp, kDp, kCp, kEp };
+inline constexpr int kStreams = 6;
+
+/// When the rank's compute must wait for the op to end.
+enum class Join {
+  kNow,      ///< before the next op of its task
+  kTaskEnd,  ///< before its task (chunk forward or backward of a micro-batch) is done
+  kStepEnd,  ///< before the optimizer step
+};
+/// On which micro-batches of a chunk the op runs.
+enum class Occurs { kEvery, kFirstMicroBatch, kLastMicroBatch };
+
+struct OpNode {
+  const char* name = "";
+  Stream stream = Stream::kCompute;
+  SimTime duration;
+  Join join = Join::kNow;
+  Occurs occurs = Occurs::kEvery;
+  int wait_for = -1;  ///< index of an earlier op of the same list that must end before this starts
+  bool optimizer = false;
+};
+
+struct ChunkWork {
+  std::vector<OpNode> forward;
+  std::vector<OpNode> backward;
+};
+
+struct StageWork {
+  std::vector<ChunkWork> chunks;     ///< model chunks (virtual stages) of this pipeline rank
+  std::vector<OpNode> after_backward;  ///< once per step: optimizer, blocking parameter gather
+};
+
+struct StepWork {
+  std::vector<StageWork> stages;  ///< one per pipeline rank
+  std::int64_t micro_batches = 1;
+  SimTime p2p;  ///< sending one micro-batch's activations (or their gradients) to the next stage
+};
+
+/// Builds the graph for `scenario` (validated). InputError for what this slice does not model
+/// yet (MoE, context parallelism).
+[[nodiscard]] StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm);
+
+/// Sum of compute-stream kernel times of one pass of `ops` on a micro-batch that is neither the
+/// first nor the last (the oracle tests' sum of kernel times).
+[[nodiscard]] SimTime compute_time_of(const std::vector<OpNode>& ops, bool first, bool last);
+
+}  // namespace ctwin::replay

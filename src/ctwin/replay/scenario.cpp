@@ -1,0 +1,103 @@
+#include "ctwin/replay/scenario.hpp"
+
+#include <utility>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/overrides.hpp"
+#include "ctwin/workload/hf_config.hpp"
+
+namespace ctwin::replay {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A referenced file: next to the scenario first, then under the repository root.
+fs::path resolve(const std::string& given, const fs::path& scenario_dir, const fs::path& repo_root,
+                 const std::string& source, const std::string& pointer) {
+  const fs::path p(given);
+  if (p.is_absolute()) {
+    if (fs::is_regular_file(p)) return p;
+  } else {
+    if (fs::is_regular_file(scenario_dir / p)) return scenario_dir / p;
+    if (fs::is_regular_file(repo_root / p)) return repo_root / p;
+  }
+  throw InputError(source, pointer, "no file '" + given + "' (looked next to the scenario and in " +
+                                        repo_root.string() + ")");
+}
+
+/// Replaces a referenced file by its document, so that overrides can reach into it.
+void inline_part(nlohmann::json& scenario, const std::string& key, const fs::path& dir, const fs::path& root,
+                 const std::string& source, std::string& origin) {
+  auto it = scenario.find(key);
+  if (it == scenario.end()) throw InputError(source, "/" + key, "is required");
+  if (it->is_string()) {
+    const fs::path file = resolve(it->get<std::string>(), dir, root, source, "/" + key);
+    *it = load_json_file(file);
+    origin = file.string();
+    return;
+  }
+  if (!it->is_object()) throw InputError(source, "/" + key, "expected a file path or an inline object");
+}
+
+compute::GpuSpec read_gpu(const nlohmann::json* given, const std::string& server_gpu, const fs::path& dir,
+                          const fs::path& root, const std::string& source) {
+  if (given != nullptr && given->is_object()) return compute::parse_gpu_spec(*given, source + " /gpu");
+  std::string name = server_gpu;
+  std::string pointer = "/cluster/server/gpu";
+  if (given != nullptr && !given->is_null()) {
+    if (!given->is_string()) throw InputError(source, "/gpu", "expected a GPU name, a file or an inline object");
+    name = given->get<std::string>();
+    pointer = "/gpu";
+  }
+  const bool bare_name = name.find('/') == std::string::npos && !name.ends_with(".json");
+  return compute::load_gpu_spec(resolve(bare_name ? "models/gpus/" + name + ".json" : name, dir, root, source, pointer));
+}
+
+}  // namespace
+
+Scenario load_scenario(const fs::path& path, const fs::path& repo_root, const std::vector<std::string>& overrides) {
+  const std::string source = path.string();
+  nlohmann::json document = load_json_file(path);
+  if (!document.is_object()) throw InputError(source, "", "a scenario is a JSON object");
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  // Inline first so that --set can reach fields of a referenced model or cluster.
+  std::string model_origin = source + " /model";
+  std::string cluster_origin = source + " /cluster";
+  inline_part(document, "model", dir, repo_root, source, model_origin);
+  inline_part(document, "cluster", dir, repo_root, source, cluster_origin);
+  apply_overrides(document, overrides);
+  // An override may name another file ("model=models/llm/llama3-70b.json").
+  inline_part(document, "model", dir, repo_root, source, model_origin);
+  inline_part(document, "cluster", dir, repo_root, source, cluster_origin);
+
+  Scenario s;
+  s.source = source;
+  JsonObjectReader reader(document, source, "");
+  const auto& model_doc = reader.required("model");
+  if (!model_doc.is_object()) throw InputError(source, "/model", "expected a file path or an inline object");
+  s.model = workload::is_hf_config(model_doc) ? workload::parse_hf_config(model_doc, model_origin)
+                                              : workload::parse_model_spec(model_doc, model_origin);
+  const auto& cluster_doc = reader.required("cluster");
+  if (!cluster_doc.is_object()) throw InputError(source, "/cluster", "expected a file path or an inline object");
+  s.cluster = fabric::parse_cluster(cluster_doc, cluster_origin);
+  s.gpus = reader.integer("gpus", 1, std::int64_t{1} << 24);
+  s.split = workload::read_parallel_config(reader.object("training"), reader.object("parallel"));
+  if (auto overlap = reader.optional_object("overlap")) {
+    s.overlap.dp_grad_reduce = overlap->boolean_or("dp_grad_reduce", s.overlap.dp_grad_reduce);
+    s.overlap.dp_param_gather = overlap->boolean_or("dp_param_gather", s.overlap.dp_param_gather);
+    s.overlap.tp_comm = overlap->boolean_or("tp_comm", s.overlap.tp_comm);
+    s.overlap.pp_p2p = overlap->boolean_or("pp_p2p", s.overlap.pp_p2p);
+    overlap->finish();
+  }
+  s.network = reader.choice_or("network", {"analytical", "flow"}, "flow");
+  if (const auto* calibration = reader.optional("calibration"); calibration != nullptr && !calibration->is_null()) {
+    throw InputError(source, "/calibration", "calibrated scenarios are not supported by ctwin run yet (use null)");
+  }
+  s.gpu = read_gpu(reader.optional("gpu"), s.cluster.server.gpu, dir, repo_root, source);
+  reader.finish();
+  workload::validate(s.model, s.split, s.gpus);
+  return s;
+}
+
+}  // namespace ctwin::replay

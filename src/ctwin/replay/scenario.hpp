@@ -1,0 +1,49 @@
+#pragma once
+// A training scenario (DESIGN.md "Scenario file"): model, cluster, GPU count, training settings,
+// split, overlap switches and network model, read strictly. Lives in replay rather than workload
+// because it needs the fabric layer's cluster reader.
+//
+// Paths inside the file are tried relative to the scenario file, then to the repository root.
+// `model` and `cluster` may be inline objects. Referenced files are inlined into the document
+// before `--set` overrides apply, so `--set cluster.fabric.oversubscription.leaf=2` works on a
+// cluster given by path; errors about a referenced file still name that file.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ctwin/compute/gpu_spec.hpp"
+#include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/workload/model_spec.hpp"
+#include "ctwin/workload/parallel_config.hpp"
+
+namespace ctwin::replay {
+
+/// Which communication may run beside compute (Megatron-LM's --overlap-grad-reduce,
+/// --overlap-param-gather, --tp-comm-overlap; p2p overlap is its default batched isend/irecv).
+struct OverlapConfig {
+  bool dp_grad_reduce = true;
+  bool dp_param_gather = true;
+  bool tp_comm = false;
+  bool pp_p2p = true;
+};
+
+struct Scenario {
+  std::string source;  ///< the scenario file, for messages
+  workload::ModelSpec model;
+  fabric::ClusterSpec cluster;
+  compute::GpuSpec gpu;
+  std::int64_t gpus = 0;
+  workload::ParallelConfig split;  ///< validated against model and gpus
+  OverlapConfig overlap;
+  std::string network = "flow";  ///< "analytical" or "flow"
+};
+
+/// Loads and validates `path` after applying `overrides` ("parallel.tp=4"). `repo_root` is the
+/// second place relative paths are looked up (models/gpus/<name>.json for the GPU too).
+/// Throws InputError naming the file and JSON pointer (or the flag) on any problem.
+[[nodiscard]] Scenario load_scenario(const std::filesystem::path& path, const std::filesystem::path& repo_root,
+                                     const std::vector<std::string>& overrides = {});
+
+}  // namespace ctwin::replay

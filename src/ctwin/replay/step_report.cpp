@@ -1,0 +1,111 @@
+#include "ctwin/replay/step_report.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "ctwin/workload/flops.hpp"
+#include "ctwin/workload/memory_model.hpp"
+
+namespace ctwin::replay {
+namespace {
+
+// Categories in attribution order: compute, optimizer, then communication by priority.
+enum Category { kCompute, kOptimizer, kTp, kCp, kEp, kPp, kDp, kCategories };
+
+Category category_of(const BusyInterval& b) {
+  if (b.optimizer) return kOptimizer;
+  switch (b.stream) {
+    case Stream::kCompute: return kCompute;
+    case Stream::kTp: return kTp;
+    case Stream::kCp: return kCp;
+    case Stream::kEp: return kEp;
+    case Stream::kPp: return kPp;
+    case Stream::kDp: return kDp;
+  }
+  return kCompute;
+}
+
+double gib(Bytes b) { return static_cast<double>(b.count()) / static_cast<double>(std::int64_t{1} << 30); }
+
+}  // namespace
+
+StepBreakdown breakdown_of(const ReplayResult& replay) {
+  StepBreakdown sum;
+  if (replay.ranks.empty()) return sum;
+  for (const auto& rank : replay.ranks) {
+    // Sweep over interval boundaries; ties sorted by time only, counts settle before a segment is measured.
+    std::vector<std::pair<std::int64_t, int>> edges;  // (time ps, +/-(category + 1))
+    for (const auto& b : rank.busy) {
+      const int c = category_of(b) + 1;
+      edges.emplace_back(b.start.ps(), c);
+      edges.emplace_back(b.end.ps(), -c);
+    }
+    std::sort(edges.begin(), edges.end());
+    std::array<int, kCategories> active{};
+    std::array<std::int64_t, kCategories> spent{};
+    std::int64_t previous = 0;
+    for (const auto& [time, delta] : edges) {
+      if (time > previous) {
+        for (int c = 0; c < kCategories; ++c) {
+          if (active[static_cast<std::size_t>(c)] > 0) {
+            spent[static_cast<std::size_t>(c)] += time - previous;
+            break;
+          }
+        }
+        previous = time;
+      }
+      active[static_cast<std::size_t>(std::abs(delta) - 1)] += delta > 0 ? 1 : -1;
+    }
+    std::int64_t busy = 0;
+    for (auto s : spent) busy += s;
+    const auto sec = [](std::int64_t ps) { return static_cast<double>(ps) * 1e-12; };
+    sum.compute_s += sec(spent[kCompute]);
+    sum.optimizer_s += sec(spent[kOptimizer]);
+    sum.exposed_comm_s.tp += sec(spent[kTp]);
+    sum.exposed_comm_s.cp += sec(spent[kCp]);
+    sum.exposed_comm_s.ep += sec(spent[kEp]);
+    sum.exposed_comm_s.pp += sec(spent[kPp]);
+    sum.exposed_comm_s.dp += sec(spent[kDp]);
+    sum.bubble_s += sec(replay.step_time.ps() - busy);
+  }
+  const double n = static_cast<double>(replay.ranks.size());
+  StepBreakdown mean = sum;
+  mean.compute_s /= n;
+  mean.optimizer_s /= n;
+  mean.bubble_s /= n;
+  for (double* x : {&mean.exposed_comm_s.tp, &mean.exposed_comm_s.pp, &mean.exposed_comm_s.dp, &mean.exposed_comm_s.cp,
+                    &mean.exposed_comm_s.ep}) {
+    *x /= n;
+  }
+  return mean;
+}
+
+StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay) {
+  StepReport r;
+  const double step = replay.step_time.seconds();
+  const double gpus = static_cast<double>(scenario.gpus);
+  const auto flops = workload::step_flops(scenario.model, scenario.split);
+  r.step_time_s = step;
+  r.model_flops_per_step = flops.model.count();
+  r.hardware_flops_per_step = flops.hardware.count();
+  r.tokens_per_s = static_cast<double>(flops.tokens) / step;
+  r.model_tflops_per_gpu = flops.model.count() / step / gpus * 1e-12;
+  r.hardware_tflops_per_gpu = flops.hardware.count() / step / gpus * 1e-12;
+  const compute::Dtype dtype = scenario.split.precision == workload::Precision::kFp8   ? compute::Dtype::kFp8
+                               : scenario.split.precision == workload::Precision::kFp16 ? compute::Dtype::kFp16
+                                                                                         : compute::Dtype::kBf16;
+  r.mfu = flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second());
+  r.breakdown = breakdown_of(replay);
+  r.comm_ratio = r.breakdown.exposed_comm_s.total() / step;
+  const auto memory = workload::memory_per_gpu(scenario.model, scenario.split, scenario.gpus);
+  r.memory_gib_per_gpu = {gib(memory.weights),     gib(memory.gradients), gib(memory.optimizer), gib(memory.activations),
+                          gib(memory.fp8_buffers + memory.overhead), gib(memory.total())};
+  r.fits_memory = workload::fits_memory(memory, scenario.gpu);
+  r.micro_batches = scenario.split.micro_batches(scenario.gpus);
+  r.dp = scenario.split.data_parallel(scenario.gpus);
+  r.events = replay.events;
+  return r;
+}
+
+}  // namespace ctwin::replay

@@ -1,0 +1,57 @@
+#pragma once
+// What one simulated training step amounts to (DESIGN.md `ctwin run` report fields).
+//
+// Breakdown, per simulated rank then averaged over the pipeline ranks (so the parts add up to
+// the step time): every instant of [0, step] is attributed to the first of compute (a kernel
+// running), optimizer, exposed communication (tp, cp, ep, pp, dp in that order when several are
+// in flight and no kernel runs) and bubble (the rank idle, waiting on another).
+// mfu = model FLOPs / (step · GPUs · dense peak of the precision's GEMM dtype).
+
+#include <cstdint>
+#include <string>
+
+#include "ctwin/replay/replay.hpp"
+#include "ctwin/replay/scenario.hpp"
+
+namespace ctwin::replay {
+
+struct ExposedComm {
+  double tp = 0, pp = 0, dp = 0, cp = 0, ep = 0;
+  [[nodiscard]] double total() const { return tp + pp + dp + cp + ep; }
+};
+
+struct StepBreakdown {
+  double compute_s = 0;
+  ExposedComm exposed_comm_s;
+  double bubble_s = 0;
+  double optimizer_s = 0;
+};
+
+struct MemoryGib {
+  double weights = 0, grads = 0, optimizer = 0, activations = 0, other = 0, total = 0;  ///< other: fp8 copies, overhead
+};
+
+struct StepReport {
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double model_tflops_per_gpu = 0;
+  double hardware_tflops_per_gpu = 0;
+  double mfu = 0;
+  double comm_ratio = 0;  ///< exposed communication / step
+  StepBreakdown breakdown;
+  MemoryGib memory_gib_per_gpu;
+  bool fits_memory = false;
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+  std::int64_t micro_batches = 0;
+  std::int64_t dp = 0;
+  std::uint64_t events = 0;
+};
+
+/// The breakdown of one replayed step (see the file comment).
+[[nodiscard]] StepBreakdown breakdown_of(const ReplayResult& replay);
+
+/// The report of `replay`, a step of `scenario`.
+[[nodiscard]] StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay);
+
+}  // namespace ctwin::replay

@@ -1,0 +1,95 @@
+// `ctwin run` from the outside: the JSON contract, determinism, the trace, and bad scenarios
+// (exit status 2, one line naming the file and field).
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using ctwin::cli_testing::one_line_error;
+using ctwin::cli_testing::run_ctwin;
+using ctwin::cli_testing::shell_quote;
+
+const std::string kDefault = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
+
+class RunCli : public ctwin::cli_testing::TempDirTest {
+ protected:
+  std::string edited_scenario(const std::string& name, const std::string& key, const nlohmann::json& value) const {
+    std::ifstream in(kDefault);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc[key] = value;
+    // Relative paths in the copy resolve against the repository root.
+    return write(name, doc.dump(2));
+  }
+};
+
+TEST_F(RunCli, PrintsTheJsonContractTheSameBytesEveryTime) {
+  const auto first = run_ctwin("run " + shell_quote(kDefault) + " --format json");
+  ASSERT_EQ(first.status, 0) << first.output;
+  const auto second = run_ctwin("run " + shell_quote(kDefault) + " --format json");
+  ASSERT_EQ(second.status, 0) << second.output;
+  const auto out = nlohmann::json::parse(second.output);
+  for (const char* key : {"step_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu"}) {
+    EXPECT_GT(out.at(key).get<double>(), 0) << key;
+  }
+  EXPECT_GE(out.at("comm_ratio").get<double>(), 0);
+  for (const char* key : {"tp", "pp", "dp", "cp", "ep"}) EXPECT_TRUE(out.at("breakdown").at("exposed_comm_s").contains(key));
+  for (const char* key : {"compute_s", "bubble_s", "optimizer_s"}) EXPECT_TRUE(out.at("breakdown").contains(key));
+  for (const char* key : {"weights", "grads", "optimizer", "activations", "total"}) {
+    EXPECT_GT(out.at("memory_gib_per_gpu").at(key).get<double>(), 0) << key;
+  }
+  EXPECT_TRUE(out.at("fits_memory").is_boolean());
+  const auto third = run_ctwin("run " + shell_quote(kDefault) + " --format json");
+  EXPECT_EQ(second.output, third.output);
+}
+
+TEST_F(RunCli, SetAndNetworkOverrideTheScenario) {
+  const auto outcome = run_ctwin("run " + shell_quote(kDefault) +
+                                 " --network analytical --set parallel.tp=4 --set parallel.pp=1 --format json");
+  ASSERT_EQ(outcome.status, 0) << outcome.output;
+  const auto out = nlohmann::json::parse(outcome.output);
+  EXPECT_EQ(out.at("network"), "analytical");
+  EXPECT_EQ(out.at("parallel").at("tp"), 4);
+  EXPECT_EQ(out.at("parallel").at("dp"), 16);
+}
+
+TEST_F(RunCli, WritesATraceWithOneTrackPerRankAndStream) {
+  const std::string trace = (dir_ / "trace.json").string();
+  const auto outcome = run_ctwin("run " + shell_quote(kDefault) + " --trace " + shell_quote(trace));
+  ASSERT_EQ(outcome.status, 0) << outcome.output;
+  std::ifstream in(trace);
+  const auto doc = nlohmann::json::parse(in);
+  std::set<std::pair<int, int>> tracks;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") == "X") tracks.insert({e.at("pid").get<int>(), e.at("tid").get<int>()});
+  }
+  // Two pipeline ranks, each with compute, tp, pp and dp activity.
+  EXPECT_EQ(tracks, (std::set<std::pair<int, int>>{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 0}, {1, 1}, {1, 2}, {1, 3}}));
+}
+
+TEST_F(RunCli, InvalidSplitNamesTheScenarioAndField) {
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.tp=16"),
+                             {"scenarios/default.json", "/parallel/tp", "kv_heads"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.tp=3"),
+                             {"scenarios/default.json", "/gpus"}));
+}
+
+TEST_F(RunCli, UnknownKeyNamesTheScenarioAndPointer) {
+  const auto path = edited_scenario("bad.json", "learning_rate", 0.001);
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(path)), {"bad.json", "/learning_rate"}));
+  const auto nested = run_ctwin("run " + shell_quote(kDefault) + " --set overlap.tp_overlap=true");
+  EXPECT_TRUE(one_line_error(nested, {"scenarios/default.json", "/overlap/tp_overlap"}));
+}
+
+TEST_F(RunCli, MissingModelFileNamesTheField) {
+  const auto path = edited_scenario("missing.json", "model", "models/llm/no-such-model.json");
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(path)), {"missing.json", "/model", "no-such-model.json"}));
+}
+
+}  // namespace

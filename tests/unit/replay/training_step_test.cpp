@@ -1,0 +1,81 @@
+// A whole step of a bundled scenario: the replay against the sum of its own kernel times, the
+// report's FLOPs against the workload model, and what communication adds.
+
+#include <gtest/gtest.h>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/replay/training_step.hpp"
+#include "ctwin/workload/flops.hpp"
+
+namespace ctwin::replay {
+namespace {
+
+Scenario scenario(const std::vector<std::string>& overrides) {
+  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides);
+}
+
+TEST(TrainingStep, WithoutPipelineAndFreeCommunicationStepIsTheSumOfKernelTimes) {
+  for (const std::string recompute : {"none", "selective", "full"}) {
+    const Scenario s = scenario({"parallel.pp=1", "parallel.recompute=\"" + recompute + "\""});
+    const auto step = simulate_step(s, {.free_communication = true});
+    ASSERT_EQ(step.work.stages.size(), 1u);
+    const auto& stage = step.work.stages.front();
+    const std::int64_t m = step.work.micro_batches;
+    SimTime kernels;
+    for (std::int64_t i = 0; i < m; ++i) {
+      kernels += compute_time_of(stage.chunks[0].forward, i == 0, i == m - 1);
+      kernels += compute_time_of(stage.chunks[0].backward, i == 0, i == m - 1);
+    }
+    const SimTime optimizer = compute_time_of(stage.after_backward, true, true);
+    EXPECT_GT(optimizer, SimTime());
+    EXPECT_EQ(step.replay.step_time, kernels + optimizer) << recompute;
+    EXPECT_NEAR(step.report.breakdown.bubble_s, 0, 1e-12);
+    EXPECT_NEAR(step.report.comm_ratio, 0, 1e-12);
+    EXPECT_NEAR(step.report.breakdown.optimizer_s, optimizer.seconds(), 1e-12);
+  }
+}
+
+TEST(TrainingStep, ReportFlopsAreTheWorkloadModelsFlops) {
+  const Scenario s = scenario({});
+  const auto step = simulate_step(s);
+  const auto flops = workload::step_flops(s.model, s.split);
+  EXPECT_EQ(step.report.model_flops_per_step, flops.model.count());
+  EXPECT_EQ(step.report.hardware_flops_per_step, flops.hardware.count());
+  EXPECT_NEAR(step.report.model_tflops_per_gpu * 1e12 * step.report.step_time_s * s.gpus, flops.model.count(),
+              flops.model.count() * 1e-12);
+  EXPECT_NEAR(step.report.mfu, step.report.model_tflops_per_gpu * 1e12 / s.gpu.peak(compute::Dtype::kBf16).per_second(),
+              1e-12);
+}
+
+TEST(TrainingStep, BreakdownAddsUpToTheStep) {
+  const auto step = simulate_step(scenario({}));
+  const auto& b = step.report.breakdown;
+  EXPECT_NEAR(b.compute_s + b.exposed_comm_s.total() + b.bubble_s + b.optimizer_s, step.report.step_time_s, 1e-9);
+  EXPECT_GT(b.exposed_comm_s.tp, 0);  // SP collectives without tp_comm overlap are exposed
+}
+
+TEST(TrainingStep, CommunicationOnlyAddsTime) {
+  const Scenario s = scenario({});
+  const auto free = simulate_step(s, {.free_communication = true});
+  const auto real = simulate_step(s);
+  EXPECT_GT(real.replay.step_time, free.replay.step_time);
+  // Every compute kernel is the same with or without communication.
+  EXPECT_NEAR(real.report.breakdown.compute_s, free.report.breakdown.compute_s, 1e-9);
+}
+
+TEST(TrainingStep, OverlappingGradientReductionIsNoSlower) {
+  const auto overlapped = simulate_step(scenario({"overlap.dp_grad_reduce=true"}));
+  const auto exposed = simulate_step(scenario({"overlap.dp_grad_reduce=false"}));
+  EXPECT_LT(overlapped.replay.step_time, exposed.replay.step_time);
+  EXPECT_GT(exposed.report.breakdown.exposed_comm_s.dp, overlapped.report.breakdown.exposed_comm_s.dp);
+}
+
+TEST(TrainingStep, UnsupportedPartsAreInputErrors) {
+  EXPECT_THROW((void)simulate_step(scenario({"model.moe={\"experts\":8,\"top_k\":2,\"expert_ffn_hidden\":14336}"})),
+               InputError);
+  EXPECT_THROW((void)simulate_step(scenario({"parallel.cp=2"})), InputError);
+  EXPECT_THROW((void)scenario({"calibration=\"x.json\""}), InputError);
+}
+
+}  // namespace
+}  // namespace ctwin::replay
