@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Quick start: set up, build, and run the bundled default — a 1,024-GPU DGX H100 SuperPOD:
-# its bill of materials, then an all-to-all on its fabric with the flow model.
+# Quick start: set up, build, and run the bundled default scenario — one training step of
+# Llama 3 8B on 64 H100 of a DGX H100 SuperPOD — then what nccl-tests would print for an
+# all_reduce on that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-./build/ctwin fabric --cluster topologies/dgx-h100-superpod.json --gpus 1024
+./build/ctwin run scenarios/default.json
 echo
-./build/ctwin traffic --cluster topologies/dgx-h100-superpod.json --gpus 1024 --pattern alltoall_chain --steps 8 --size 64MiB
+./build/ctwin collective --cluster topologies/dgx-h100-superpod.json --gpus 64 --op all_reduce -b 8 -e 8G -f 4
