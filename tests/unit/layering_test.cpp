@@ -30,8 +30,10 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"compute", {"core"}},
       {"workload", {"core", "compute"}},
       {"replay", {"core", "engine", "fabric", "network", "collectives", "compute", "workload"}},
+      {"analysis", {"core", "engine", "fabric", "network", "collectives", "compute", "workload", "replay"}},
       {"calibration", {"core", "engine", "fabric", "network", "collectives", "compute"}},
-      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay"}},
+      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
+               "analysis"}},
   };
   return kAllowed;
 }

@@ -22,5 +22,6 @@ Action add_calibrate_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
 Action add_model_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
+Action add_scale_command(CLI::App& app);
 
 }  // namespace ctwin::cli

@@ -259,3 +259,17 @@ TEST(NcclCalibrate, WritesAFileThatCollectiveApplies) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ScaleBadInput, OneLineNamingTheFlag) {
+  const std::string scenario = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
+  EXPECT_TRUE(one_line_error(run_ctwin("scale " + scenario + " --gpus 8,x"), {"--gpus"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("scale " + scenario + " --gpus 64,16"), {"--gpus", "ascending"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("scale " + scenario + " --gpus 6"), {"--gpus"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("scale " + scenario + " --gpus 16 --network ns3"), {"--network"}));
+  const auto ok = run_ctwin("scale " + scenario + " --gpus 16,32 --network analytical --format csv");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+}
+
+}  // namespace

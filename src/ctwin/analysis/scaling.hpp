@@ -1,0 +1,41 @@
+#pragma once
+// Linearity, the way 10k-card acceptance tests report it: the same training job at growing GPU
+// counts, throughput at each, and linearity = throughput / (throughput at the smallest size ×
+// size ratio). Strong scaling keeps the global batch (more DP replicas share it); weak scaling
+// grows the global batch with the GPU count (each DP replica keeps its share).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ctwin/replay/step_report.hpp"
+
+namespace ctwin::analysis {
+
+struct ScalingQuery {
+  std::filesystem::path scenario;
+  std::filesystem::path repo_root;
+  std::vector<std::string> overrides;  ///< applied at every size, before the size's own
+  std::vector<std::int64_t> gpus;      ///< the sizes, ascending
+  bool weak = false;
+};
+
+struct ScalingPoint {
+  std::int64_t gpus = 0;
+  std::int64_t global_batch = 0;
+  std::string invalid;  ///< why this size cannot run the split; empty when it ran
+  replay::StepReport report;
+  double linearity = 0;  ///< against the smallest size that ran
+};
+
+struct ScalingStudy {
+  std::string model;
+  std::vector<ScalingPoint> points;
+};
+
+/// Runs the scenario at every size. A size the split cannot use (GPUs not divisible by
+/// tp·pp·cp, batch not divisible by micro-batch·dp, ...) becomes a point with `invalid` set;
+/// InputError only when the scenario itself is bad or no size can run.
+[[nodiscard]] ScalingStudy run_scaling(const ScalingQuery& query);
+
+}  // namespace ctwin::analysis

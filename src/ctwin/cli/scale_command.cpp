@@ -1,0 +1,112 @@
+// ctwin scale: a scenario's throughput and linearity over GPU counts (strong or weak scaling).
+
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ctwin/analysis/scaling.hpp"
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct ScaleOptions {
+  std::string scenario;
+  std::string gpus;
+  bool weak = false;
+  std::string network;
+  std::vector<std::string> overrides;
+  std::string format = "table";
+};
+
+std::vector<std::int64_t> parse_sizes(const std::string& text) {
+  std::vector<std::int64_t> sizes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 9) {
+      throw InputError("--gpus", "", "expected a comma-separated list of GPU counts such as 8,64,512, got '" + text + "'");
+    }
+    sizes.push_back(std::stoll(item));
+  }
+  return sizes;
+}
+
+}  // namespace
+
+Action add_scale_command(CLI::App& app) {
+  auto* command = app.add_subcommand("scale", "Throughput and linearity of a scenario over GPU counts");
+  auto o = std::make_shared<ScaleOptions>();
+  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
+  command->add_option("--gpus", o->gpus, "GPU counts, ascending: 8,64,512,4096,16384")->required();
+  command->add_flag("--weak", o->weak, "grow the global batch with the GPU count (default: strong scaling, fixed batch)");
+  command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
+  command->add_option("--set", o->overrides, "override a scenario field at every size: parallel.tp=4 (repeatable)");
+  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  return [o] {
+    const Format format = parse_format(o->format);
+    analysis::ScalingQuery query;
+    query.scenario = resolve_data_path(o->scenario);
+    query.repo_root = CTWIN_DATA_DIR;
+    query.overrides = o->overrides;
+    if (!o->network.empty()) {
+      if (o->network != "analytical" && o->network != "flow") {
+        throw InputError("--network", "", "unknown network model '" + o->network + "' (expected analytical or flow)");
+      }
+      query.overrides.push_back("network=" + o->network);
+    }
+    query.gpus = parse_sizes(o->gpus);
+    query.weak = o->weak;
+    const analysis::ScalingStudy study = analysis::run_scaling(query);
+
+    if (format == Format::kJson) {
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& p : study.points) {
+        nlohmann::json entry{{"gpus", p.gpus}, {"global_batch", p.global_batch}};
+        if (!p.invalid.empty()) {
+          entry["invalid"] = p.invalid;
+        } else {
+          entry.update({{"dp", p.report.dp},
+                        {"step_time_s", p.report.step_time_s},
+                        {"tokens_per_s", p.report.tokens_per_s},
+                        {"model_tflops_per_gpu", p.report.model_tflops_per_gpu},
+                        {"mfu", p.report.mfu},
+                        {"comm_ratio", p.report.comm_ratio},
+                        {"linearity", p.linearity},
+                        {"fits_memory", p.report.fits_memory}});
+        }
+        points.push_back(entry);
+      }
+      std::cout << nlohmann::json{{"model", study.model}, {"scaling", o->weak ? "weak" : "strong"}, {"points", points}}
+                       .dump(2)
+                << '\n';
+      return;
+    }
+    Table table({"gpus", "dp", "global batch", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "comm %", "linearity",
+                 "fits", "note"});
+    for (const auto& p : study.points) {
+      if (!p.invalid.empty()) {
+        table.add_row({std::to_string(p.gpus), "-", std::to_string(p.global_batch), "-", "-", "-", "-", "-", "-", "-",
+                       "invalid: " + p.invalid});
+        continue;
+      }
+      const auto& r = p.report;
+      table.add_row({std::to_string(p.gpus), std::to_string(r.dp), std::to_string(p.global_batch), fixed(r.step_time_s, 4),
+                     fixed(r.tokens_per_s, 0), fixed(r.tokens_per_s / static_cast<double>(p.gpus), 1),
+                     fixed(100 * r.mfu, 1), fixed(100 * r.comm_ratio, 1), fixed(p.linearity, 3),
+                     r.fits_memory ? "yes" : "no", ""});
+    }
+    if (format == Format::kTable) {
+      std::cout << study.model << ", " << (o->weak ? "weak" : "strong") << " scaling; linearity = tokens/s / "
+                << "(tokens/s at the smallest size x size ratio)\n";
+    }
+    table.print(std::cout, format, format == Format::kTable ? "  " : "");
+  };
+}
+
+}  // namespace ctwin::cli

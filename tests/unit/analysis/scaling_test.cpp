@@ -1,0 +1,65 @@
+// Scaling studies: linearity is defined against the smallest size that runs, strong scaling
+// keeps the global batch, weak scaling grows it with the GPU count, and a size the split
+// cannot use is reported with its reason instead of stopping the study.
+
+#include <gtest/gtest.h>
+
+#include "ctwin/analysis/scaling.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/replay/scenario.hpp"
+#include "ctwin/replay/training_step.hpp"
+
+namespace ctwin::analysis {
+namespace {
+
+ScalingQuery query_for(std::vector<std::int64_t> gpus, bool weak) {
+  ScalingQuery query;
+  query.scenario = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
+  query.repo_root = CTWIN_SOURCE_DIR;
+  query.overrides = {"network=analytical"};
+  query.gpus = std::move(gpus);
+  query.weak = weak;
+  return query;
+}
+
+TEST(Scaling, LinearityIsThroughputOverTheSmallestSizeTimesTheRatio) {
+  const auto study = run_scaling(query_for({16, 32, 64}, false));
+  ASSERT_EQ(study.points.size(), 3U);
+  for (const auto& point : study.points) {
+    ASSERT_TRUE(point.invalid.empty()) << point.invalid;
+    EXPECT_EQ(point.global_batch, 128);  // strong scaling keeps the scenario's batch
+    const double expected = point.report.tokens_per_s /
+                            (study.points.front().report.tokens_per_s * static_cast<double>(point.gpus) / 16.0);
+    EXPECT_DOUBLE_EQ(point.linearity, expected);
+    EXPECT_LE(point.linearity, 1.0 + 1e-12) << "adding GPUs never beats linear here";
+  }
+  EXPECT_DOUBLE_EQ(study.points.front().linearity, 1.0);
+}
+
+TEST(Scaling, EachPointIsTheScenarioRunAtThatSize) {
+  const auto study = run_scaling(query_for({32}, false));
+  const auto scenario = replay::load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json",
+                                              CTWIN_SOURCE_DIR, {"network=analytical", "gpus=32"});
+  EXPECT_DOUBLE_EQ(study.points.front().report.step_time_s, replay::simulate_step(scenario).report.step_time_s);
+}
+
+TEST(Scaling, WeakScalingGrowsTheBatchWithTheGpus) {
+  const auto study = run_scaling(query_for({16, 64, 256}, true));
+  // The scenario runs 128 sequences on 64 GPUs: 2 per GPU at every size.
+  EXPECT_EQ(study.points[0].global_batch, 32);
+  EXPECT_EQ(study.points[1].global_batch, 128);
+  EXPECT_EQ(study.points[2].global_batch, 512);
+  for (const auto& point : study.points) EXPECT_EQ(point.report.dp * 4, point.gpus);  // tp 2 × pp 2
+}
+
+TEST(Scaling, SizesTheSplitCannotUseAreReportedNotFatal) {
+  const auto study = run_scaling(query_for({6, 16}, false));
+  EXPECT_FALSE(study.points[0].invalid.empty());  // 6 GPUs cannot hold tp 2 × pp 2
+  EXPECT_TRUE(study.points[1].invalid.empty());
+  EXPECT_DOUBLE_EQ(study.points[1].linearity, 1.0);
+  EXPECT_THROW((void)run_scaling(query_for({6}, false)), InputError);
+  EXPECT_THROW((void)run_scaling(query_for({64, 16}, false)), InputError);
+}
+
+}  // namespace
+}  // namespace ctwin::analysis
