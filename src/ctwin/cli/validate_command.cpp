@@ -2,7 +2,8 @@
 // (validation/nccl/setups.json) the same collective, sizes and type are predicted on the
 // bundled topology that models the hardware, and the busbw error is reported per setup and,
 // for the acceptance groups, as a median over sizes at or above 1 MiB and below; with
-// --calibrated, also after calibrating on other logs of the same cluster.
+// --calibrated, also after calibrating on other logs of the same cluster. With --training it
+// validates training steps against published runs instead (validate_training.cpp).
 
 #include <iostream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/validate_training.hpp"
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::cli {
@@ -32,6 +34,8 @@ struct ValidateOptions {
   std::string format = "table";
   bool rows = false;
   bool calibrated = false;
+  bool training = false;
+  std::string cases;
 };
 
 struct SizeSplit {
@@ -225,7 +229,26 @@ Action add_validate_command(CLI::App& app) {
                     "also calibrate on one log per cluster and report the error on the others (held out)");
   command->add_flag("--rows", options->rows, "print every size, not only the per-setup summary");
   command->add_option("--format", options->format, "table, json or csv (csv: one line per size)")->capture_default_str();
-  return [options] {
+  command->add_flag("--training", options->training,
+                    "validate ctwin run against published training runs instead of nccl-tests logs");
+  command->add_option("--cases", options->cases, "with --training: the cases file (default "
+                      "validation/training/cases.json)");
+  return [options, command] {
+    if (options->training) {
+      for (const char* nccl_only : {"--setups", "--role", "--calibrated", "--rows"}) {
+        if (command->count(nccl_only) > 0) {
+          throw InputError(nccl_only, "", "applies to nccl-tests validation, not --training");
+        }
+      }
+      TrainingValidateOptions training;
+      if (!options->cases.empty()) training.cases = options->cases;
+      training.only = options->only;
+      training.network = options->network;
+      training.format = options->format;
+      run_training_validation(training);
+      return;
+    }
+    if (!options->cases.empty()) throw InputError("--cases", "", "needs --training");
     const Format format = parse_format(options->format);
     if (options->role != "all" && options->role != "check" && options->role != "underperforming") {
       throw InputError("--role", "", "unknown value '" + options->role + "' (expected check, underperforming or all)");

@@ -57,10 +57,13 @@ compute::GpuSpec read_gpu(const nlohmann::json* given, const std::string& server
 }  // namespace
 
 Scenario load_scenario(const fs::path& path, const fs::path& repo_root, const std::vector<std::string>& overrides) {
-  const std::string source = path.string();
-  nlohmann::json document = load_json_file(path);
-  if (!document.is_object()) throw InputError(source, "", "a scenario is a JSON object");
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  return parse_scenario(load_json_file(path), path.string(), dir, repo_root, overrides);
+}
+
+Scenario parse_scenario(nlohmann::json document, const std::string& source, const fs::path& dir,
+                        const fs::path& repo_root, const std::vector<std::string>& overrides) {
+  if (!document.is_object()) throw InputError(source, "", "a scenario is a JSON object");
   // Inline first so that --set can reach fields of a referenced model or cluster.
   std::string model_origin = source + " /model";
   std::string cluster_origin = source + " /cluster";

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/workload/model_spec.hpp"
@@ -45,5 +47,12 @@ struct Scenario {
 /// Throws InputError naming the file and JSON pointer (or the flag) on any problem.
 [[nodiscard]] Scenario load_scenario(const std::filesystem::path& path, const std::filesystem::path& repo_root,
                                      const std::vector<std::string>& overrides = {});
+
+/// The same for a scenario already read, e.g. one embedded in a validation cases file: `source`
+/// names it in messages ("cases.json /cases/3/scenario"), relative paths are tried in `dir`, then
+/// under `repo_root`.
+[[nodiscard]] Scenario parse_scenario(nlohmann::json document, const std::string& source,
+                                      const std::filesystem::path& dir, const std::filesystem::path& repo_root,
+                                      const std::vector<std::string>& overrides = {});
 
 }  // namespace ctwin::replay

@@ -1,0 +1,167 @@
+// ctwin validate --training: published training runs replayed by `ctwin run` and compared with
+// what the sources measured (library: replay/training_validation). This file only lays out the
+// results: per case, per group, and the runs that cannot be expressed.
+
+#include "ctwin/cli/validate_training.hpp"
+
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/replay/training_validation.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+using replay::ErrorStats;
+using replay::TrainingComparison;
+
+std::string split_of(const replay::Scenario& s, const replay::StepReport& r) {
+  std::ostringstream text;
+  text << "tp" << s.split.tp << " pp" << s.split.pp;
+  if (s.split.vpp > 1) text << " vpp" << s.split.vpp;
+  text << " dp" << r.dp << " mb" << s.split.micro_batch << " x" << r.micro_batches << " "
+       << workload::precision_name(s.split.precision) << " rc-" << workload::recompute_name(s.split.recompute);
+  if (s.split.zero_stage() > 0) text << " zero" << s.split.zero_stage();
+  return text.str();
+}
+
+std::string unit_of(replay::TrainingMetric metric) {
+  switch (metric) {
+    case replay::TrainingMetric::kHardwareTflopsPerGpu: return "hw TFLOP/s";
+    case replay::TrainingMetric::kModelTflopsPerGpu: return "model TFLOP/s";
+    case replay::TrainingMetric::kTokensPerSPerGpu: return "tok/s";
+    case replay::TrainingMetric::kMfu: return "MFU";
+  }
+  return "";
+}
+
+std::string value_text(replay::TrainingMetric metric, double v) {
+  return metric == replay::TrainingMetric::kMfu ? fixed(100 * v, 1) + " %" : fixed(v, 1);
+}
+
+std::string signed_percent(double e) {
+  std::string text = e >= 0 ? "+" : "";
+  text += fixed(100 * e, 1);
+  return text + "%";
+}
+
+std::map<std::string, std::vector<double>> errors_by_group(const std::vector<TrainingComparison>& results) {
+  std::map<std::string, std::vector<double>> groups;
+  for (const auto& r : results) groups[r.training_case->group].push_back(r.error);
+  return groups;
+}
+
+std::vector<double> all_errors(const std::vector<TrainingComparison>& results) {
+  std::vector<double> errors;
+  for (const auto& r : results) errors.push_back(r.error);
+  return errors;
+}
+
+nlohmann::json stats_json(const ErrorStats& s) {
+  return {{"count", s.count}, {"median_abs_error", s.median_abs}, {"max_abs_error", s.max_abs}};
+}
+
+void print_table(const std::vector<TrainingComparison>& results, const replay::TrainingCases& cases,
+                 const std::string& network, std::ostream& out) {
+  out << "# ctwin validate --training: predicted vs published training throughput per GPU, network " << network
+      << "; error = predicted / measured - 1\n";
+  Table table({"case", "GPUs", "split", "metric", "measured", "predicted", "error", "MFU", "fits"});
+  for (const auto& r : results) {
+    const auto& c = *r.training_case;
+    table.add_row({c.id, std::to_string(c.scenario.gpus), split_of(c.scenario, r.report), unit_of(c.metric),
+                   value_text(c.metric, c.measured), value_text(c.metric, r.predicted), signed_percent(r.error),
+                   fixed(100 * r.report.mfu, 1) + " %", r.report.fits_memory ? "yes" : "NO"});
+  }
+  table.print(out, Format::kTable);
+  out << "\n# by group: |error|\n";
+  Table summary({"group", "cases", "median", "max"});
+  for (const auto& [group, errors] : errors_by_group(results)) {
+    const auto s = replay::error_stats(errors);
+    summary.add_row({group, std::to_string(s.count), fixed(100 * s.median_abs, 1) + "%", fixed(100 * s.max_abs, 1) + "%"});
+  }
+  const auto total = replay::error_stats(all_errors(results));
+  summary.add_row({"all", std::to_string(total.count), fixed(100 * total.median_abs, 1) + "%",
+                   fixed(100 * total.max_abs, 1) + "%"});
+  summary.print(out, Format::kTable);
+  out << "\n# not expressible: " << cases.not_expressible.size() << " runs of " << cases.runs_file << "\n";
+  // One line each: the reasons are sentences, too long for an aligned column.
+  for (const auto& n : cases.not_expressible) out << "  " << n.id << ": " << n.reason << "\n";
+}
+
+void print_json(const std::vector<TrainingComparison>& results, const replay::TrainingCases& cases,
+                const std::string& network, std::ostream& out) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : results) {
+    const auto& c = *r.training_case;
+    rows.push_back({{"id", c.id},
+                    {"group", c.group},
+                    {"gpus", c.scenario.gpus},
+                    {"split", split_of(c.scenario, r.report)},
+                    {"metric", replay::metric_name(c.metric)},
+                    {"measured", c.measured},
+                    {"predicted", r.predicted},
+                    {"error", r.error},
+                    {"step_time_s", r.report.step_time_s},
+                    {"model_tflops_per_gpu", r.report.model_tflops_per_gpu},
+                    {"hardware_tflops_per_gpu", r.report.hardware_tflops_per_gpu},
+                    {"mfu", r.report.mfu},
+                    {"comm_ratio", r.report.comm_ratio},
+                    {"bubble_s", r.report.breakdown.bubble_s},
+                    {"fits_memory", r.report.fits_memory},
+                    {"source", c.source}});
+  }
+  nlohmann::json groups = nlohmann::json::object();
+  for (const auto& [group, errors] : errors_by_group(results)) groups[group] = stats_json(replay::error_stats(errors));
+  nlohmann::json others = nlohmann::json::array();
+  for (const auto& n : cases.not_expressible) others.push_back({{"id", n.id}, {"group", n.group}, {"reason", n.reason}});
+  out << nlohmann::json{{"network", network},
+                        {"cases", rows},
+                        {"summary", stats_json(replay::error_stats(all_errors(results)))},
+                        {"groups", groups},
+                        {"not_expressible", others}}
+             .dump(2)
+      << '\n';
+}
+
+void print_csv(const std::vector<TrainingComparison>& results, std::ostream& out) {
+  Table table({"id", "group", "gpus", "split", "metric", "measured", "predicted", "error"});
+  for (const auto& r : results) {
+    const auto& c = *r.training_case;
+    table.add_row({c.id, c.group, std::to_string(c.scenario.gpus), split_of(c.scenario, r.report),
+                   replay::metric_name(c.metric), fixed(c.measured, 4), fixed(r.predicted, 4), fixed(r.error, 4)});
+  }
+  table.print(out, Format::kCsv);
+}
+
+}  // namespace
+
+void run_training_validation(const TrainingValidateOptions& options) {
+  const Format format = parse_format(options.format);
+  if (options.network != "analytical" && options.network != "flow") {
+    throw InputError("--network", "", "unknown network model '" + options.network + "' (expected analytical or flow)");
+  }
+  const auto cases = replay::load_training_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
+  std::vector<const replay::TrainingCase*> chosen;
+  for (const auto& c : cases.cases) {
+    bool match = options.only.empty();
+    for (const auto& text : options.only) match = match || c.id.find(text) != std::string::npos;
+    if (match) chosen.push_back(&c);
+  }
+  if (chosen.empty()) throw InputError("--only", "", "no case of " + options.cases + " matches");
+  const auto results = replay::validate_training(chosen, options.network);
+  if (format == Format::kJson) {
+    print_json(results, cases, options.network, std::cout);
+  } else if (format == Format::kCsv) {
+    print_csv(results, std::cout);
+  } else {
+    print_table(results, cases, options.network, std::cout);
+  }
+}
+
+}  // namespace ctwin::cli

@@ -1,0 +1,20 @@
+#pragma once
+// The --training mode of `ctwin validate`: published training runs against `ctwin run`.
+
+#include <string>
+#include <vector>
+
+namespace ctwin::cli {
+
+struct TrainingValidateOptions {
+  std::string cases = "validation/training/cases.json";
+  std::vector<std::string> only;
+  std::string network = "flow";
+  std::string format = "table";
+};
+
+/// Prints predicted vs measured per case, per group, and the runs that cannot be expressed.
+/// Throws InputError on a bad cases file or option.
+void run_training_validation(const TrainingValidateOptions& options);
+
+}  // namespace ctwin::cli

@@ -1,0 +1,68 @@
+// `ctwin validate --training` from the outside: it runs every case, prints finite numbers, the
+// same bytes twice, and refuses a bad cases file with one line and exit status 2.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using ctwin::cli_testing::one_line_error;
+using ctwin::cli_testing::run_ctwin;
+using ctwin::cli_testing::shell_quote;
+
+const std::string kCases = std::string(CTWIN_SOURCE_DIR) + "/validation/training/cases.json";
+
+class ValidateTrainingCli : public ctwin::cli_testing::TempDirTest {};
+
+TEST_F(ValidateTrainingCli, RunsEveryCaseWithFiniteNumbersAndTheSameBytesTwice) {
+  const auto first = run_ctwin("validate --training --format json");
+  ASSERT_EQ(first.status, 0) << first.output;
+  const auto out = nlohmann::json::parse(first.output);
+  std::ifstream in(kCases);
+  const auto cases = nlohmann::json::parse(in);
+  ASSERT_EQ(out.at("cases").size(), cases.at("cases").size());
+  EXPECT_EQ(out.at("not_expressible").size(), cases.at("not_expressible").size());
+  for (const auto& row : out.at("cases")) {
+    for (const char* key : {"measured", "predicted", "step_time_s", "hardware_tflops_per_gpu"}) {
+      const double v = row.at(key).get<double>();
+      EXPECT_TRUE(std::isfinite(v) && v > 0) << row.at("id") << " " << key << " = " << v;
+    }
+    EXPECT_TRUE(std::isfinite(row.at("error").get<double>())) << row.at("id");
+  }
+  EXPECT_EQ(out.at("summary").at("count"), cases.at("cases").size());
+  const auto second = run_ctwin("validate --training --format json");
+  EXPECT_EQ(first.output, second.output);
+}
+
+TEST_F(ValidateTrainingCli, TableHasTheSummaryAndTheNotExpressibleRuns) {
+  const auto outcome = run_ctwin("validate --training --only sc21-table1-1.7B --network analytical");
+  ASSERT_EQ(outcome.status, 0) << outcome.output;
+  for (const char* text : {"megatron-sc21-table1-1.7B", "# by group", "# not expressible", "bloom-176b-384gpu"}) {
+    EXPECT_NE(outcome.output.find(text), std::string::npos) << text << " missing from:\n" << outcome.output;
+  }
+}
+
+TEST_F(ValidateTrainingCli, BadCasesFileIsOneLineAndExitTwo) {
+  std::ifstream in(kCases);
+  auto doc = nlohmann::json::parse(in);
+  doc["cases"][0]["scenario"]["parallel"]["tp"] = 5;
+  const std::string bad = write("cases.json", doc.dump());
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --cases " + shell_quote(bad)), {"cases.json", "/cases/0"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --cases " + shell_quote(write("broken.json", "{"))),
+                             {"broken.json"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --cases /nonexistent/cases.json"), {"cases.json"}));
+}
+
+TEST_F(ValidateTrainingCli, NcclOnlyFlagsAndCasesWithoutTrainingAreRefused) {
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --calibrated"), {"--calibrated"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --cases " + shell_quote(kCases)), {"--cases"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --only no-such-case"), {"--only"}));
+}
+
+}  // namespace

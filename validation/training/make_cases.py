@@ -1,0 +1,271 @@
+#!/usr/bin/python3
+"""Writes cases.json: every published run of training_runs.json as a ctwin scenario with its
+measured metric, or as not expressible with the reason. Standard library only; deterministic.
+
+Run from anywhere: /usr/bin/python3 validation/training/make_cases.py
+
+Nothing here is fitted to the measurements: settings the sources do not give are the framework's
+documented defaults of the time, and each such choice is listed in the case's `assumptions`.
+"""
+
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNS = os.path.join(HERE, "training_runs.json")
+OUT = os.path.join(HERE, "cases.json")
+
+A100 = "topologies/dgx-a100-superpod.json"
+H100 = "topologies/dgx-h100-superpod.json"
+B200 = "topologies/dgx-b200-superpod.json"
+GB200 = "topologies/gb200-nvl72.json"
+
+GPT2_VOCAB = 50257  # GPT-2 BPE, as in models/llm/gpt3-175b.json
+LLAMA2_VOCAB = 32000  # Touvron et al. 2023 (Llama 2), section 2.2
+
+
+def source_text(run):
+    s = run["source"]
+    if "primary" in s:
+        return s["primary"]
+    parts = [s.get("repo", ""), s.get("path", "")]
+    if s.get("commit"):
+        parts.append("@" + s["commit"])
+    if s.get("release"):
+        parts.append("(" + s["release"] + ")")
+    if s.get("table"):
+        parts.append(s["table"])
+    return " ".join(p for p in parts if p)
+
+
+def gpt_model(name, layers, hidden, heads, vocab, seq, sources):
+    """A Megatron GPT: 4h MLP with GeLU, LayerNorm, biases, learned positions, tied embeddings."""
+    return {
+        "name": name,
+        "sources": sources,
+        "layers": layers,
+        "hidden": hidden,
+        "ffn_hidden": 4 * hidden,
+        "heads": heads,
+        "kv_heads": heads,
+        "vocab": vocab,
+        "activation": "gelu",
+        "tied_embeddings": True,
+        "norm": "layernorm",
+        "bias": "all",
+        "position_embedding": "learned",
+        "max_positions": seq,
+        "dropout": True,
+    }
+
+
+def llama2_13b(arch):
+    return {
+        "name": "Llama 2 13B",
+        "sources": [arch["source"], "Touvron et al., Llama 2, arXiv:2307.09288, section 2.2: 32k-token vocabulary"],
+        "layers": arch["layers"],
+        "hidden": arch["hidden"],
+        "ffn_hidden": arch["ffn_hidden"],
+        "heads": arch["heads"],
+        "kv_heads": arch["kv_heads"],
+        "vocab": LLAMA2_VOCAB,
+        "activation": "swiglu",
+        "tied_embeddings": False,
+    }
+
+
+def scenario(model, cluster, gpus, seq, mb, gbs, precision, tp, pp, vpp, dp, recompute, sp, dist_opt, zero,
+             grad_overlap=True, gpu=None):
+    s = {
+        "model": model,
+        "cluster": cluster,
+        "gpus": gpus,
+        "training": {"seq_len": seq, "global_batch": gbs, "micro_batch": mb, "precision": precision},
+        "parallel": {
+            "tp": tp, "pp": pp, "vpp": vpp, "cp": 1, "ep": 1, "dp": dp,
+            "sequence_parallel": sp, "distributed_optimizer": dist_opt, "zero": zero,
+            "recompute": recompute, "schedule": "interleaved" if vpp > 1 else "1f1b",
+        },
+        "overlap": {"dp_grad_reduce": grad_overlap, "dp_param_gather": True, "tp_comm": False, "pp_p2p": True},
+        "network": "flow",
+        "calibration": None,
+    }
+    if gpu is not None:
+        s["gpu"] = gpu
+    return s
+
+
+def case(run, metric, value, conversion, assumptions, scen):
+    return {
+        "id": run["id"],
+        "group": run["group"],
+        "source": source_text(run),
+        "measured": {"metric": metric, "value": value, "conversion": conversion},
+        "assumptions": assumptions,
+        "scenario": scen,
+    }
+
+
+def sc21(run):
+    m, p = run["model"], run["parallel"]
+    model = gpt_model(m["name"], m["layers"], m["hidden"], m["heads"], m["vocab"], m["seq_len"],
+                      [source_text(run), "examples/sc21/run_table_1.sh + CONFIG.sh (heads, TP, PP, batch)"])
+    # Megatron-LM's "local" DDP (2021) all-reduces after the backward; torch DDP overlaps it.
+    overlap = p["ddp_impl"] == "torch"
+    scen = scenario(model, A100, run["hardware"]["num_gpus"], m["seq_len"], p["micro_batch"], p["global_batch"],
+                    "fp16", p["tp"], p["pp"], p["vpp_chunks"], p["dp"], "full", False, False, 0, overlap)
+    return case(run, "hardware_tflops_per_gpu", run["measured"]["tflops_per_gpu"],
+                "as published: hardware FLOPs with full recompute, 96Bslh^2(1 + s/6h + V/16lh) per step "
+                "(SC'21 eq. 3) over step time and GPUs",
+                ["ffn 4h (standard GPT, not stated)", "no sequence parallelism, no distributed optimizer (2021)",
+                 "dp grad all-reduce overlapped only with ddp_impl torch"], scen)
+
+
+NEMO_ASSUMPTIONS = [
+    "recompute none, distributed optimizer, sequence parallel when tp > 1: NeMo 24.07 performance recipes "
+    "(not in the table)",
+    "TP communication overlap off (ctwin default; the recipes enable it for some models)",
+]
+
+TOKENS_CONVERSION = ("tokens/s per GPU, as published (measured directly; the source's model TFLOP/s is this times "
+                     "its FLOPs per token, so the error is the TFLOP/s error under one FLOP count)")
+
+
+def nemo(run, arches):
+    m, p = run["model"], run["parallel"]
+    name = run["id"]
+    assumptions = list(NEMO_ASSUMPTIONS)
+    seq = m["seq_len"]
+    if "gpt3-175b" in name:
+        model = "models/llm/gpt3-175b.json"
+    elif "gpt3" in name:
+        model = gpt_model(m["name"], m["layers"], m["hidden"], m["heads"], GPT2_VOCAB, seq, [m["source"]])
+        assumptions.append("vocab 50257 (GPT-2 BPE, as models/llm/gpt3-175b.json): not in the source")
+    elif "llama2-7b" in name:
+        model = "models/llm/llama2-7b.json"
+    elif "llama2-13b" in name:
+        model = llama2_13b(arches["llama2_13b"])
+    elif "llama2-70b" in name:
+        model = "models/llm/llama2-70b.json"
+    else:
+        raise ValueError(name)
+    tp, pp, vp = p["tp"], p["pp"], p["vp"]
+    scen = scenario(model, H100, run["hardware"]["num_gpus"], seq, p["micro_batch"], p["global_batch"], "fp8",
+                    tp, pp, vp, p["dp"], "none", tp > 1, True, 0)
+    return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
+                assumptions, scen)
+
+
+def mbridge(run):
+    m, p = run["model"], run["parallel"]
+    gpu = run["hardware"]["gpu"]
+    cluster = {"NVIDIA H100": H100, "NVIDIA B200": B200, "NVIDIA GB200 (NVL72)": GB200}[gpu]
+    model = "models/llm/llama3-8b.json" if "llama38b" in run["id"] else "models/llm/llama3-70b.json"
+    tp, pp, cp, fsdp = int(p["tp"]), int(p["pp"]), int(p["cp"]), int(p["fsdp"])
+    vp = 1 if p["vp"] == "n/a" else int(p["vp"])
+    gpus = run["hardware"]["num_gpus"]
+    dp = gpus // (tp * pp * cp)
+    assumptions = ["recompute none, sequence parallel when tp > 1: Megatron-Bridge performance recipes (not in the "
+                   "table)", "FP8-CS (current scaling) as fp8 GEMMs; the value outside parentheses is FP8-CS"]
+    if fsdp > 0:
+        assumptions.append("Megatron FSDP as ZeRO-3 over the %d data-parallel GPUs" % fsdp)
+    scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), "fp8",
+                    tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0)
+    return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
+                assumptions, scen)
+
+
+def as_int(cell):
+    try:
+        return int(str(cell).split()[0])
+    except (ValueError, TypeError):
+        return None
+
+
+def mbridge_blocker(run):
+    """The reason a Megatron-Bridge row cannot run, or None."""
+    p, gpu, name = run["parallel"], run["hardware"]["gpu"], run["id"]
+    if as_int(p.get("ep")) not in (None, 1) or any(k in name for k in ("deepseek", "qwen3", "gptoss")):
+        return "MoE model: ctwin run models dense transformers only (no grouped GEMM, no EP all-to-all)"
+    if "GB300" in gpu:
+        return "GPU without profile: no models/gpus entry for GB300"
+    if "not in table" in run["training"]["precision"]:
+        return "precision not in the source table (25.09 archive rows give no precision column)"
+    if as_int(p.get("cp")) != 1 or "(" in str(p.get("cp")):
+        return "context parallelism (cp 2) is not supported by ctwin run yet"
+    layers = 126 if "405b" in name else None
+    if layers is not None:
+        stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
+        if layers % stages != 0:
+            return ("uneven pipeline stages: 126 layers over pp %s x vp %s (ctwin needs layers divisible by pp·vpp)"
+                    % (p["pp"], p["vp"]))
+    return None
+
+
+def classify(run, arches):
+    """Returns (case, None) or (None, reason)."""
+    name, group = run["id"], run["group"]
+    if name.startswith("megatron-sc21"):
+        return sc21(run), None
+    if name.startswith("megatron-core-h100-strong"):
+        return None, ("missing fields: the source gives only GPUs, global batch, seq len and MFU (no TP/PP/micro batch, "
+                      "no layers/hidden)")
+    if name.startswith("bloom"):
+        return None, ("uneven pipeline stages: 70 layers over pp 12 (Megatron-DeepSpeed partitions unevenly; ctwin "
+                      "needs layers divisible by pp·vpp); also ALiBi and an embedding LayerNorm")
+    if name.startswith("opt-"):
+        return None, "missing fields: TP degree, micro batch and precision split not stated; FSDP with ReLU MLP"
+    if name.startswith("torchtitan-trainy"):
+        return None, ("torch.compile fusion and float8 FSDP all-gather (torchao) are not modelled; FSDP micro-batching "
+                      "(global batch) not stated")
+    if name.startswith("torchtitan"):
+        extra = []
+        if "asynctp" in name:
+            extra.append("async TP and per-op selective AC (torchtitan) not modelled")
+        if "cp" in name.split("-")[-2] or "-cp" in name:
+            extra.append("context parallelism not supported by ctwin run yet")
+        if "torchcompile" in name or "asynctp" in name:
+            extra.append("torch.compile fusion not modelled")
+        return None, ("GPU without profile: H100 96 GB HBM2e, 2.4 TB/s, 500 W (Grand Teton); models/gpus has only "
+                      "the 80 GB HBM3 SXM5 at 700 W" + ("; " + "; ".join(extra) if extra else ""))
+    if name.startswith("nemo2407"):
+        if "-sft-" in name or "-lora-" in name:
+            return None, "fine-tuning (%s): ctwin run models pre-training only" % ("SFT" if "-sft-" in name else "LoRA")
+        if "nemotron" in name:
+            return None, ("missing fields: Nemotron vocab not in the source, and its squared-ReLU MLP is neither gelu "
+                          "nor swiglu")
+        if run["parallel"].get("cp", 1) > 1:
+            return None, "context parallelism (cp 2) is not supported by ctwin run yet"
+        return nemo(run, arches), None
+    if name.startswith("mbridge"):
+        reason = mbridge_blocker(run)
+        return (None, reason) if reason else (mbridge(run), None)
+    raise ValueError("no rule for run " + name + " (" + group + ")")
+
+
+def main():
+    with open(RUNS) as f:
+        data = json.load(f)
+    cases, not_expressible = [], []
+    for run in data["runs"]:
+        made, reason = classify(run, data["model_architectures"])
+        if made is not None:
+            cases.append(made)
+        else:
+            not_expressible.append({"id": run["id"], "group": run["group"], "source": source_text(run),
+                                    "reason": reason})
+    out = {
+        "description": "Published training runs as ctwin scenarios (validation only: nothing is fitted to them). "
+                       "Generated by validation/training/make_cases.py from training_runs.json; do not edit.",
+        "runs_file": "validation/training/training_runs.json",
+        "cases": cases,
+        "not_expressible": not_expressible,
+    }
+    with open(OUT, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=False)
+        f.write("\n")
+    print("%d cases, %d not expressible, %d runs" % (len(cases), len(not_expressible), len(data["runs"])))
+
+
+if __name__ == "__main__":
+    main()
