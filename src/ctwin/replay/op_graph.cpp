@@ -69,7 +69,7 @@ class Builder {
         stage.chunks.push_back(chunk(layers, first, last, extra));
         held += layers * layer_params_ + extra;
       }
-      stage.after_backward = optimizer(held);
+      stage.after_backward = step_end(held);
       work.stages.push_back(std::move(stage));
     }
     return work;
@@ -230,17 +230,23 @@ class Builder {
       }
     }
     if (first) compute(w.backward, "embedding_bwd", memory(MemoryKernel::kGelu, sp_tokens_ * h, true));
-    if (dp_group_.size > 1) {
-      if (per_layer_reduce) {
-        if (extra_params > 0) {
-          add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(extra_params), Join::kStepEnd, reduce_when});
-        }
-      } else {
-        add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(layers * layer_params_ + extra_params), Join::kNow,
-                         Occurs::kLastMicroBatch});
-      }
+    if (dp_group_.size > 1 && per_layer_reduce && extra_params > 0) {
+      add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(extra_params), Join::kStepEnd, reduce_when});
     }
     return w;
+  }
+
+  // Without overlap the gradients are reduced once the whole pipeline schedule is done
+  // (Megatron's finalize_model_grads), after every send of the step: reducing inside the last
+  // backward would hold its gradient back from the previous stage, one stage after another.
+  std::vector<OpNode> step_end(std::int64_t held) const {
+    std::vector<OpNode> ops;
+    const bool per_layer_reduce = zero_ == 3 || s_.overlap.dp_grad_reduce;
+    if (dp_group_.size > 1 && !per_layer_reduce) {
+      add(ops, {"dp_grad_reduce", Stream::kDp, grad_reduce(held), Join::kNow});
+    }
+    for (auto& op : optimizer(held)) ops.push_back(std::move(op));
+    return ops;
   }
 
   std::vector<OpNode> optimizer(std::int64_t held) const {

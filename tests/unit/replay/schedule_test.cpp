@@ -39,7 +39,7 @@ ReplayResult run(workload::PipelineSchedule schedule, int pp, int v, int m) {
 }
 
 TEST(PipelineSchedule, OneFOneBBubbleIsPMinusOneOverMPlusPMinusOne) {
-  for (const auto& [p, m] : {std::pair{4, 8}, {8, 8}, {2, 16}, {4, 1}, {8, 32}}) {
+  for (const auto& [p, m] : {std::pair{4, 8}, {8, 8}, {2, 16}, {4, 1}, {8, 32}, {64, 512}, {32, 100}}) {
     const auto result = run(workload::PipelineSchedule::kOneFOneB, p, 1, m);
     EXPECT_EQ(result.step_time, 3_ms * (m + p - 1)) << "p " << p << " m " << m;
     const auto b = breakdown_of(result);

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
+
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/training_step.hpp"
 #include "ctwin/workload/flops.hpp"
@@ -75,6 +78,44 @@ TEST(TrainingStep, UnsupportedPartsAreInputErrors) {
                InputError);
   EXPECT_THROW((void)simulate_step(scenario({"parallel.cp=2"})), InputError);
   EXPECT_THROW((void)scenario({"calibration=\"x.json\""}), InputError);
+}
+
+}  // namespace
+}  // namespace ctwin::replay
+
+namespace ctwin::replay {
+namespace {
+
+// Without overlap, gradients are reduced after the whole schedule (Megatron's
+// finalize_model_grads): never inside a backward, where it would hold that backward's gradient
+// back from the previous stage and stack one reduction per stage onto the step.
+TEST(TrainingStep, UnoverlappedGradientReductionWaitsForTheWholeSchedule) {
+  const Scenario s = load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR,
+                                   {"parallel.pp=8", "gpus=128", "training.global_batch=512", "network=\"analytical\"",
+                                    "overlap.dp_grad_reduce=false"});
+  const auto step = simulate_step(s);
+  SimTime reduce_time;
+  for (const auto& rank : step.replay.ranks) {
+    SimTime last_pipeline_op;
+    SimTime first_reduce = SimTime::from_ps(std::numeric_limits<std::int64_t>::max());
+    for (const auto& busy : rank.busy) {
+      if (std::string(busy.name) == "dp_grad_reduce") {
+        first_reduce = std::min(first_reduce, busy.start);
+        reduce_time = std::max(reduce_time, busy.end - busy.start);
+      } else if (busy.micro_batch >= 0 && busy.stream == Stream::kCompute) {
+        last_pipeline_op = std::max(last_pipeline_op, busy.end);
+      }
+    }
+    EXPECT_GE(first_reduce, last_pipeline_op);
+  }
+  ASSERT_GT(reduce_time, SimTime());
+  // One reduction at the end, not one per stage: the step exceeds the overlapped one by at
+  // most a reduction.
+  const auto overlapped = simulate_step(load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json",
+                                                      CTWIN_SOURCE_DIR,
+                                                      {"parallel.pp=8", "gpus=128", "training.global_batch=512",
+                                                       "network=\"analytical\"", "overlap.dp_grad_reduce=true"}));
+  EXPECT_LE(step.replay.step_time, overlapped.replay.step_time + reduce_time + reduce_time);
 }
 
 }  // namespace
