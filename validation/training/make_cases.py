@@ -114,10 +114,14 @@ def sc21(run):
     overlap = p["ddp_impl"] == "torch"
     scen = scenario(model, A100, run["hardware"]["num_gpus"], m["seq_len"], p["micro_batch"], p["global_batch"],
                     "fp16", p["tp"], p["pp"], p["vpp_chunks"], p["dp"], "full", False, False, 0, overlap)
+    # SC'21 (2021) predates FlashAttention (Dao et al., 2022): Megatron-LM computed the s x s scores
+    # with a GEMM, its fused scale-mask-softmax, dropout and a second GEMM.
+    scen["training"]["attention"] = "unfused"
     return case(run, "hardware_tflops_per_gpu", run["measured"]["tflops_per_gpu"],
                 "as published: hardware FLOPs with full recompute, 96Bslh^2(1 + s/6h + V/16lh) per step "
                 "(SC'21 eq. 3) over step time and GPUs",
                 ["ffn 4h (standard GPT, not stated)", "no sequence parallelism, no distributed optimizer (2021)",
+                 "unfused attention (no FlashAttention in 2021)",
                  "dp grad all-reduce overlapped only with ddp_impl torch"], scen)
 
 

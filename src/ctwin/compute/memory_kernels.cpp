@@ -24,6 +24,7 @@ Traffic traffic(const MemoryKernelShape& s) {
     case MemoryKernel::kRotary: return {2, 0};
     case MemoryKernel::kAdamUpdate: return {0, 30};
     case MemoryKernel::kFp8Cast: return {2, 1};
+    case MemoryKernel::kSoftmax: return {b ? 3.0 : 2.0, 0};
   }
   return {};
 }
@@ -41,6 +42,7 @@ std::string memory_kernel_name(MemoryKernel kind) {
     case MemoryKernel::kRotary: return "rotary";
     case MemoryKernel::kAdamUpdate: return "adam_update";
     case MemoryKernel::kFp8Cast: return "fp8_cast";
+    case MemoryKernel::kSoftmax: return "softmax";
   }
   return "?";
 }

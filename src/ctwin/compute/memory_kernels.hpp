@@ -24,7 +24,10 @@
 
 namespace ctwin::compute {
 
-enum class MemoryKernel { kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast };
+/// kSoftmax is the fused scale-mask-softmax over an unfused attention's s×s scores (Megatron's
+/// scaled_upper_triang_masked_softmax): one read and one write forward; backward reads the
+/// probabilities and their gradient and writes one gradient.
+enum class MemoryKernel { kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast, kSoftmax };
 
 struct MemoryKernelShape {
   MemoryKernel kind = MemoryKernel::kRmsNorm;

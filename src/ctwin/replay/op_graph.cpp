@@ -104,6 +104,43 @@ class Builder {
     if (t_ > 1 && p_.sequence_parallel) add(ops, {"tp_all_gather", Stream::kTp, tp_fwd_in_, tp_join()});
   }
 
+  // The attention core. Unfused, its two batched GEMMs are folded into one GEMM each (the batch of
+  // micro-batch × heads stacked along M: the same FLOPs), around the s×s softmax and dropout.
+  std::int64_t score_rows() const { return p_.micro_batch * (m_.heads / t_) * (p_.seq_len / p_.cp); }
+  std::int64_t score_elements() const { return score_rows() * (p_.seq_len / p_.cp); }
+
+  void attention_forward(std::vector<OpNode>& ops, const std::string& suffix) const {
+    if (p_.flash_attention) {
+      add(ops, {suffix.empty() ? "flash_attention" : "flash_attention_recompute", Stream::kCompute,
+                compute::estimate_flash_attention_forward(s_.gpu, attention()).time});
+      return;
+    }
+    const std::int64_t s = p_.seq_len / p_.cp;
+    const bool again = !suffix.empty();
+    compute(ops, again ? "attention_scores_gemm_recompute" : "attention_scores_gemm", gemm(score_rows(), s, m_.head_dim));
+    compute(ops, again ? "softmax_recompute" : "softmax", memory(MemoryKernel::kSoftmax, score_elements(), false));
+    if (m_.dropout) {
+      compute(ops, again ? "attention_dropout_recompute" : "attention_dropout",
+              memory(MemoryKernel::kDropout, score_elements(), false));
+    }
+    compute(ops, again ? "attention_values_gemm_recompute" : "attention_values_gemm", gemm(score_rows(), m_.head_dim, s));
+  }
+
+  void attention_backward(std::vector<OpNode>& ops) const {
+    if (p_.flash_attention) {
+      compute(ops, "flash_attention_bwd", compute::estimate_flash_attention_backward(s_.gpu, attention()).time);
+      return;
+    }
+    const std::int64_t s = p_.seq_len / p_.cp;
+    // Each forward GEMM has two backward GEMMs of its FLOPs (the gradients of both operands).
+    compute(ops, "attention_values_dgrad", gemm(score_rows(), s, m_.head_dim));
+    compute(ops, "attention_values_wgrad", gemm(score_rows(), m_.head_dim, s));
+    if (m_.dropout) compute(ops, "attention_dropout_bwd", memory(MemoryKernel::kDropout, score_elements(), true));
+    compute(ops, "softmax_bwd", memory(MemoryKernel::kSoftmax, score_elements(), true));
+    compute(ops, "attention_scores_dgrad", gemm(score_rows(), m_.head_dim, s));
+    compute(ops, "attention_scores_wgrad", gemm(score_rows(), m_.head_dim, s));
+  }
+
   void layer_forward(std::vector<OpNode>& ops, int wait_for) const {
     const std::int64_t h = m_.hidden;
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false), wait_for);
@@ -112,7 +149,7 @@ class Builder {
     if (m_.position == workload::PositionEmbedding::kRope) {
       compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * (m_.heads + m_.kv_heads) * m_.head_dim / t_, false));
     }
-    compute(ops, "flash_attention", compute::estimate_flash_attention_forward(s_.gpu, attention()).time);
+    attention_forward(ops, "");
     compute(ops, "proj_gemm", gemm(tokens_, h, attn_cols_));
     tp_out(ops);
     if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
@@ -164,10 +201,8 @@ class Builder {
     if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true));
     compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true));
     row_parallel_backward(ops, "proj_dgrad", "proj_wgrad", attn_cols_);
-    if (p_.recompute == workload::Recompute::kSelective) {
-      compute(ops, "flash_attention_recompute", compute::estimate_flash_attention_forward(s_.gpu, attention()).time);
-    }
-    compute(ops, "flash_attention_bwd", compute::estimate_flash_attention_backward(s_.gpu, attention()).time);
+    if (p_.recompute == workload::Recompute::kSelective) attention_forward(ops, "_recompute");
+    attention_backward(ops);
     if (m_.position == workload::PositionEmbedding::kRope) {
       compute(ops, "rotary_bwd", memory(MemoryKernel::kRotary, tokens_ * (m_.heads + m_.kv_heads) * m_.head_dim / t_, true));
     }

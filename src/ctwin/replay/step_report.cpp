@@ -98,7 +98,9 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   r.mfu = flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second());
   r.breakdown = breakdown_of(replay);
   r.comm_ratio = r.breakdown.exposed_comm_s.total() / step;
-  const auto memory = workload::memory_per_gpu(scenario.model, scenario.split, scenario.gpus);
+  workload::MemoryOptions memory_options;
+  memory_options.flash_attention = scenario.split.flash_attention;
+  const auto memory = workload::memory_per_gpu(scenario.model, scenario.split, scenario.gpus, memory_options);
   r.memory_gib_per_gpu = {gib(memory.weights),     gib(memory.gradients), gib(memory.optimizer), gib(memory.activations),
                           gib(memory.fp8_buffers + memory.overhead), gib(memory.total())};
   r.fits_memory = workload::fits_memory(memory, scenario.gpu);

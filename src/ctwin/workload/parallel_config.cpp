@@ -170,6 +170,7 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.global_batch = training.integer("global_batch", 1, kMax);
   split.micro_batch = training.integer("micro_batch", 1, kMax);
   split.precision = *precision_from_name(training.choice_or("precision", {"bf16", "fp16", "fp8"}, "bf16"));
+  split.flash_attention = training.choice_or("attention", {"flash", "unfused"}, "flash") == "flash";
   training.finish();
 
   split.tp = parallel.integer_or("tp", 1, kMax, 1);

@@ -56,6 +56,9 @@ struct ParallelConfig {
   std::int64_t global_batch = 1;
   std::int64_t seq_len = 2048;
   Precision precision = Precision::kBf16;
+  /// A fused attention kernel (FlashAttention, cuDNN) keeps no s×s scores; "unfused" is the
+  /// pre-2022 path (score GEMM, fused softmax, dropout, value GEMM), e.g. Megatron-LM in SC'21.
+  bool flash_attention = true;
   ConfigOrigin origin;
 
   /// dp as given, or gpus / (tp·pp·cp) for "auto" (validate() first).

@@ -18,8 +18,10 @@ Scenario scenario(const std::vector<std::string>& overrides) {
 }
 
 TEST(TrainingStep, WithoutPipelineAndFreeCommunicationStepIsTheSumOfKernelTimes) {
-  for (const std::string recompute : {"none", "selective", "full"}) {
-    const Scenario s = scenario({"parallel.pp=1", "parallel.recompute=\"" + recompute + "\""});
+  for (const std::string recompute : {"none", "selective", "full", "selective unfused"}) {
+    const bool unfused = recompute.ends_with("unfused");
+    const Scenario s = scenario({"parallel.pp=1", "parallel.recompute=\"" + recompute.substr(0, recompute.find(' ')) + "\"",
+                                 std::string("training.attention=") + (unfused ? "unfused" : "flash")});
     const auto step = simulate_step(s, {.free_communication = true});
     ASSERT_EQ(step.work.stages.size(), 1u);
     const auto& stage = step.work.stages.front();
@@ -116,6 +118,34 @@ TEST(TrainingStep, UnoverlappedGradientReductionWaitsForTheWholeSchedule) {
                                                       {"parallel.pp=8", "gpus=128", "training.global_batch=512",
                                                        "network=\"analytical\"", "overlap.dp_grad_reduce=true"}));
   EXPECT_LE(step.replay.step_time, overlapped.replay.step_time + reduce_time + reduce_time);
+}
+
+}  // namespace
+}  // namespace ctwin::replay
+
+namespace ctwin::replay {
+namespace {
+
+// Attention without a fused kernel (Megatron-LM before FlashAttention): two GEMMs of
+// 2·b·s²·h/t FLOPs each around an s×s softmax, instead of one flash kernel. Same FLOPs in the
+// report (they count the whole s×s matrix either way); more time, and, without selective
+// recompute (which exists to drop them), the s×s tensors in activation memory.
+TEST(TrainingStep, UnfusedAttentionCostsMoreTimeAndMemoryForTheSameFlops) {
+  const auto load = [](const std::string& kernel) {
+    return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR,
+                         {"training.attention=" + kernel, "network=\"analytical\"", "parallel.recompute=\"none\""});
+  };
+  const auto flash = simulate_step(load("flash"));
+  const auto unfused = simulate_step(load("unfused"));
+  EXPECT_GT(unfused.report.step_time_s, flash.report.step_time_s);
+  EXPECT_GT(unfused.report.memory_gib_per_gpu.activations, flash.report.memory_gib_per_gpu.activations);
+  EXPECT_DOUBLE_EQ(unfused.report.model_flops_per_step, flash.report.model_flops_per_step);
+  bool saw_softmax = false;
+  for (const auto& op : unfused.work.stages.front().chunks.front().forward) {
+    saw_softmax = saw_softmax || std::string(op.name) == "softmax";
+    EXPECT_NE(std::string(op.name), "flash_attention");
+  }
+  EXPECT_TRUE(saw_softmax);
 }
 
 }  // namespace
