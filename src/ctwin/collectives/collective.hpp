@@ -10,10 +10,10 @@
 namespace ctwin::collectives {
 
 enum class Op { kAllReduce, kAllGather, kReduceScatter, kAlltoall, kBroadcast, kReduce, kSendRecv };
-enum class Algorithm { kAuto, kRing, kTree, kNvls, kNvlsTree, kHalvingDoubling, kDirect };
+enum class Algorithm { kAuto, kRing, kTree, kNvls, kNvlsTree, kHalvingDoubling, kDirect, kPat };
 enum class Protocol { kAuto, kSimple, kLL, kLL128 };
 
-/// Names as on the command line: all_reduce, ...; ring, tree, nvls, nvlstree, hd, direct;
+/// Names as on the command line: all_reduce, ...; ring, tree, nvls, nvlstree, hd, direct, pat;
 /// simple, ll, ll128. Parsing throws InputError naming `flag` for anything else.
 [[nodiscard]] std::string_view name(Op op);
 [[nodiscard]] std::string_view name(Algorithm algorithm);

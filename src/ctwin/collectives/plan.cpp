@@ -286,6 +286,31 @@ int default_channels(const Fabric& fabric) {
 
 namespace {
 
+// NCCL's PAT (Parallel Aggregated Trees, NCCL 2.23+) for all_gather and reduce_scatter with one
+// GPU per node: log2(n) rounds instead of n − 1 ring steps. Modelled Bruck-style: in round r
+// each rank exchanges the min(2^r, n − 2^r) slices it has aggregated so far with the rank 2^r
+// away (all_gather doubles what it holds; reduce_scatter runs the rounds in reverse).
+Plan pat_plan(Op op, const Fabric& fabric, int channels) {
+  const int n = fabric.gpus();
+  if (op != Op::kAllGather && op != Op::kReduceScatter) cannot(Algorithm::kPat, op, "PAT is for all_gather and reduce_scatter");
+  if (fabric.gpus_per_node() != 1) cannot(Algorithm::kPat, op, "NCCL runs PAT with one GPU per node only");
+  Plan plan{op, Algorithm::kPat, n, n > 1, {}};
+  std::vector<int> distances;
+  for (int distance = 1; distance < n; distance *= 2) distances.push_back(distance);
+  if (op == Op::kReduceScatter) std::reverse(distances.begin(), distances.end());
+  for (int distance : distances) {
+    Phase phase{op == Op::kAllGather ? "aggregated exchange, doubling" : "aggregated exchange, halving", {}, 1, 1};
+    const double fraction = static_cast<double>(std::min(distance, n - distance)) / n / channels;
+    for (GpuId rank = 0; rank < n; ++rank) {
+      for (int c = 0; c < channels; ++c) {
+        phase.transfers.push_back(transfer(fabric, rank, static_cast<GpuId>((rank + n - distance) % n), fraction, c));
+      }
+    }
+    plan.phases.push_back(std::move(phase));
+  }
+  return plan;
+}
+
 Plan plan_by(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
   switch (algorithm) {
     case Algorithm::kRing:
@@ -299,6 +324,8 @@ Plan plan_by(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
       return nvls_plan(op, algorithm, fabric, channels);
     case Algorithm::kHalvingDoubling:
       return halving_doubling_plan(op, fabric, channels);
+    case Algorithm::kPat:
+      return pat_plan(op, fabric, channels);
     case Algorithm::kAuto:
       break;
   }
@@ -327,6 +354,10 @@ std::vector<Algorithm> candidate_algorithms(Op op, const Fabric& fabric) {
     case Op::kAlltoall:
     case Op::kSendRecv:
       return {Algorithm::kDirect};
+    case Op::kAllGather:
+    case Op::kReduceScatter:
+      if (fabric.gpus_per_node() == 1 && fabric.gpus() > 1) return {Algorithm::kRing, Algorithm::kPat};
+      return {Algorithm::kRing};
     default:
       return {Algorithm::kRing};
   }

@@ -10,12 +10,12 @@ namespace {
 
 // NCCL tuning.cc tables, microseconds and GB/s. Protocol index: LL, LL128, Simple.
 // Architecture index: Volta, Ampere, Hopper, Blackwell. Node index: 1, 2, more nodes.
-enum Family { kTreeFamily, kRingFamily, kNvlsFamily, kNvlsTreeFamily };
-constexpr double kBaseLatency[4][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}};
-constexpr double kHopLatency[3][4][3] = {
-    /* NVLink */ {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}},
-    /* PCIe   */ {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}},
-    /* net    */ {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}}};
+enum Family { kTreeFamily, kRingFamily, kNvlsFamily, kNvlsTreeFamily, kPatFamily };
+constexpr double kBaseLatency[5][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}};
+constexpr double kHopLatency[3][5][3] = {
+    /* NVLink */ {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+    /* PCIe   */ {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+    /* net    */ {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
 // LL ceilings: one node by GPU architecture; across nodes NCCL indexes by CPU vendor (Intel
 // row used here: 39 GB/s on two nodes, 20.4 beyond).
 constexpr double kLlMaxOneNode[4] = {39.0, 87.7, 141.0, 282.0};
@@ -59,6 +59,8 @@ Family latency_family_of(Algorithm algorithm) {
       return kNvlsFamily;
     case Algorithm::kNvlsTree:
       return kNvlsTreeFamily;
+    case Algorithm::kPat:
+      return kPatFamily;
     default:
       return kRingFamily;
   }
@@ -95,13 +97,21 @@ ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol,
   const Family family = where.algorithm == Algorithm::kHalvingDoubling ? kRingFamily : latency_family;
   const double channels = std::max(1, where.channels);
   ProtocolCost cost;
-  if ((family == kNvlsFamily || family == kNvlsTreeFamily) && protocol != Protocol::kSimple) cost.supported = false;
+  if ((family == kNvlsFamily || family == kNvlsTreeFamily || family == kPatFamily) && protocol != Protocol::kSimple) {
+    cost.supported = false;
+  }
 
   cost.base_latency = SimTime::from_seconds(kBaseLatency[latency_family][p] * 1e-6 * latency_scale[static_cast<std::size_t>(p)]);
   double hop_us = kHopLatency[static_cast<int>(hop)][latency_family][p];
   // NCCL charges NVLS one NVLink latency for the whole in-switch reduction and multicast; the
   // NVLS plans span two NVLink hops (into the switch, out of it), so each pays half.
   if ((family == kNvlsFamily || family == kNvlsTreeFamily) && hop != HopClass::kNet) hop_us /= 2;
+  // PAT: NCCL charges log2(nodes) · (network latency / 3.5) + 2.8 us per rank; the plan has
+  // one round per log2 step, and the linear part goes into the base latency.
+  if (family == kPatFamily) {
+    if (hop == HopClass::kNet) hop_us /= 3.5;
+    cost.base_latency += SimTime::from_seconds(2.8e-6 * where.ranks * latency_scale[static_cast<std::size_t>(p)]);
+  }
   // Rings across nodes launch a network post at every step, inside nodes too: NCCL's
   // getNetOverhead, 1 us on Intel hosts (2 on AMD; Intel assumed), three times for Simple.
   if (latency_family == kRingFamily && where.nodes > 1 && hop != HopClass::kNet) {
@@ -133,6 +143,10 @@ ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol,
         ceiling = std::min(ceiling, channels * kPerChannelTreeLl128[arch][node_bucket]);
       }
       cost.bus_bytes_per_byte = 2;
+      break;
+    case kPatFamily:
+      // NCCL's PAT model: a quarter of the bus bandwidth goes to its aggregation overhead.
+      share = 0.75;
       break;
     case kNvlsFamily:
     case kNvlsTreeFamily: {

@@ -12,7 +12,9 @@
 //  - ceilings on bus bandwidth: LL at llMaxBws, LL128 and trees at a per-channel maximum
 //    times the channels (perChMaxRingLL128Bws, perChMaxTreeBws, perChMaxTreeLL128Bws,
 //    perChMaxNVLSTreeBws), by GPU architecture and node count (1, 2, more).
-// NVLS runs with the Simple protocol only. These are the shipped defaults; `ctwin calibrate`
+// NVLS and PAT run with the Simple protocol only; PAT (all_gather and reduce_scatter with one GPU
+// per node) pays 8 us, 2.8 us per rank and a third and a half of a network latency per round, at
+// 0.75 of the bus bandwidth. These are the shipped defaults; `ctwin calibrate`
 // scales them to fit a cluster's own nccl-tests logs.
 
 #include <array>

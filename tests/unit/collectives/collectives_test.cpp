@@ -160,3 +160,41 @@ TEST(Collectives, SizeSweepFollowsNcclTestsFlags) {
 
 }  // namespace
 }  // namespace ctwin::collectives
+
+namespace ctwin::collectives {
+namespace {
+
+// One GPU per node, every node under one leaf: PAT's rounds are the textbook aggregated
+// exchange, round r moving min(2^r, n − 2^r)/n of the buffer at NCCL's 0.75 bus share:
+// T = base + 2.8 us·n + Σ_r (path latency + min(2^r, n − 2^r)/n · S/(0.75·B) + round latency).
+TEST(Collectives, PatAllGatherMatchesItsClosedFormWithOneGpuPerNode) {
+  const std::vector<std::string> one_gpu = {"server.gpus=1", "server.nics.count=1", "server.pcie_switches=1",
+                                            "server.cpus=1"};
+  const auto built = fabric::Fabric(
+      fabric::load_cluster(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json", one_gpu), 16);
+  const auto properties = fabric::path_properties(built, fabric::route(built, 0, 1));
+  const double bandwidth = properties.bottleneck.bytes_per_second();
+  const CollectiveTuning tuning;
+  const CostContext where{Algorithm::kPat, Op::kAllGather, 16, 16, 1, GpuArch::kHopper};
+  const auto cost = tuning.cost(where, Protocol::kSimple, HopClass::kNet);
+  EXPECT_DOUBLE_EQ(cost.bandwidth_share, 0.75);
+  EXPECT_FALSE(tuning.cost(where, Protocol::kLL, HopClass::kNet).supported);
+  for (Bytes size : {64_KiB, 16_MiB}) {
+    const auto row = predict_one(built, Op::kAllGather, Algorithm::kPat, Protocol::kSimple, size, "analytical", 1);
+    double expected = cost.base_latency.seconds();
+    for (int distance = 1; distance < 16; distance *= 2) {
+      expected += properties.latency.seconds() + std::min(distance, 16 - distance) / 16.0 *
+                                                     static_cast<double>(size.count()) / (0.75 * bandwidth) +
+                  cost.hop_latency.seconds();
+    }
+    EXPECT_NEAR(row.time.seconds(), expected, 1e-6 * expected) << size.count();
+  }
+  // auto considers PAT where NCCL does, and never on nodes with several GPUs.
+  const auto picks = candidate_algorithms(Op::kAllGather, built);
+  EXPECT_NE(std::find(picks.begin(), picks.end(), Algorithm::kPat), picks.end());
+  const auto eight = candidate_algorithms(Op::kAllGather, build("dgx-h100-superpod", 16));
+  EXPECT_EQ(std::find(eight.begin(), eight.end(), Algorithm::kPat), eight.end());
+}
+
+}  // namespace
+}  // namespace ctwin::collectives
