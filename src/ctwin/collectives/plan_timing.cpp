@@ -99,6 +99,8 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
       group.latency_sum_s += latency;
       group.drain_sum_s_per_byte += drain;
       ++group.count;
+      group.slowest_s_per_transfer_byte =
+          std::max(group.slowest_s_per_transfer_byte, std::max(0.0, done[i].seconds() - latency) / bytes[i]);
       lines[share_group(planned)].push_back({latency, drain});
       ++profile.hop_counts[static_cast<std::size_t>(planned.hop)];
     }
@@ -160,6 +162,26 @@ SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning&
              pipeline_rest_s(phase.pipeline_hops, phase.latency_hops, hop, hop_latency_s);
   }
   return SimTime::from_seconds(std::max(total, ceiling_bound_s(base, s)));
+}
+
+SimTime PlanProfile::pipeline_fill(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const {
+  const auto base = tuning.cost(context_, protocol, HopClass::kNvlink);
+  const Bytes chunk = pipeline_chunk(context_, protocol, size);
+  if (chunk <= Bytes(0)) return SimTime();
+  const double per_channel = static_cast<double>(size.count()) / std::max(1, context_.channels);
+  const double moved = std::min(static_cast<double>(chunk.count()), per_channel);
+  double fill = 0;
+  for (const auto& phase : phases_) {
+    int depth = 0;
+    for (int hops : phase.pipeline_hops) depth += hops;
+    if (depth < 2) continue;
+    double pace = 0;
+    for (std::size_t g = 0; g < phase.groups.size(); ++g) {
+      pace = std::max(pace, phase.groups[g].slowest_s_per_transfer_byte / payload_share(base, g));
+    }
+    fill += (depth - 1) * moved * pace;
+  }
+  return SimTime::from_seconds(fill);
 }
 
 SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const std::string& network, Bytes size,

@@ -36,6 +36,12 @@ class PlanProfile {
 
   [[nodiscard]] SimTime time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const;
 
+  /// What filling a pipelined phase (a tree, NVLS, a chain) costs before its chunks flow at the
+  /// steady rate: (depth − 1) chunks of NCCL's size (pipeline_chunk), each at the pace of the
+  /// phase's slowest transfer. Zero for rings. Kept apart from time() so that the every-transfer
+  /// executor, which moves whole steps, gets the same term.
+  [[nodiscard]] SimTime pipeline_fill(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const;
+
   /// Engine events the simulations took (transfers started and arrived, rate changes).
   [[nodiscard]] std::uint64_t events() const { return events_; }
 
@@ -51,6 +57,7 @@ class PlanProfile {
     double latency_sum_s = 0;
     double drain_sum_s_per_byte = 0;
     std::size_t count = 0;
+    double slowest_s_per_transfer_byte = 0;  // the pipeline's pace: its slowest hop
   };
   struct PhaseProfile {
     std::array<ShareGroup, 2> groups;        // [0] whole paths, [1] switch legs

@@ -41,7 +41,8 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
       query.algorithm == Algorithm::kAuto ? candidate_algorithms(query.op, fabric) : std::vector{query.algorithm};
   for (Algorithm algorithm : algorithms) {
     Candidate candidate{make_plan(query.op, algorithm, fabric, channels), nullptr};
-    if (!query.every_transfer) candidate.profile = std::make_unique<PlanProfile>(candidate.plan, fabric, query.network);
+    // The every-transfer path needs the profile too, for the pipeline fill both paths add.
+    candidate.profile = std::make_unique<PlanProfile>(candidate.plan, fabric, query.network);
     candidates.push_back(std::move(candidate));
   }
   const auto protocols = query.protocol == Protocol::kAuto ? concrete_protocols() : std::vector{query.protocol};
@@ -55,9 +56,10 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
     for (const auto& candidate : candidates) {
       for (Protocol protocol : protocols) {
         if (!query.tuning.cost(candidate.plan.context(), protocol, HopClass::kNvlink).supported) continue;
-        const SimTime time = query.every_transfer
-                                 ? run_every_transfer(candidate.plan, fabric, query.network, size, protocol, query.tuning)
-                                 : candidate.profile->time(size, protocol, query.tuning);
+        const SimTime time = (query.every_transfer
+                                  ? run_every_transfer(candidate.plan, fabric, query.network, size, protocol, query.tuning)
+                                  : candidate.profile->time(size, protocol, query.tuning)) +
+                             candidate.profile->pipeline_fill(size, protocol, query.tuning);
         if (!found || time < best.time) {
           best.time = time;
           best.algorithm = candidate.plan.algorithm;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "ctwin/core/error.hpp"
 
@@ -87,6 +88,50 @@ GpuArch nccl_arch_of(const std::string& gpu_model) {
   if (starts("h100") || starts("h200") || starts("h800") || starts("h20") || starts("gh200")) return GpuArch::kHopper;
   if (starts("b200") || starts("b100") || starts("gb200") || starts("b300") || starts("gb300")) return GpuArch::kBlackwell;
   return GpuArch::kAmpere;
+}
+
+Bytes pipeline_chunk(const CostContext& where, Protocol protocol, Bytes size) {
+  constexpr std::int64_t kSimpleStep = (std::int64_t{4} << 20) / 8;
+  constexpr std::int64_t kLlStep = 8 * 512 * 8 * 16 / 8;         // lines/thread × threads × steps × 16 B, per step
+  constexpr std::int64_t kLl128Step = 120 * 640 * 8 * 8 / 8;     // elements/thread × threads × steps × 8 B, per step
+  const std::int64_t bytes = size.count();
+  const int p = protocol_index(protocol);
+  std::int64_t chunk = p == 2 ? kSimpleStep : p == 0 ? kLlStep / 2 : kLl128Step / 16 * 15;
+  const double nodes = std::max(1, where.nodes);
+  const double ppn = static_cast<double>(where.ranks) / nodes;
+  switch (where.algorithm) {
+    case Algorithm::kTree: {
+      if (protocol == Protocol::kLL128) {
+        const double steps = 1 + std::log2(nodes) + 0.1 * ppn;
+        const double channels = std::max(1, where.channels);
+        const auto per_channel_chunks = [&] { return static_cast<double>(bytes) / (channels * static_cast<double>(chunk)); };
+        while (per_channel_chunks() < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+        while (per_channel_chunks() < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+      }
+      return Bytes(chunk);
+    }
+    case Algorithm::kNvls: {
+      const double ops = nvls_channels(where.arch, where.nodes);
+      chunk = std::min<std::int64_t>(chunk, 128 * 1024);
+      if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+      if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+      if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+      return Bytes(chunk);
+    }
+    case Algorithm::kNvlsTree: {
+      const double ops = nvls_channels(where.arch, where.nodes);
+      chunk = where.nodes >= 4 ? 65536 : 128 * 1024;
+      if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+      if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+      if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+      return Bytes(chunk);
+    }
+    case Algorithm::kRing:
+      // Broadcast and reduce run as pipelined chains; all_reduce and the gathers are rings.
+      return where.op == Op::kBroadcast || where.op == Op::kReduce ? Bytes(chunk) : Bytes(0);
+    default:
+      return Bytes(0);
+  }
 }
 
 ProtocolCost CollectiveTuning::cost(const CostContext& where, Protocol protocol, HopClass hop) const {

@@ -57,6 +57,15 @@ struct ProtocolCost {
   double bus_bytes_per_byte = 1;
 };
 
+/// The chunk a pipelined algorithm moves per channel and hop, as NCCL sizes it for a collective
+/// of `size` bytes (src/enqueue.cc calcCollChunking, master 5067397c): a buffer step of the
+/// protocol (Simple 4 MiB / 8 steps = 512 KiB; LL 64 KiB steps carrying 32 KiB; LL128 614,400-byte
+/// steps carrying 15/16), trees' LL128 chunks halved while the collective is small against
+/// (1 + log2 nodes + ppn/10)·64/ppn chunks per channel, NVLS chunks of NCCL_NVLS_CHUNKSIZE
+/// (128 KiB) shrunk for small sizes, NVLS-tree chunks capped at 64 KiB from 4 nodes on.
+/// Rings are not pipelined this way; they get 0.
+[[nodiscard]] Bytes pipeline_chunk(const CostContext& where, Protocol protocol, Bytes size);
+
 struct CollectiveTuning {
   /// Calibration's handles. Per protocol (LL, LL128, Simple): multiplies its latencies.
   std::array<double, 3> latency_scale{1, 1, 1};

@@ -198,3 +198,54 @@ TEST(Collectives, PatAllGatherMatchesItsClosedFormWithOneGpuPerNode) {
 
 }  // namespace
 }  // namespace ctwin::collectives
+
+namespace ctwin::collectives {
+namespace {
+
+// NCCL's chunk sizes (src/enqueue.cc, src/include/device.h constants): Simple steps of
+// 4 MiB / 8, LL 64 KiB steps carrying half, LL128 steps carrying 15/16; trees shrink LL128
+// chunks for small collectives; NVLS uses 128 KiB chunks, shrunk for small ones.
+TEST(Collectives, PipelineChunksFollowNcclsSizing) {
+  const CostContext tree{Algorithm::kTree, Op::kAllReduce, 16, 2, 8, GpuArch::kHopper};
+  EXPECT_EQ(pipeline_chunk(tree, Protocol::kSimple, 1_GiB), Bytes(524288));
+  EXPECT_EQ(pipeline_chunk(tree, Protocol::kLL, 1_GiB), Bytes(32768));
+  EXPECT_EQ(pipeline_chunk(tree, Protocol::kLL128, 1_GiB), Bytes(576000));
+  // 8 MiB over 8 channels holds fewer than 2.8 · 64 / 8 chunks per channel: halved while above
+  // 131,072 B (576,000 → 288,000 → 144,000 → 72,000); 14.6 chunks then pass the 2.8 · 16 / 8 test.
+  EXPECT_EQ(pipeline_chunk(tree, Protocol::kLL128, 8_MiB), Bytes(72000));
+  const CostContext nvls{Algorithm::kNvls, Op::kAllReduce, 8, 1, 8, GpuArch::kHopper};
+  EXPECT_EQ(pipeline_chunk(nvls, Protocol::kSimple, 1_GiB), Bytes(131072));
+  EXPECT_EQ(pipeline_chunk(nvls, Protocol::kSimple, 64_KiB), Bytes(16384));
+  const CostContext ring{Algorithm::kRing, Op::kAllReduce, 16, 2, 8, GpuArch::kHopper};
+  EXPECT_EQ(pipeline_chunk(ring, Protocol::kSimple, 1_GiB), Bytes(0));
+}
+
+// A pipelined tree pays (depth − 1) chunk times before its chunks flow; a ring pays nothing.
+TEST(Collectives, PipelineFillIsDepthMinusOneChunksAtTheSlowestPace) {
+  const auto built = build("dgx-h100-superpod", 16);
+  const CollectiveTuning tuning;
+  const Plan ring = make_plan(Op::kAllReduce, Algorithm::kRing, built, 8);
+  EXPECT_EQ(PlanProfile(ring, built, "flow").pipeline_fill(64_MiB, Protocol::kSimple, tuning), SimTime());
+
+  const Plan tree = make_plan(Op::kAllReduce, Algorithm::kTree, built, 8);
+  const PlanProfile profile(tree, built, "analytical");
+  int depth = 0;
+  for (int hops : tree.phases.front().pipeline_hops) depth += hops;
+  EXPECT_EQ(depth, 2 * (8 - 1) + 2 * 1);  // NCCL's 2·(ppn − 1) + 2·log2(nodes)
+  // analytical: every transfer runs at its path's bottleneck; the slowest tree edge crosses
+  // PCIe Gen5 and a NIC (48 GB/s achieved), shared by nothing.
+  double slowest = 0;
+  for (const auto& t : tree.phases.front().transfers) {
+    slowest = std::max(slowest, 1.0 / fabric::path_properties(built, fabric::route(built, t.src, t.dst, t.route))
+                                          .bottleneck.bytes_per_second());
+  }
+  const double share = tuning.cost(tree.context(), Protocol::kSimple, HopClass::kNvlink).bandwidth_share;
+  const double expected = (depth - 1) * 524288.0 * slowest / share;
+  EXPECT_NEAR(profile.pipeline_fill(1_GiB, Protocol::kSimple, tuning).seconds(), expected, 1e-12 + 1e-9 * expected);
+  // A collective smaller than a chunk per channel fills with what it has.
+  const double small = (depth - 1) * (64.0 * 1024 / 8) * slowest / share;
+  EXPECT_NEAR(profile.pipeline_fill(64_KiB, Protocol::kSimple, tuning).seconds(), small, 1e-12 + 1e-9 * small);
+}
+
+}  // namespace
+}  // namespace ctwin::collectives
