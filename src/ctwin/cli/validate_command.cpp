@@ -218,7 +218,7 @@ void print_csv(const std::vector<SetupValidation>& results, std::ostream& out) {
 }  // namespace
 
 Action add_validate_command(CLI::App& app) {
-  auto* command = app.add_subcommand("validate", "Compare predicted and measured nccl-tests busbw for every logged setup");
+  auto* command = app.add_subcommand("validate", "Predicted vs measured: nccl-tests busbw for every logged setup, or (--training) published training runs");
   auto options = std::make_shared<ValidateOptions>();
   command->add_option("--setups", options->setups, "manifest of measured logs")->capture_default_str();
   command->add_option("--role", options->role, "check (tests the defaults), underperforming, or all")
