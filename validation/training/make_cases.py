@@ -201,8 +201,8 @@ def mbridge_blocker(run):
     if layers is not None:
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
         if layers % stages != 0:
-            return ("uneven pipeline stages: 126 layers over pp %s x vp %s (ctwin needs layers divisible by pp·vpp)"
-                    % (p["pp"], p["vp"]))
+            return ("uneven pipeline stages with virtual stages: 126 layers over pp %s x vp %s (ctwin splits "
+                    "unevenly only as first/last-stage layer counts with vp 1)" % (p["pp"], p["vp"]))
     return None
 
 
@@ -215,8 +215,9 @@ def classify(run, arches):
         return None, ("missing fields: the source gives only GPUs, global batch, seq len and MFU (no TP/PP/micro batch, "
                       "no layers/hidden)")
     if name.startswith("bloom"):
-        return None, ("uneven pipeline stages: 70 layers over pp 12 (Megatron-DeepSpeed partitions unevenly; ctwin "
-                      "needs layers divisible by pp·vpp); also ALiBi and an embedding LayerNorm")
+        return None, ("uneven pipeline stages: 70 layers over pp 12 as Megatron-DeepSpeed's partitioner placed them "
+                      "(not stated; ctwin's uneven split is first/last-stage counts only); also ALiBi and an "
+                      "embedding LayerNorm")
     if name.startswith("opt-"):
         return None, "missing fields: TP degree, micro batch and precision split not stated; FSDP with ReLU MLP"
     if name.startswith("torchtitan-trainy"):

@@ -55,8 +55,8 @@ class Builder {
     work.micro_batches = p_.micro_batches(s_.gpus);
     work.p2p = comm_.time(Op::kSendRecv, pp_group_, Bytes(sp_tokens_ * m_.hidden * 2), 2);
     const std::int64_t chunks = p_.vpp;
-    const std::int64_t layers = m_.layers / (p_.pp * chunks);
     for (std::int64_t r = 0; r < p_.pp; ++r) {
+      const std::int64_t layers = p_.stage_layers(m_.layers, r);
       StageWork stage;
       std::int64_t held = 0;
       for (std::int64_t c = 0; c < chunks; ++c) {

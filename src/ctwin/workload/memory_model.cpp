@@ -23,8 +23,8 @@ struct StageParameters {
 StageParameters stage_parameters(const ModelSpec& model, const ParallelConfig& split, std::int64_t stage) {
   const ParameterCount count = count_parameters(model);
   const LayerParameters& layer = count.layer;
-  const std::int64_t per_stage = model.layers / split.pp;
-  const std::int64_t first = stage * per_stage;
+  const std::int64_t per_stage = split.stage_layers(model.layers, stage) * split.vpp;
+  const std::int64_t first = split.vpp > 1 ? stage * per_stage : split.stage_first_layer(model.layers, stage);
   const std::int64_t dense_here = std::clamp<std::int64_t>(model.dense_layers() - first, 0, per_stage);
   const std::int64_t moe_here = per_stage - dense_here;
   const auto t = static_cast<double>(split.tp);
@@ -100,7 +100,7 @@ MemoryBreakdown stage_memory(const ModelSpec& model, const ParallelConfig& split
   if (split.precision == Precision::kFp8) out.fp8_buffers = bytes(out.parameters);
 
   out.in_flight = in_flight(split, stage, split.micro_batches(gpus));
-  const double layers_per_stage = static_cast<double>(model.layers / split.pp);
+  const double layers_per_stage = static_cast<double>(split.stage_layers(model.layers, stage) * split.vpp);
   double activations = out.in_flight * layers_per_stage * average_layer_activation(model, split, options) +
                        recompute_working_set(model, split, options);
   const bool sp = split.sequence_parallel && split.tp > 1;

@@ -17,6 +17,8 @@ constexpr FieldName kFields[] = {
     {"tp", "parallel", "--tp"},
     {"pp", "parallel", "--pp"},
     {"vpp", "parallel", "--vpp"},
+    {"first_stage_layers", "parallel", "--first-stage-layers"},
+    {"last_stage_layers", "parallel", "--last-stage-layers"},
     {"cp", "parallel", "--cp"},
     {"ep", "parallel", "--ep"},
     {"expert_tp", "parallel", "--expert-tp"},
@@ -60,12 +62,7 @@ void validate_tensor(const ModelSpec& model, const ParallelConfig& split) {
   if (model.dense_layers() > 0) check_divides(split, "tp", split.tp, model.ffn_hidden, "ffn_hidden");
 }
 
-void validate_pipeline(const ModelSpec& model, const ParallelConfig& split, std::int64_t micro_batches) {
-  if (model.layers % (split.pp * split.vpp) != 0) {
-    fail(split, split.vpp > 1 ? "vpp" : "pp",
-         "pp·vpp = " + str(split.pp * split.vpp) + " does not divide layers " + str(model.layers) +
-             " (every pipeline stage and model chunk holds the same number of layers)");
-  }
+void validate_schedule_batches(const ParallelConfig& split, std::int64_t micro_batches) {
   if (split.schedule == PipelineSchedule::kInterleaved) {
     if (split.pp < 2) fail(split, "schedule", "the interleaved schedule needs pp > 1, got pp " + str(split.pp));
     if (split.vpp < 2) fail(split, "vpp", "the interleaved schedule needs vpp > 1 model chunks per rank");
@@ -76,6 +73,32 @@ void validate_pipeline(const ModelSpec& model, const ParallelConfig& split, std:
   } else if (split.vpp > 1) {
     fail(split, "vpp", "vpp " + str(split.vpp) + " needs the interleaved schedule");
   }
+}
+
+void validate_pipeline(const ModelSpec& model, const ParallelConfig& split, std::int64_t micro_batches) {
+  if (split.first_stage_layers || split.last_stage_layers) {
+    const char* field = split.first_stage_layers ? "first_stage_layers" : "last_stage_layers";
+    if (split.pp < 2) fail(split, field, "uneven stages need pp > 1");
+    if (split.vpp > 1) fail(split, field, "uneven stages need vpp 1 (as Megatron-LM's first/last stage layer counts)");
+    const std::int64_t first = split.first_stage_layers.value_or(0);
+    const std::int64_t last = split.last_stage_layers.value_or(0);
+    const std::int64_t middle_stages = split.pp - (split.first_stage_layers ? 1 : 0) - (split.last_stage_layers ? 1 : 0);
+    const std::int64_t rest = model.layers - first - last;
+    if (rest < 0 || (middle_stages == 0 && rest != 0)) {
+      fail(split, field, "first and last stages hold " + str(first + last) + " of " + str(model.layers) + " layers");
+    }
+    if (middle_stages > 0 && (rest % middle_stages != 0 || rest / middle_stages < 1)) {
+      fail(split, field, str(rest) + " layers left for the other " + str(middle_stages) +
+                             " stages do not split evenly into at least one each");
+    }
+    return validate_schedule_batches(split, micro_batches);
+  }
+  if (model.layers % (split.pp * split.vpp) != 0) {
+    fail(split, split.vpp > 1 ? "vpp" : "pp",
+         "pp·vpp = " + str(split.pp * split.vpp) + " does not divide layers " + str(model.layers) +
+             " (every pipeline stage and model chunk holds the same number of layers)");
+  }
+  validate_schedule_batches(split, micro_batches);
 }
 
 void validate_experts(const ModelSpec& model, const ParallelConfig& split, std::int64_t dp) {
@@ -176,6 +199,8 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.tp = parallel.integer_or("tp", 1, kMax, 1);
   split.pp = parallel.integer_or("pp", 1, kMax, 1);
   split.vpp = parallel.integer_or("vpp", 1, kMax, 1);
+  if (parallel.has("first_stage_layers")) split.first_stage_layers = parallel.integer("first_stage_layers", 0, kMax);
+  if (parallel.has("last_stage_layers")) split.last_stage_layers = parallel.integer("last_stage_layers", 0, kMax);
   split.cp = parallel.integer_or("cp", 1, kMax, 1);
   split.ep = parallel.integer_or("ep", 1, kMax, 1);
   split.expert_tp = parallel.integer_or("expert_tp", 1, kMax, 1);
@@ -189,6 +214,20 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.schedule = *schedule_from_name(parallel.choice_or("schedule", {"gpipe", "1f1b", "interleaved"}, "1f1b"));
   parallel.finish();
   return split;
+}
+
+std::int64_t ParallelConfig::stage_layers(std::int64_t model_layers, std::int64_t stage) const {
+  if (!first_stage_layers && !last_stage_layers) return model_layers / (pp * vpp);
+  if (stage == 0 && first_stage_layers) return *first_stage_layers;
+  if (stage == pp - 1 && last_stage_layers) return *last_stage_layers;
+  const std::int64_t middle = pp - (first_stage_layers ? 1 : 0) - (last_stage_layers ? 1 : 0);
+  return (model_layers - first_stage_layers.value_or(0) - last_stage_layers.value_or(0)) / middle;
+}
+
+std::int64_t ParallelConfig::stage_first_layer(std::int64_t model_layers, std::int64_t stage) const {
+  std::int64_t first = 0;
+  for (std::int64_t s = 0; s < stage; ++s) first += stage_layers(model_layers, s);
+  return first;
 }
 
 void validate(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus) {

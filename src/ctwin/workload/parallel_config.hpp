@@ -43,6 +43,10 @@ struct ParallelConfig {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
   std::int64_t vpp = 1;        ///< model chunks per pipeline rank (virtual stages)
+  /// Uneven pipelines (Megatron-LM's --decoder-first/last-pipeline-num-layers): layers on the
+  /// first and last stage, the rest split evenly over the others; vpp must be 1.
+  std::optional<std::int64_t> first_stage_layers;
+  std::optional<std::int64_t> last_stage_layers;
   std::int64_t cp = 1;
   std::int64_t ep = 1;
   std::int64_t expert_tp = 1;  ///< tensor parallelism inside each expert
@@ -60,6 +64,11 @@ struct ParallelConfig {
   /// pre-2022 path (score GEMM, fused softmax, dropout, value GEMM), e.g. Megatron-LM in SC'21.
   bool flash_attention = true;
   ConfigOrigin origin;
+
+  /// Transformer layers on pipeline rank `stage` (per model chunk when vpp > 1).
+  [[nodiscard]] std::int64_t stage_layers(std::int64_t model_layers, std::int64_t stage) const;
+  /// The first layer index held by pipeline rank `stage` (vpp 1).
+  [[nodiscard]] std::int64_t stage_first_layer(std::int64_t model_layers, std::int64_t stage) const;
 
   /// dp as given, or gpus / (tp·pp·cp) for "auto" (validate() first).
   [[nodiscard]] std::int64_t data_parallel(std::int64_t gpus) const;

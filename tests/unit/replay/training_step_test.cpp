@@ -150,3 +150,52 @@ TEST(TrainingStep, UnfusedAttentionCostsMoreTimeAndMemoryForTheSameFlops) {
 
 }  // namespace
 }  // namespace ctwin::replay
+
+namespace ctwin::replay {
+namespace {
+
+// Uneven pipelines (Megatron-LM's --decoder-first/last-pipeline-num-layers): Llama 3.1 405B's
+// 126 layers on pp 16 as 7 + 14 × 8 + 7.
+TEST(TrainingStep, UnevenStagesHoldTheirLayersAndEveryLayerOnce) {
+  const std::vector<std::string> split = {"model=\"models/llm/llama3-405b.json\"", "gpus=2048", "parallel.tp=8",
+                                          "parallel.pp=16", "training.global_batch=256", "network=\"analytical\""};
+  auto with = split;
+  with.insert(with.end(), {"parallel.first_stage_layers=7", "parallel.last_stage_layers=7"});
+  const Scenario s = load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, with);
+  std::int64_t total = 0;
+  for (std::int64_t r = 0; r < 16; ++r) {
+    const std::int64_t layers = s.split.stage_layers(126, r);
+    EXPECT_EQ(layers, r == 0 || r == 15 ? 7 : 8) << r;
+    EXPECT_EQ(s.split.stage_first_layer(126, r), total) << r;
+    total += layers;
+  }
+  EXPECT_EQ(total, 126);
+  const auto step = simulate_step(s);
+  const auto count_gemms = [](const StageWork& stage) {
+    int qkv = 0;
+    for (const auto& op : stage.chunks.front().forward) qkv += std::string(op.name) == "qkv_gemm";
+    return qkv;
+  };
+  EXPECT_EQ(count_gemms(step.work.stages.front()), 7);
+  EXPECT_EQ(count_gemms(step.work.stages[1]), 8);
+  EXPECT_EQ(count_gemms(step.work.stages.back()), 7);
+
+  // Without the uneven counts 126 layers do not split over 16 stages; a bad count is named.
+  EXPECT_THROW(load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, split),
+               InputError);
+  auto odd = split;
+  odd.insert(odd.end(), {"parallel.first_stage_layers=6", "parallel.last_stage_layers=7"});
+  try {
+    (void)load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, odd);
+    FAIL() << "113 layers over 14 stages must be refused";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.pointer(), "/parallel/first_stage_layers");
+  }
+  auto interleaved = with;
+  interleaved.insert(interleaved.end(), {"parallel.vpp=2", "parallel.schedule=\"interleaved\""});
+  EXPECT_THROW(load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, interleaved),
+               InputError);
+}
+
+}  // namespace
+}  // namespace ctwin::replay
