@@ -21,6 +21,7 @@ namespace {
 struct ModelOptions {
   std::string model;
   std::int64_t tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, expert_tp = 1;
+  std::int64_t first_stage_layers = -1, last_stage_layers = -1;  // -1: even stages
   std::string dp = "auto";
   std::int64_t gpus = 0;  // 0: tp·pp·cp·dp
   std::int64_t seq = 4096;
@@ -68,6 +69,12 @@ workload::ParallelConfig split_from(const ModelOptions& o) {
   split.tp = o.tp;
   split.pp = o.pp;
   split.vpp = o.vpp;
+  for (const auto& [flag, value] : {std::pair{"--first-stage-layers", o.first_stage_layers},
+                                    {"--last-stage-layers", o.last_stage_layers}}) {
+    if (value < -1 || value > (std::int64_t{1} << 30)) throw InputError(flag, "", "must be a layer count");
+  }
+  if (o.first_stage_layers >= 0) split.first_stage_layers = o.first_stage_layers;
+  if (o.last_stage_layers >= 0) split.last_stage_layers = o.last_stage_layers;
   split.cp = o.cp;
   split.ep = o.ep;
   split.expert_tp = o.expert_tp;
@@ -107,6 +114,9 @@ Action add_model_command(CLI::App& app) {
   command->add_option("--tp", o->tp, "tensor-parallel size")->capture_default_str();
   command->add_option("--pp", o->pp, "pipeline-parallel size")->capture_default_str();
   command->add_option("--vpp", o->vpp, "model chunks per pipeline rank (interleaved schedule)")->capture_default_str();
+  command->add_option("--first-stage-layers", o->first_stage_layers,
+                      "layers on the first pipeline stage (uneven stages; the rest split evenly)");
+  command->add_option("--last-stage-layers", o->last_stage_layers, "layers on the last pipeline stage (uneven stages)");
   command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str();
   command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str();
   command->add_option("--expert-tp", o->expert_tp, "tensor-parallel size inside experts")->capture_default_str();

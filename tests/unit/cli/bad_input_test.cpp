@@ -273,3 +273,15 @@ TEST(ScaleBadInput, OneLineNamingTheFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ModelBadInput, UnevenStagesThatDoNotSplitNameTheFlag) {
+  const std::string base = "model --model llama3-405b --tp 8 --pp 16 --gpus 16384 ";
+  EXPECT_TRUE(one_line_error(run_ctwin(base), {"--pp", "126"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--first-stage-layers 6 --last-stage-layers 7"), {"--first-stage-layers"}));
+  const auto ok = run_ctwin(base + "--first-stage-layers 7 --last-stage-layers 7");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+}
+
+}  // namespace
