@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ctwin/calibration/nccl_comparison.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -38,15 +39,6 @@ Bytes size_flag(const std::string& flag, const std::string& text) {
   } catch (const UnitError& e) {
     throw InputError(flag, "", e.what());
   }
-}
-
-// nccl-tests' -d types and their sizes.
-int element_bytes(const std::string& dtype) {
-  if (dtype == "int8" || dtype == "uint8" || dtype == "fp8_e4m3" || dtype == "fp8_e5m2") return 1;
-  if (dtype == "half" || dtype == "bfloat16" || dtype == "bf16" || dtype == "fp16") return 2;
-  if (dtype == "float" || dtype == "int32" || dtype == "uint32") return 4;
-  if (dtype == "double" || dtype == "int64" || dtype == "uint64") return 8;
-  throw InputError("--dtype", "", "unknown type '" + dtype + "' (expected int8, half, bfloat16, float, double, ...)");
 }
 
 void print_table(const collectives::CollectiveResult& result, const CollectiveOptions& options, std::ostream& out) {
@@ -116,7 +108,7 @@ Action add_collective_command(CLI::App& app) {
     query.protocol = collectives::parse_protocol(options->protocol);
     query.sizes = collectives::size_sweep(size_flag("--begin", options->begin), size_flag("--end", options->end),
                                           options->factor);
-    query.element_bytes = element_bytes(options->dtype);
+    query.element_bytes = calibration::nccl_type_bytes(options->dtype, "--dtype");
     query.network = options->network;
     query.every_transfer = options->every_transfer;
     if (options->channels < 0) throw InputError("--channels", "", "must not be negative");

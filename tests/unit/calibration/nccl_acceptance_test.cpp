@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "ctwin/calibration/nccl_log.hpp"
+#include "bundled_fabric.hpp"
 #include "ctwin/collectives/predict.hpp"
 
 namespace ctwin::calibration {
@@ -14,9 +15,7 @@ namespace {
 
 using collectives::Algorithm;
 
-fabric::Fabric build(const std::string& topology, int gpus) {
-  return fabric::Fabric(fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/" + topology + ".json"), gpus);
-}
+fabric::Fabric build(const std::string& topology, int gpus) { return testing::bundled_fabric(topology, gpus); }
 
 collectives::CollectiveRow predict_auto(const fabric::Fabric& built, Bytes size) {
   collectives::CollectiveQuery query;

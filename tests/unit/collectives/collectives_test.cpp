@@ -6,16 +6,14 @@
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
+#include "bundled_fabric.hpp"
 
 namespace ctwin::collectives {
 namespace {
 
 using namespace ctwin::literals;
 
-fabric::Fabric build(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {}) {
-  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / (topology + ".json");
-  return fabric::Fabric(fabric::load_cluster(path, overrides), gpus);
-}
+using testing::bundled_fabric;
 
 CollectiveRow predict_one(const fabric::Fabric& built, Op op, Algorithm algorithm, Protocol protocol, Bytes size,
                           const std::string& network, int channels = 0, bool every_transfer = false) {
@@ -43,7 +41,7 @@ TEST(Collectives, BusBandwidthFactorsMatchNcclTests) {
 // On one NVSwitch node every ring hop is GPU -> switch -> GPU over equal links, so the ring is
 // the textbook one: T = 2(n-1)/n * S/B + 2(n-1) * alpha, alpha = path latency + protocol hop.
 TEST(Collectives, RingAllReduceMatchesTheClosedFormOnUniformLinks) {
-  const auto built = build("dgx-h100-superpod", 8);
+  const auto built = bundled_fabric("dgx-h100-superpod", 8);
   const CollectiveTuning tuning;
   const double n = 8;
   const auto path = fabric::route(built, 0, 1);
@@ -62,7 +60,7 @@ TEST(Collectives, RingAllReduceMatchesTheClosedFormOnUniformLinks) {
 // The textbook forms of the other ops on the same ring: all_gather and reduce_scatter take
 // n-1 steps of S/n; halving-doubling all_reduce moves 2(n-1)/n S in 2 log2(n) steps.
 TEST(Collectives, AllGatherReduceScatterAndHalvingDoublingMatchTheirClosedForms) {
-  const auto built = build("dgx-h100-superpod", 8);
+  const auto built = bundled_fabric("dgx-h100-superpod", 8);
   const CollectiveTuning tuning;
   const auto properties = fabric::path_properties(built, fabric::route(built, 0, 1));
   const double bandwidth = properties.bottleneck.bytes_per_second();
@@ -105,7 +103,7 @@ TEST(Collectives, SteadyStateEqualsEveryTransferOnSmallCases) {
       {"dgx-h100-superpod", 8, Op::kAllReduce, Algorithm::kNvls, "flow"},
   };
   for (const auto& test : cases) {
-    const auto built = build(test.topology, test.gpus);
+    const auto built = bundled_fabric(test.topology, test.gpus);
     for (Bytes size : {1_MiB, 64_MiB}) {
       const auto steady = predict_one(built, test.op, test.algorithm, Protocol::kSimple, size, test.network);
       const auto every = predict_one(built, test.op, test.algorithm, Protocol::kSimple, size, test.network, 0, true);
@@ -118,28 +116,28 @@ TEST(Collectives, SteadyStateEqualsEveryTransferOnSmallCases) {
 }
 
 TEST(Collectives, AutoPicksNvlsOnOneH100NodeForLargeAllReduce) {
-  const auto built = build("dgx-h100-superpod", 8);
+  const auto built = bundled_fabric("dgx-h100-superpod", 8);
   const auto row = predict_one(built, Op::kAllReduce, Algorithm::kAuto, Protocol::kAuto, 1_GiB, "flow");
   EXPECT_EQ(row.algorithm, Algorithm::kNvls);
 }
 
 TEST(Collectives, BusBandwidthIsNeverAboveTheLinksOnFlow) {
   // Ring all_reduce busbw cannot beat one GPU's NVLink on one node, nor the NICs across nodes.
-  const auto one_node = build("dgx-h100-superpod", 8);
+  const auto one_node = bundled_fabric("dgx-h100-superpod", 8);
   const double nvlink = fabric::path_properties(one_node, fabric::route(one_node, 0, 1)).bottleneck.bytes_per_second();
   const auto ring = predict_one(one_node, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, 4_GiB, "flow");
   EXPECT_LE(ring.busbw_GBps * 1e9, nvlink * 1.0001);
   EXPECT_GE(ring.busbw_GBps * 1e9, nvlink * 0.9);
-  const auto two_nodes = build("dgx-h100-superpod", 16);
+  const auto two_nodes = bundled_fabric("dgx-h100-superpod", 16);
   const double nics = 8 * two_nodes.spec().server.nics.link.bandwidth.bytes_per_second();
   const auto across = predict_one(two_nodes, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, 4_GiB, "flow");
   EXPECT_LE(across.busbw_GBps * 1e9, nics * 1.0001);
 }
 
 TEST(Collectives, RejectsWhatCannotRun) {
-  const auto pcie = build("pcie-l40s", 8);
+  const auto pcie = bundled_fabric("pcie-l40s", 8);
   EXPECT_THROW((void)predict_one(pcie, Op::kAllReduce, Algorithm::kNvls, Protocol::kSimple, 1_MiB, "flow"), InputError);
-  const auto h100 = build("dgx-h100-superpod", 24);
+  const auto h100 = bundled_fabric("dgx-h100-superpod", 24);
   EXPECT_THROW((void)predict_one(h100, Op::kAllReduce, Algorithm::kHalvingDoubling, Protocol::kSimple, 1_MiB, "flow"),
                InputError);
   EXPECT_THROW((void)predict_one(h100, Op::kAlltoall, Algorithm::kRing, Protocol::kSimple, 1_MiB, "flow"), InputError);
@@ -192,7 +190,7 @@ TEST(Collectives, PatAllGatherMatchesItsClosedFormWithOneGpuPerNode) {
   // auto considers PAT where NCCL does, and never on nodes with several GPUs.
   const auto picks = candidate_algorithms(Op::kAllGather, built);
   EXPECT_NE(std::find(picks.begin(), picks.end(), Algorithm::kPat), picks.end());
-  const auto eight = candidate_algorithms(Op::kAllGather, build("dgx-h100-superpod", 16));
+  const auto eight = candidate_algorithms(Op::kAllGather, bundled_fabric("dgx-h100-superpod", 16));
   EXPECT_EQ(std::find(eight.begin(), eight.end(), Algorithm::kPat), eight.end());
 }
 
@@ -222,7 +220,7 @@ TEST(Collectives, PipelineChunksFollowNcclsSizing) {
 
 // A pipelined tree pays (depth − 1) chunk times before its chunks flow; a ring pays nothing.
 TEST(Collectives, PipelineFillIsDepthMinusOneChunksAtTheSlowestPace) {
-  const auto built = build("dgx-h100-superpod", 16);
+  const auto built = bundled_fabric("dgx-h100-superpod", 16);
   const CollectiveTuning tuning;
   const Plan ring = make_plan(Op::kAllReduce, Algorithm::kRing, built, 8);
   EXPECT_EQ(PlanProfile(ring, built, "flow").pipeline_fill(64_MiB, Protocol::kSimple, tuning), SimTime());

@@ -15,16 +15,14 @@
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/network/analytical_model.hpp"
 #include "ctwin/network/flow_model.hpp"
+#include "bundled_fabric.hpp"
 
 namespace ctwin::collectives {
 namespace {
 
 using namespace ctwin::literals;
 
-fabric::Fabric build(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {}) {
-  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / (topology + ".json");
-  return fabric::Fabric(fabric::load_cluster(path, overrides), gpus);
-}
+using testing::bundled_fabric;
 
 // Per transfer of one phase: path latency and drain seconds per byte of the collective.
 struct SimulatedPhase {
@@ -119,7 +117,7 @@ struct Case {
 const std::vector<std::string> kThreeTiers = {"fabric.nodes_per_su=8", "fabric.switch.ports=16"};
 
 void expect_profile_equals_every_transfer_formula(const Case& test) {
-  const auto built = build(test.topology, test.gpus, test.overrides);
+  const auto built = bundled_fabric(test.topology, test.gpus, test.overrides);
   const Plan plan = make_plan(Op::kAllReduce, test.algorithm, built, default_channels(built));
   const PlanProfile profile(plan, built, test.network);
   const auto oracle = simulate_every_transfer(plan, built, test.network);

@@ -8,16 +8,14 @@
 #include "ctwin/network/analytical_model.hpp"
 #include "ctwin/network/flow_model.hpp"
 #include "ctwin/network/traffic_pattern.hpp"
+#include "bundled_fabric.hpp"
 
 namespace ctwin::network {
 namespace {
 
 using namespace ctwin::literals;
 
-fabric::Fabric build(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {}) {
-  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / (topology + ".json");
-  return fabric::Fabric(fabric::load_cluster(path, overrides), gpus);
-}
+using testing::bundled_fabric;
 
 TrafficResult play(const fabric::Fabric& built, const TrafficPattern& pattern, const std::string& model_name,
                    FlowModelOptions flow_options = {}) {
@@ -33,7 +31,7 @@ TrafficPattern single(GpuId src, GpuId dst, Bytes size) {
 }
 
 TEST(AnalyticalModel, SingleTransferIsLatencyPlusBytesOverBottleneck) {
-  const auto built = build("dgx-h100-superpod", 64);
+  const auto built = bundled_fabric("dgx-h100-superpod", 64);
   for (auto [src, dst] : {std::pair{0, 1}, std::pair{0, 8}, std::pair{0, 9}, std::pair{3, 60}}) {
     const auto path = fabric::route(built, src, dst);
     const PathProperties properties = path_properties(built, path);
@@ -45,7 +43,7 @@ TEST(AnalyticalModel, SingleTransferIsLatencyPlusBytesOverBottleneck) {
 
 TEST(AnalyticalModel, IgnoresContention) {
   // Every transfer of an incast finishes exactly when it would alone.
-  const auto built = build("dgx-h100-superpod", 64);
+  const auto built = bundled_fabric("dgx-h100-superpod", 64);
   const auto pattern = make_pattern("incast", built, {16_MiB});
   const auto result = play(built, pattern, "analytical");
   for (std::size_t i = 0; i < pattern.transfers.size(); ++i) {
@@ -55,7 +53,7 @@ TEST(AnalyticalModel, IgnoresContention) {
 }
 
 TEST(FlowModel, SingleTransferEqualsAnalyticalExactly) {
-  const auto built = build("dgx-h100-superpod", 64);
+  const auto built = bundled_fabric("dgx-h100-superpod", 64);
   for (auto [src, dst] : {std::pair{0, 1}, std::pair{0, 8}, std::pair{0, 9}, std::pair{5, 63}}) {
     for (Bytes size : {1_B, 4_KiB, 64_MiB, 1_GiB}) {
       EXPECT_EQ(play(built, single(src, dst, size), "flow").makespan,
@@ -66,7 +64,7 @@ TEST(FlowModel, SingleTransferEqualsAnalyticalExactly) {
 
 TEST(FlowModel, EqualsAnalyticalWhenNoLinkIsShared) {
   // Same-rail ring: every NIC sends one flow and receives one, all under one leaf per rail.
-  const auto built = build("dgx-h100-superpod", 256);
+  const auto built = bundled_fabric("dgx-h100-superpod", 256);
   const auto pattern = make_pattern("rail_ring", built, {32_MiB});
   EXPECT_EQ(play(built, pattern, "flow").completed_at, play(built, pattern, "analytical").completed_at);
 }
@@ -74,7 +72,7 @@ TEST(FlowModel, EqualsAnalyticalWhenNoLinkIsShared) {
 TEST(FlowModel, FlowsThroughOneLinkEachGetOneNth) {
   // Incast from one GPU on each of n other nodes: they share GPU 0's NIC link and PCIe link
   // (the narrower of the two as achieved: PCIe Gen5 at NCCL's 48 GB/s).
-  const auto built = build("dgx-h100-superpod", 256);
+  const auto built = bundled_fabric("dgx-h100-superpod", 256);
   for (int senders : {1, 2, 4, 16}) {
     TrafficPattern pattern{"incast", {}};
     for (int s = 1; s <= senders; ++s) pattern.transfers.push_back({{s * 8, 0, 64_MiB, {}}, -1});
@@ -91,7 +89,7 @@ TEST(FlowModel, FlowsThroughOneLinkEachGetOneNth) {
 }
 
 TEST(FlowModel, ConservesBytesOnEveryLink) {
-  const auto built = build("dgx-h100-superpod", 128, {"fabric.oversubscription.leaf=2"});
+  const auto built = bundled_fabric("dgx-h100-superpod", 128, {"fabric.oversubscription.leaf=2"});
   const auto pattern = make_pattern("alltoall_chain", built, {8_MiB, false, 4, 2});
   engine::Simulator simulator;
   FlowModel model(built, simulator);
@@ -112,7 +110,7 @@ TEST(FlowModel, ConservesBytesOnEveryLink) {
 
 TEST(FlowModel, IncrementalSolveEqualsFullSolve) {
   for (const char* oversubscription : {"fabric.oversubscription.leaf=1", "fabric.oversubscription.leaf=3"}) {
-    const auto built = build("dgx-h100-superpod", 128, {oversubscription});
+    const auto built = bundled_fabric("dgx-h100-superpod", 128, {oversubscription});
     const auto pattern = make_pattern("alltoall_chain", built, {4_MiB, false, 6, 2});
     const auto incremental = play(built, pattern, "flow", {true});
     const auto full = play(built, pattern, "flow", {false});
@@ -143,7 +141,7 @@ TEST(FlowModel, IncrementalSolveEqualsFullSolveOnMixedPatterns) {
       {"pcie-l40s", 32, {}, "alltoall_chain", {1_MiB, false, 4, 2}},
   };
   for (const auto& test : cases) {
-    const auto built = build(test.topology, test.gpus, test.overrides);
+    const auto built = bundled_fabric(test.topology, test.gpus, test.overrides);
     const auto pattern = make_pattern(test.pattern, built, test.options);
     const auto incremental = play(built, pattern, "flow", {true});
     const auto full = play(built, pattern, "flow", {false});
@@ -160,7 +158,7 @@ TEST(FlowModel, IncrementalSolveEqualsFullSolveOnMixedPatterns) {
 // three-tier build, where ECMP collisions spread rates widely, and with unequal sizes (so that
 // slow small flows also leave before fast big ones), that must still equal a full re-solve.
 TEST(FlowModel, HoldingSlowerFlowsEqualsFullSolve) {
-  const auto built = build("dgx-h100-superpod", 512, {"fabric.nodes_per_su=8", "fabric.switch.ports=16"});
+  const auto built = bundled_fabric("dgx-h100-superpod", 512, {"fabric.nodes_per_su=8", "fabric.switch.ports=16"});
   ASSERT_EQ(built.tiers().tiers, 3);
   for (bool mixed_sizes : {false, true}) {
     auto pattern = make_pattern("permutation", built, {8_MiB, false, 1, 4});
@@ -181,7 +179,7 @@ TEST(FlowModel, HoldingSlowerFlowsEqualsFullSolve) {
 // and each drain leaves the slower flows' rates alone, so after the first solve hardly any
 // flow is solved again (a full re-solve would solve every remaining flow at every drain).
 TEST(FlowModel, DrainsOfEqualFlowsLeaveSlowerFlowsOutOfTheSolve) {
-  const auto built = build("dgx-h100-superpod", 512, {"fabric.nodes_per_su=8", "fabric.switch.ports=16"});
+  const auto built = bundled_fabric("dgx-h100-superpod", 512, {"fabric.nodes_per_su=8", "fabric.switch.ports=16"});
   const auto pattern = make_pattern("permutation", built, {8_MiB, false, 1, 4});
   engine::Simulator simulator;
   FlowModel model(built, simulator);
@@ -196,8 +194,8 @@ TEST(FlowModel, DrainsOfEqualFlowsLeaveSlowerFlowsOutOfTheSolve) {
 TEST(FlowModel, OversubscriptionSlowsCrossLeafTraffic) {
   // 8 nodes in SUs of 2: most of the all-to-all crosses the spine tier.
   const auto pattern_of = [](const fabric::Fabric& built) { return make_pattern("alltoall", built, {4_MiB}); };
-  const auto full = build("dgx-h100-superpod", 64, {"fabric.nodes_per_su=2"});
-  const auto half = build("dgx-h100-superpod", 64, {"fabric.nodes_per_su=2", "fabric.oversubscription.leaf=2"});
+  const auto full = bundled_fabric("dgx-h100-superpod", 64, {"fabric.nodes_per_su=2"});
+  const auto half = bundled_fabric("dgx-h100-superpod", 64, {"fabric.nodes_per_su=2", "fabric.oversubscription.leaf=2"});
   const SimTime full_time = play(full, pattern_of(full), "flow").makespan;
   const SimTime half_time = play(half, pattern_of(half), "flow").makespan;
   EXPECT_GT(half_time.seconds(), 1.3 * full_time.seconds());
@@ -206,27 +204,27 @@ TEST(FlowModel, OversubscriptionSlowsCrossLeafTraffic) {
 }
 
 TEST(FlowModel, PxnAvoidsSpineContentionOfCrossRailTraffic) {
-  const auto built = build("dgx-h100-superpod", 128, {"fabric.oversubscription.leaf=4"});
+  const auto built = bundled_fabric("dgx-h100-superpod", 128, {"fabric.oversubscription.leaf=4"});
   const SimTime without = play(built, make_pattern("cross_rail", built, {64_MiB, false}), "flow").makespan;
   const SimTime with = play(built, make_pattern("cross_rail", built, {64_MiB, true}), "flow").makespan;
   EXPECT_LT(with.seconds(), without.seconds());
 }
 
 TEST(FlowModel, ZeroBytesTakeThePathLatency) {
-  const auto built = build("dgx-h100-superpod", 16);
+  const auto built = bundled_fabric("dgx-h100-superpod", 16);
   const auto result = play(built, single(0, 9, Bytes(0)), "flow");
   EXPECT_EQ(result.makespan, path_properties(built, fabric::route(built, 0, 9)).latency);
   EXPECT_EQ(play(built, single(3, 3, 1_MiB), "flow").makespan, SimTime());
 }
 
 TEST(FlowModel, RepeatedRunsAreIdentical) {
-  const auto built = build("hgx-h100-roce", 128, {"fabric.oversubscription.leaf=2"});
+  const auto built = bundled_fabric("hgx-h100-roce", 128, {"fabric.oversubscription.leaf=2"});
   const auto pattern = make_pattern("alltoall_chain", built, {2_MiB, false, 5, 3});
   EXPECT_EQ(play(built, pattern, "flow").completed_at, play(built, pattern, "flow").completed_at);
 }
 
 TEST(NetworkModel, UnknownNameIsAnInputError) {
-  const auto built = build("dgx-h100-superpod", 8);
+  const auto built = bundled_fabric("dgx-h100-superpod", 8);
   engine::Simulator simulator;
   try {
     (void)make_network_model("ns3", built, simulator);
