@@ -25,6 +25,7 @@ struct RunOptions {
   std::string trace;
   std::string comm = "auto";
   bool all_ranks = false;
+  bool require_fit = false;
 };
 
 replay::CommModel parse_comm(const std::string& name) {
@@ -160,6 +161,9 @@ Action add_run_command(CLI::App& app) {
                       "auto, isolated or shared: collectives alone on the fabric, or every op's traffic on one flow "
                       "simulation of the cluster (auto: shared with --network flow)")
       ->capture_default_str();
+  command->add_flag("--require-fit", o->require_fit,
+                    "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
+                    "(by default it is reported as fits_memory: false)");
   command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
   return [o] {
     const Format format = parse_format(o->format);
@@ -176,6 +180,14 @@ Action add_run_command(CLI::App& app) {
     options.comm = parse_comm(o->comm);
     options.all_ranks = o->all_ranks;
     const replay::SimulatedStep step = replay::simulate_step(scenario, options);
+    if (o->require_fit && !step.report.fits_memory) {
+      const auto& m = step.report.memory_gib_per_gpu;
+      throw InputError(scenario.source, "/parallel",
+                       "does not fit in memory: " + fixed(m.total, 1) + " GiB per GPU (weights " + fixed(m.weights, 1) +
+                           ", grads " + fixed(m.grads, 1) + ", optimizer " + fixed(m.optimizer, 1) + ", activations " +
+                           fixed(m.activations, 1) + ", other " + fixed(m.other, 1) + ") of " +
+                           fixed(static_cast<double>(scenario.gpu.hbm_capacity.count()) / (1 << 30), 1) + " GiB (--require-fit)");
+    }
     if (!o->trace.empty()) write_trace(o->trace, step.replay);
     if (format == Format::kJson) {
       std::cout << report_json(scenario, step.report).dump(2) << '\n';
