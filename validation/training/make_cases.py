@@ -19,6 +19,11 @@ A100 = "topologies/dgx-a100-superpod.json"
 H100 = "topologies/dgx-h100-superpod.json"
 B200 = "topologies/dgx-b200-superpod.json"
 GB200 = "topologies/gb200-nvl72.json"
+GB300 = "topologies/gb300-nvl72.json"
+# torchtitan's Grand Teton hosts: 8 NVLink-connected H100 per host, "backend RDMA network with 400 Gb/s per
+# GPU" (benchmarks/llama3_h100_202412_torchtitan.md); ctwin's 400 GbE-per-GPU RoCE fabric carries that rate.
+TETON = "topologies/hgx-h100-roce.json"
+TETON_GPU = "h100-sxm-96gb-hbm2e"
 
 GPT2_VOCAB = 50257  # GPT-2 BPE, as in models/llm/gpt3-175b.json
 LLAMA2_VOCAB = 32000  # Touvron et al. 2023 (Llama 2), section 2.2
@@ -75,14 +80,14 @@ def llama2_13b(arch):
 
 
 def scenario(model, cluster, gpus, seq, mb, gbs, precision, tp, pp, vpp, dp, recompute, sp, dist_opt, zero,
-             grad_overlap=True, gpu=None):
+             grad_overlap=True, gpu=None, cp=1):
     s = {
         "model": model,
         "cluster": cluster,
         "gpus": gpus,
         "training": {"seq_len": seq, "global_batch": gbs, "micro_batch": mb, "precision": precision},
         "parallel": {
-            "tp": tp, "pp": pp, "vpp": vpp, "cp": 1, "ep": 1, "dp": dp,
+            "tp": tp, "pp": pp, "vpp": vpp, "cp": cp, "ep": 1, "dp": dp,
             "sequence_parallel": sp, "distributed_optimizer": dist_opt, "zero": zero,
             "recompute": recompute, "schedule": "interleaved" if vpp > 1 else "1f1b",
         },
@@ -92,6 +97,9 @@ def scenario(model, cluster, gpus, seq, mb, gbs, precision, tp, pp, vpp, dp, rec
     }
     if gpu is not None:
         s["gpu"] = gpu
+    if cp > 1:
+        # TransformerEngine's default cp_comm_type, the one Megatron-Core passes unless told otherwise.
+        s["parallel"]["cp_comm"] = "p2p"
     return s
 
 
@@ -130,6 +138,8 @@ NEMO_ASSUMPTIONS = [
     "(not in the table)",
     "TP communication overlap off (ctwin default; the recipes enable it for some models)",
 ]
+CP_ASSUMPTION = ("context parallelism as TransformerEngine's p2p ring (cp_comm_type default 'p2p'; the recipe's "
+                 "value is not in the table)")
 
 TOKENS_CONVERSION = ("tokens/s per GPU, as published (measured directly; the source's model TFLOP/s is this times "
                      "its FLOPs per token, so the error is the TFLOP/s error under one FLOP count)")
@@ -151,11 +161,17 @@ def nemo(run, arches):
         model = llama2_13b(arches["llama2_13b"])
     elif "llama2-70b" in name:
         model = "models/llm/llama2-70b.json"
+    elif "llama3-8b" in name:
+        model = "models/llm/llama3-8b.json"
+    elif "llama3-70b" in name:
+        model = "models/llm/llama3-70b.json"
     else:
         raise ValueError(name)
-    tp, pp, vp = p["tp"], p["pp"], p["vp"]
+    tp, pp, vp, cp = p["tp"], p["pp"], p["vp"], p.get("cp", 1)
+    if cp > 1:
+        assumptions.append(CP_ASSUMPTION)
     scen = scenario(model, H100, run["hardware"]["num_gpus"], seq, p["micro_batch"], p["global_batch"], "fp8",
-                    tp, pp, vp, p["dp"], "none", tp > 1, True, 0)
+                    tp, pp, vp, p["dp"], "none", tp > 1, True, 0, cp=cp)
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -163,7 +179,8 @@ def nemo(run, arches):
 def mbridge(run):
     m, p = run["model"], run["parallel"]
     gpu = run["hardware"]["gpu"]
-    cluster = {"NVIDIA H100": H100, "NVIDIA B200": B200, "NVIDIA GB200 (NVL72)": GB200}[gpu]
+    cluster = {"NVIDIA H100": H100, "NVIDIA B200": B200, "NVIDIA GB200 (NVL72)": GB200,
+               "NVIDIA GB300 (NVL72)": GB300}[gpu]
     model = "models/llm/llama3-8b.json" if "llama38b" in run["id"] else "models/llm/llama3-70b.json"
     tp, pp, cp, fsdp = int(p["tp"]), int(p["pp"]), int(p["cp"]), int(p["fsdp"])
     vp = 1 if p["vp"] == "n/a" else int(p["vp"])
@@ -173,8 +190,13 @@ def mbridge(run):
                    "table)", "FP8-CS (current scaling) as fp8 GEMMs; the value outside parentheses is FP8-CS"]
     if fsdp > 0:
         assumptions.append("Megatron FSDP as ZeRO-3 over the %d data-parallel GPUs" % fsdp)
+    if cp > 1:
+        assumptions.append(CP_ASSUMPTION)
+    if "GB300" in gpu:
+        assumptions.append("GB300 profile uncalibrated (datasheet peaks, default kernel efficiencies); FP8 dense "
+                           "peak 5 PFLOPS per GPU as GB200's")
     scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), "fp8",
-                    tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0)
+                    tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, cp=cp)
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -191,12 +213,10 @@ def mbridge_blocker(run):
     p, gpu, name = run["parallel"], run["hardware"]["gpu"], run["id"]
     if as_int(p.get("ep")) not in (None, 1) or any(k in name for k in ("deepseek", "qwen3", "gptoss")):
         return "MoE model: ctwin run models dense transformers only (no grouped GEMM, no EP all-to-all)"
-    if "GB300" in gpu:
-        return "GPU without profile: no models/gpus entry for GB300"
     if "not in table" in run["training"]["precision"]:
         return "precision not in the source table (25.09 archive rows give no precision column)"
-    if as_int(p.get("cp")) != 1 or "(" in str(p.get("cp")):
-        return "context parallelism (cp 2) is not supported by ctwin run yet"
+    if "(" in str(p.get("cp")):
+        return "two configurations in one cell (cp %s): which one was measured is not stated" % p["cp"]
     layers = 126 if "405b" in name else None
     if layers is not None:
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
@@ -204,6 +224,50 @@ def mbridge_blocker(run):
             return ("uneven pipeline stages with virtual stages: 126 layers over pp %s x vp %s (ctwin splits "
                     "unevenly only as first/last-stage layer counts with vp 1)" % (p["pp"], p["vp"]))
     return None
+
+
+def torchtitan_blocker(run):
+    """The reason a torchtitan row cannot run, or None (plain bf16 FSDP without torch.compile)."""
+    t = run["training"]
+    techniques = t.get("techniques", "")
+    reasons = []
+    if "torchcompile" in run["id"] or t.get("torch_compile") or "torch.compile" in techniques:
+        reasons.append("torch.compile (Inductor fusion of element-wise kernels) is not modelled")
+    if "Float8" in techniques or "float8" in t.get("quantization", ""):
+        reasons.append("torchao Float8 training (dynamic-scaling casts and amax reductions around fp8 GEMMs) is not "
+                       "modelled")
+    if "asyncTP" in t.get("tp_mode", ""):
+        reasons.append("async TP (micro-pipelined all-gather / reduce-scatter fused with the matmuls) is not modelled")
+    if "CP" in techniques:
+        reasons.append("PyTorch's context parallelism (SDPA ring attention, allgather rotation) is not TE's; only "
+                       "the TE/Megatron kinds are modelled")
+    return "; ".join(reasons) if reasons else None
+
+
+def torchtitan(run):
+    """torchtitan's 1D FSDP rows (Table 1 and 3 of its Dec 2024 benchmark): Llama 3.1 8B, bf16, FSDP2."""
+    m, p = run["model"], run["parallel"]
+    gpus = run["hardware"]["num_gpus"]
+    assumptions = [
+        "FSDP2 full sharding as ZeRO-3: bf16 parameter all-gathers prefetched per block, fp32 gradient "
+        "reduce-scatters (torchtitan's mixed_precision_param bf16 / mixed_precision_reduce fp32 defaults)",
+        "one micro-batch per step: local batch %d x %d GPUs = global batch %d (no gradient accumulation)"
+        % (p["local_batch"], p["fsdp"], p["global_batch"]),
+        "SDPA flash attention, eager mode (no torch.compile)",
+        "torchtitan's selective AC is per-op SAC (train_configs/llama3_8b.toml at 9dec370: selective_ac_option "
+        "'op'; parallelize_llama.py: every matmul output saved except every second one per block, i.e. wk, wo and "
+        "w3 are recomputed, SDPA is saved); ctwin's 'selective' recomputes the attention core instead: about "
+        "67 MFLOP per token and layer recomputed where torchtitan recomputes about 160 (wk + wo + w3), so the "
+        "prediction omits roughly 5% of the step's FLOPs (optimistic)",
+        "H100 96 GB HBM2e at a 500 W power limit with the 700 W SXM5 peaks (the sustained clock at 500 W is not "
+        "published): optimistic",
+        "backend network as ctwin's 400 GbE-per-GPU rail-optimized RoCE fabric (hgx-h100-roce.json); Meta's "
+        "RTSW/CTSW Clos is not rail-optimized",
+    ]
+    scen = scenario("models/llm/llama3-8b.json", TETON, gpus, m["seq_len"], p["local_batch"], p["global_batch"],
+                    "bf16", 1, 1, 1, p["fsdp"], "selective", False, False, 3, gpu=TETON_GPU)
+    return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"],
+                "tokens/s per GPU as published (TPS/GPU read at iteration 90)", assumptions, scen)
 
 
 def classify(run, arches):
@@ -224,23 +288,14 @@ def classify(run, arches):
         return None, ("torch.compile fusion and float8 FSDP all-gather (torchao) are not modelled; FSDP micro-batching "
                       "(global batch) not stated")
     if name.startswith("torchtitan"):
-        extra = []
-        if "asynctp" in name:
-            extra.append("async TP and per-op selective AC (torchtitan) not modelled")
-        if "cp" in name.split("-")[-2] or "-cp" in name:
-            extra.append("context parallelism not supported by ctwin run yet")
-        if "torchcompile" in name or "asynctp" in name:
-            extra.append("torch.compile fusion not modelled")
-        return None, ("GPU without profile: H100 96 GB HBM2e, 2.4 TB/s, 500 W (Grand Teton); models/gpus has only "
-                      "the 80 GB HBM3 SXM5 at 700 W" + ("; " + "; ".join(extra) if extra else ""))
+        reason = torchtitan_blocker(run)
+        return (None, reason) if reason else (torchtitan(run), None)
     if name.startswith("nemo2407"):
         if "-sft-" in name or "-lora-" in name:
             return None, "fine-tuning (%s): ctwin run models pre-training only" % ("SFT" if "-sft-" in name else "LoRA")
         if "nemotron" in name:
             return None, ("missing fields: Nemotron vocab not in the source, and its squared-ReLU MLP is neither gelu "
                           "nor swiglu")
-        if run["parallel"].get("cp", 1) > 1:
-            return None, "context parallelism (cp 2) is not supported by ctwin run yet"
         return nemo(run, arches), None
     if name.startswith("mbridge"):
         reason = mbridge_blocker(run)

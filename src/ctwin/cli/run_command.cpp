@@ -116,7 +116,11 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   std::cout << s.model.name << " on " << s.gpus << " x " << s.gpu.name << " (" << s.cluster.name << "), network "
             << s.network << (step.shared_fabric ? ", communication on one shared fabric" : ", each collective alone")
             << "\n";
-  std::cout << "split: tp " << s.split.tp << ", pp " << s.split.pp << ", vpp " << s.split.vpp << ", dp " << r.dp << ", "
+  // cp only when used, so that reports without CP read as before.
+  const std::string cp = s.split.cp > 1 ? ", cp " + std::to_string(s.split.cp) + " (" +
+                                              workload::cp_comm_name(s.split.cp_comm) + ")"
+                                        : "";
+  std::cout << "split: tp " << s.split.tp << ", pp " << s.split.pp << ", vpp " << s.split.vpp << cp << ", dp " << r.dp << ", "
             << r.micro_batches << " micro-batches of " << s.split.micro_batch << " x " << s.split.seq_len << " tokens, "
             << workload::schedule_name(s.split.schedule) << ", recompute " << workload::recompute_name(s.split.recompute)
             << ", zero " << s.split.zero_stage() << "\n";
@@ -137,6 +141,7 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   row("exposed tp", b.exposed_comm_s.tp);
   row("exposed pp", b.exposed_comm_s.pp);
   row("exposed dp", b.exposed_comm_s.dp);
+  if (s.split.cp > 1) row("exposed cp", b.exposed_comm_s.cp);
   row("bubble", b.bubble_s);
   row("optimizer", b.optimizer_s);
   parts.print(std::cout, Format::kTable, "  ");

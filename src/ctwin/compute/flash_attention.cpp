@@ -34,7 +34,12 @@ double lse_bytes(const AttentionShape& s) { return d(s.batch) * d(s.heads_q) * d
 
 FlopCount flash_attention_forward_flops(const AttentionShape& s) {
   const double full = 4.0 * d(s.batch) * d(s.heads_q) * d(s.seq_q) * d(s.seq_kv) * d(s.head_dim);
-  return FlopCount(s.causal ? full / 2 : full);
+  if (!s.causal) return FlopCount(full);
+  if (s.seq_q == s.seq_kv) return FlopCount(full / 2);
+  // Bottom-right aligned mask (see the header): the fraction of the S_q × S_kv pairs computed.
+  const double q = d(s.seq_q);
+  const double kv = d(s.seq_kv);
+  return FlopCount(q <= kv ? full * (1 - q / (2 * kv)) : full * kv / (2 * q));
 }
 
 FlopCount flash_attention_backward_flops(const AttentionShape& s) {

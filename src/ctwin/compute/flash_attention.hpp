@@ -5,7 +5,10 @@
 // the forward pass is two matmuls, S = Q·Kᵀ and O = P·V, each 2 · S_q · S_kv · D per head, so
 //     forward  = 4 · batch · heads_q · S_q · S_kv · D
 //     backward = 2.5 · forward   (five matmuls: S recomputed, dV, dP, dQ, dK)
-// and a causal mask halves both (only the lower triangle is computed). GQA shares K and V among
+// and a causal mask halves both (only the lower triangle is computed). With S_q ≠ S_kv the causal
+// mask is aligned to the bottom-right corner, as FlashAttention ≥ 2.1 and cuDNN do (the last
+// query sees every key): S_q ≤ S_kv computes S_q·S_kv − S_q²/2 pairs, S_q > S_kv only S_kv²/2
+// (the first S_q − S_kv query rows see no key). Context parallelism's chunks need this. GQA shares K and V among
 // query heads: it changes bytes, not FLOPs. Bytes are what the fused kernel moves through HBM:
 // Q, K, V and O once (forward); Q, K, V, O, dO read and dQ, dK, dV written (backward); plus the
 // fp32 log-sum-exp per query row. Time is the roofline with the attention efficiencies of the

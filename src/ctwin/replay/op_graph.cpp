@@ -1,11 +1,13 @@
 #include "ctwin/replay/op_graph.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "ctwin/compute/flash_attention.hpp"
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/compute/memory_kernels.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/replay/context_parallel.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
 namespace ctwin::replay {
@@ -48,6 +50,14 @@ class Builder {
     // Matrices are split by TP; norms are replicated, counted once per rank.
     layer_params_ = (params_.layer.attention + params_.layer.dense_mlp) / t_ + params_.layer.norms;
     zero_ = p_.zero_stage();
+    if (p_.cp > 1) {
+      // CP rank cp − 1: see context_parallel.hpp. Members are TP apart (rank order tp-cp-ep-dp-pp).
+      const auto a = attention();
+      cp_.emplace(s_.gpu,
+                  CpAttentionInput{p_.micro_batch, p_.seq_len, p_.cp, p_.cp - 1, a.heads_q, a.heads_kv, a.head_dim,
+                                   p_.cp_comm, a.dtype},
+                  GroupShape{p_.cp, t_}, comm_);
+    }
   }
 
   StepWork build() {
@@ -119,6 +129,7 @@ class Builder {
   std::int64_t score_elements() const { return score_rows() * (p_.seq_len / p_.cp); }
 
   void attention_forward(std::vector<OpNode>& ops, const std::string& suffix) const {
+    if (cp_) return cp_->forward(ops, !suffix.empty());
     if (p_.flash_attention) {
       add(ops, {suffix.empty() ? "flash_attention" : "flash_attention_recompute", Stream::kCompute,
                 compute::estimate_flash_attention_forward(s_.gpu, attention()).time});
@@ -136,6 +147,7 @@ class Builder {
   }
 
   void attention_backward(std::vector<OpNode>& ops) const {
+    if (cp_) return cp_->backward(ops);
     if (p_.flash_attention) {
       compute(ops, "flash_attention_bwd", compute::estimate_flash_attention_backward(s_.gpu, attention()).time);
       return;
@@ -318,6 +330,7 @@ class Builder {
   int zero_ = 0;
   GroupShape tp_group_, dp_group_, pp_group_;
   CommCall tp_fwd_in_, tp_fwd_out_;
+  std::optional<CpAttentionOps> cp_;  ///< the attention core when cp > 1
 };
 
 }  // namespace
@@ -325,9 +338,6 @@ class Builder {
 StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm) {
   if (scenario.model.has_moe) {
     throw InputError(scenario.source, "/model", "MoE models are not supported by ctwin run yet (dense models only)");
-  }
-  if (scenario.split.cp > 1) {
-    throw InputError(scenario.split.origin.source, "/parallel/cp", "context parallelism is not supported by ctwin run yet (use 1)");
   }
   return Builder(scenario, comm).build();
 }

@@ -26,7 +26,9 @@
 // overlap.dp_param_gather, else after the optimizer. ZeRO-3 gathers every layer's parameters
 // for every forward and backward and reduce-scatters its gradients every micro-batch.
 // Optimizer: Adam over the rank's shard of parameters (memory-bound).
-// Not yet: MoE layers, context parallelism (the scenario loader rejects them for `ctwin run`).
+// Context parallelism: every kernel runs on the rank's s/cp tokens; the attention core is
+// context_parallel.hpp's blocks and KV exchanges on the CP stream.
+// Not yet: MoE layers (the scenario loader rejects them for `ctwin run`).
 
 #include <cstdint>
 #include <optional>
@@ -80,7 +82,7 @@ struct StepWork {
 };
 
 /// Builds the graph for `scenario` (validated). InputError for what this slice does not model
-/// yet (MoE, context parallelism).
+/// yet (MoE).
 [[nodiscard]] StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm);
 
 /// Sum of compute-stream kernel times of one pass of `ops` on a micro-batch that is neither the

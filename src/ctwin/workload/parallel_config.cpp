@@ -20,6 +20,8 @@ constexpr FieldName kFields[] = {
     {"first_stage_layers", "parallel", "--first-stage-layers"},
     {"last_stage_layers", "parallel", "--last-stage-layers"},
     {"cp", "parallel", "--cp"},
+    {"cp_comm", "parallel", "--cp-comm"},
+    {"attention", "training", "--attention"},
     {"ep", "parallel", "--ep"},
     {"expert_tp", "parallel", "--expert-tp"},
     {"dp", "parallel", "--dp"},
@@ -124,6 +126,10 @@ void validate_sequence(const ParallelConfig& split) {
     fail(split, "seq_len", "seq_len " + str(split.seq_len) + " is not a multiple of 2·cp " + str(2 * split.cp) +
                                " (ring attention balances causal work over 2·cp chunks)");
   }
+  if (split.cp > 1 && !split.flash_attention) {
+    fail(split, "attention", "context parallelism (cp " + str(split.cp) +
+                                 ") needs a fused attention kernel: TransformerEngine's CP runs on it");
+  }
   if (split.sequence_parallel && split.tp > 1 && (split.seq_len / split.cp) % split.tp != 0) {
     fail(split, "seq_len", "seq_len / cp " + str(split.seq_len / split.cp) + " is not a multiple of tp " +
                                str(split.tp) + " (sequence parallelism splits it over TP ranks)");
@@ -164,6 +170,8 @@ std::string schedule_name(PipelineSchedule s) {
 
 std::string precision_name(Precision p) { return p == Precision::kBf16 ? "bf16" : p == Precision::kFp16 ? "fp16" : "fp8"; }
 
+std::string cp_comm_name(CpComm c) { return c == CpComm::kP2p ? "p2p" : "all_gather"; }
+
 std::optional<Recompute> recompute_from_name(std::string_view name) {
   for (const Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
     if (recompute_name(r) == name) return r;
@@ -202,6 +210,7 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   if (parallel.has("first_stage_layers")) split.first_stage_layers = parallel.integer("first_stage_layers", 0, kMax);
   if (parallel.has("last_stage_layers")) split.last_stage_layers = parallel.integer("last_stage_layers", 0, kMax);
   split.cp = parallel.integer_or("cp", 1, kMax, 1);
+  split.cp_comm = parallel.choice_or("cp_comm", {"p2p", "all_gather"}, "p2p") == "p2p" ? CpComm::kP2p : CpComm::kAllGather;
   split.ep = parallel.integer_or("ep", 1, kMax, 1);
   split.expert_tp = parallel.integer_or("expert_tp", 1, kMax, 1);
   if (const auto* dp = parallel.optional("dp"); dp != nullptr && !(dp->is_string() && *dp == "auto")) {

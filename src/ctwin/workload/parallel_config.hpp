@@ -13,7 +13,8 @@
 //        sequence parallelism; without MoE ep = expert_tp = 1
 //   global_batch divisible by micro_batch·dp (micro-batches per step = global / (micro·dp))
 //   cp > 1: seq_len divisible by 2·cp (ring attention splits each sequence in 2·cp chunks to
-//        balance causal work); sequence parallel: seq_len / cp divisible by tp
+//        balance causal work) and a fused attention kernel (TransformerEngine's CP runs on it);
+//        sequence parallel: seq_len / cp divisible by tp
 //   interleaved schedule: pp > 1, vpp > 1, micro-batches per step divisible by pp; vpp > 1 only
 //        with the interleaved schedule
 //   zero 2 or 3 with pp > 1 is rejected (DeepSpeed: ZeRO-2/3 are incompatible with its pipeline
@@ -32,6 +33,10 @@ namespace ctwin::workload {
 enum class Recompute { kNone, kSelective, kFull };
 enum class PipelineSchedule { kGpipe, kOneFOneB, kInterleaved };
 enum class Precision { kBf16, kFp16, kFp8 };
+/// How context-parallel ranks exchange keys and values (TransformerEngine's cp_comm_type):
+/// "p2p" passes KV blocks around a ring, overlapped with attention; "all_gather" gathers all KV
+/// before attention and reduce-scatters dKV after its backward, both exposed.
+enum class CpComm { kP2p, kAllGather };
 
 /// Where the values came from, so that errors name the scenario field or the flag.
 struct ConfigOrigin {
@@ -48,6 +53,7 @@ struct ParallelConfig {
   std::optional<std::int64_t> first_stage_layers;
   std::optional<std::int64_t> last_stage_layers;
   std::int64_t cp = 1;
+  CpComm cp_comm = CpComm::kP2p;
   std::int64_t ep = 1;
   std::int64_t expert_tp = 1;  ///< tensor parallelism inside each expert
   std::optional<std::int64_t> dp;  ///< nullopt = "auto"
@@ -83,6 +89,7 @@ struct ParallelConfig {
 [[nodiscard]] std::string recompute_name(Recompute r);
 [[nodiscard]] std::string schedule_name(PipelineSchedule s);
 [[nodiscard]] std::string precision_name(Precision p);
+[[nodiscard]] std::string cp_comm_name(CpComm c);
 /// The inverses of the names above; nullopt for any other text.
 [[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
 [[nodiscard]] std::optional<PipelineSchedule> schedule_from_name(std::string_view name);

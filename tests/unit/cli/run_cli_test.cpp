@@ -106,6 +106,16 @@ TEST_F(RunCli, InvalidSplitNamesTheScenarioAndField) {
                              {"scenarios/default.json", "/gpus"}));
 }
 
+TEST_F(RunCli, BadContextParallelInputNamesTheField) {
+  // 8196 tokens do not split into 2·cp = 8 load-balancing chunks.
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.cp=4 --set training.seq_len=8196"),
+                             {"scenarios/default.json", "/training/seq_len", "2·cp 8"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.cp=2 --set parallel.cp_comm=\"a2a\""),
+                             {"scenarios/default.json", "/parallel/cp_comm"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.cp=2 --set training.attention=unfused"),
+                             {"scenarios/default.json", "/training/attention", "fused attention"}));
+}
+
 TEST_F(RunCli, UnknownKeyNamesTheScenarioAndPointer) {
   const auto path = edited_scenario("bad.json", "learning_rate", 0.001);
   EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(path)), {"bad.json", "/learning_rate"}));

@@ -23,7 +23,7 @@ TEST(GpuSpec, EveryBundledProfileLoads) {
     EXPECT_GT(gpu.sm_count, 0);
     ++count;
   }
-  EXPECT_EQ(count, 8);
+  EXPECT_EQ(count, 10);
 }
 
 TEST(GpuSpec, CalibratedProfilesCarryATable) {
@@ -40,6 +40,15 @@ TEST(GpuSpec, DatasheetRatesParse) {
   EXPECT_DOUBLE_EQ(h100.hbm_bandwidth.bytes_per_second(), 3.35e12);
   const GpuSpec b200 = load_gpu_spec(kGpus / "b200.json");
   EXPECT_DOUBLE_EQ(b200.peak(Dtype::kFp4).teraflops(), 9000);
+  // GB300 NVL72 datasheet rack totals with sparsity, halved and over 72 GPUs.
+  const GpuSpec gb300 = load_gpu_spec(kGpus / "gb300.json");
+  EXPECT_DOUBLE_EQ(gb300.peak(Dtype::kFp8).teraflops(), 720e3 / 2 / 72);
+  EXPECT_DOUBLE_EQ(gb300.peak(Dtype::kBf16).teraflops(), 360e3 / 2 / 72);
+  EXPECT_DOUBLE_EQ(gb300.hbm_bandwidth.bytes_per_second(), 576e12 / 72);
+  // torchtitan's Grand Teton H100: its memory as published, the 700 W SXM5 peaks (assumed).
+  const GpuSpec teton = load_gpu_spec(kGpus / "h100-sxm-96gb-hbm2e.json");
+  EXPECT_DOUBLE_EQ(teton.hbm_bandwidth.bytes_per_second(), 2.4e12);
+  EXPECT_DOUBLE_EQ(teton.peak(Dtype::kBf16).teraflops(), h100.peak(Dtype::kBf16).teraflops());
 }
 
 nlohmann::json h100_document() { return load_json_file(kGpus / "h100-sxm.json"); }

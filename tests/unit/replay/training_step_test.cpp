@@ -78,7 +78,6 @@ TEST(TrainingStep, OverlappingGradientReductionIsNoSlower) {
 TEST(TrainingStep, UnsupportedPartsAreInputErrors) {
   EXPECT_THROW((void)simulate_step(scenario({"model.moe={\"experts\":8,\"top_k\":2,\"expert_ffn_hidden\":14336}"})),
                InputError);
-  EXPECT_THROW((void)simulate_step(scenario({"parallel.cp=2"})), InputError);
   EXPECT_THROW((void)scenario({"calibration=\"x.json\""}), InputError);
 }
 
