@@ -19,6 +19,9 @@
 // (MLA: heads for all, plus its q/kv latents); a SwiGLU MLP keeps 2·ffn of activation input;
 // dropout masks only when the model uses dropout; with a fused (flash) attention kernel the
 // s² tensors are replaced by its fp32 log-sum-exp row statistics (4·a·s·b bytes).
+// fp8 GEMMs: Transformer Engine saves the fp8 copies of GEMM inputs it made in the forward (QKV,
+// projection, MLP and second-MLP-GEMM inputs, routed experts' inputs) for the wgrad GEMMs, 1 byte
+// each; the rest stays 16-bit. For the GPT layer that is 34 − 7 = 27 sbh.
 // MoE layers assume balanced routing: each rank's experts see top_k times its tokens; the
 // routed part is sharded by expert_tp, the shared experts by tp. Context parallelism divides s.
 

@@ -57,6 +57,25 @@ TEST(ActivationMemory, KorthikantiTableTwoForGpt3AndMtNlg) {
   }
 }
 
+TEST(ActivationMemory, Fp8KeepsGemmInputsInOneByte) {
+  // GPT layer: the QKV, projection and first MLP inputs (2sbh each) and the second MLP GEMM's
+  // input (8sbh) are saved as fp8, so 34sbh becomes 34 − (1 + 1 + 1 + 4) = 27sbh; with TP and SP
+  // the replicated QKV and MLP inputs are sharded like the rest.
+  for (const auto& c : kCases) {
+    const auto model = megatron_gpt(c.layers, c.hidden, c.heads);
+    const double sbh = 2048.0 * 1 * static_cast<double>(c.hidden);
+    for (const auto& [tp, sp] : {std::pair<std::int64_t, bool>{1, false}, {8, true}}) {
+      auto split = tp_split(tp, sp, Recompute::kSelective);
+      split.precision = Precision::kFp8;
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(model, split, LayerKind::kDense, false), sbh * 27 / static_cast<double>(tp))
+          << c.name << " tp " << tp;
+      split.recompute = Recompute::kFull;
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(model, split, LayerKind::kDense, false), 2 * sbh / static_cast<double>(tp))
+          << c.name << " full recompute keeps the 16-bit layer input";
+    }
+  }
+}
+
 TEST(MemoryModel, FirstStageActivationsMatchMegatronTheoreticalMemory) {
   // Megatron-LM megatron/training/theoretical_memory_usage.py (SP + selective): per layer
   // sbh(18 + 4·ffn/h), × L layers (p micro-batches in flight of L/p layers), + 8sbp token ids +
