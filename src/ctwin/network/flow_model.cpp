@@ -80,6 +80,9 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   }
   route_scratch_.clear();
   fabric::append_route(fabric_, request.src, request.dst, request.route, route_scratch_);
+  // The path's link states are scattered over the fabric: ask for all of them at once, so their
+  // misses overlap instead of coming one per hop.
+  for (fabric::LinkId link : route_scratch_) __builtin_prefetch(&links_[link], 1);
   const PathProperties properties = path_properties(fabric_, route_scratch_);
   Flow& flow = flows_[id];
   flow.assign_path(route_scratch_);
@@ -147,6 +150,7 @@ void FlowModel::detach(std::uint32_t id) {
   const auto path = flow.path();
   const auto positions = flow.positions();
   const double size = static_cast<double>(flow.size.count());
+  for (fabric::LinkId link : path) __builtin_prefetch(&links_[link], 1);  // as in start_transfer
   for (std::size_t hop = 0; hop < path.size(); ++hop) {
     LinkState& link = links_[path[hop]];
     // Its capacity frees up: flows limited there may speed up.

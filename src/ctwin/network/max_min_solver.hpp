@@ -38,13 +38,24 @@ class MaxMinSolver {
  private:
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
+  /// Rounds that each find the smallest share by scanning every link and flow: no setup, the
+  /// fastest way for a few dozen.
+  void solve_by_scan(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+                     std::span<const double> caps, std::span<double> rates);
+  /// The same rounds with the shares in a heap and each link's flows listed up front.
+  void solve_by_heap(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+                     std::span<const double> caps, std::span<double> rates);
+  /// Freezes flow f at `rate` and charges it to each link it crosses.
+  void freeze(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links, std::uint32_t f,
+              double rate, std::span<double> rates);
+
   struct Share {
     double share;
     std::uint32_t link;  // local index; link_count + f for flow f's own cap
     std::uint32_t version;
   };
 
-  // Per link, reset every solve.
+  // Per link (per flow for frozen_), reset every solve; the rest only for heap solves.
   std::vector<double> remaining_;
   std::vector<std::uint32_t> unfrozen_;
   std::vector<std::uint32_t> version_;
