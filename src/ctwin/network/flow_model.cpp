@@ -4,6 +4,7 @@
 #include <bit>
 #include <string>
 #include <cmath>
+#include <limits>
 
 #include "ctwin/core/error.hpp"
 
@@ -41,7 +42,11 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
     : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
-  for (std::size_t id = 0; id < links_.size(); ++id) links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
+  link_latency_.reserve(links_.size());
+  for (std::size_t id = 0; id < links_.size(); ++id) {
+    links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
+    link_latency_.push_back(fabric.links()[id].latency);
+  }
 }
 
 bool FlowModel::binding(const LinkState& link) const { return link.demand > link.capacity * (1 + kSaturation); }
@@ -80,14 +85,19 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   }
   route_scratch_.clear();
   fabric::append_route(fabric_, request.src, request.dst, request.route, route_scratch_);
-  // The path's link states are scattered over the fabric: ask for all of them at once, so their
-  // misses overlap instead of coming one per hop.
-  for (fabric::LinkId link : route_scratch_) __builtin_prefetch(&links_[link], 1);
-  const PathProperties properties = path_properties(fabric_, route_scratch_);
+  // path_properties, from copies this model keeps per link: the path's link states are
+  // scattered over the fabric, and this first pass fetches them all at once (their misses
+  // overlap, no load depends on another) for the updates below.
+  SimTime latency;
+  double cap = route_scratch_.empty() ? 0 : std::numeric_limits<double>::infinity();
+  for (fabric::LinkId link : route_scratch_) {
+    latency += link_latency_[link];
+    cap = std::min(cap, links_[link].capacity);
+  }
   Flow& flow = flows_[id];
   flow.assign_path(route_scratch_);
-  flow.latency = properties.latency;
-  flow.cap = properties.bottleneck.bytes_per_second();
+  flow.latency = latency;
+  flow.cap = cap;
   flow.size = request.size;
   flow.done = std::move(done);
   if (flow.hops == 0 || request.size == Bytes(0)) {

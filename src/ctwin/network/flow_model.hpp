@@ -36,6 +36,7 @@
 #include <span>
 
 #include "ctwin/network/drain_queue.hpp"
+#include "ctwin/network/link_flows.hpp"
 #include "ctwin/network/max_min_solver.hpp"
 #include "ctwin/network/network_model.hpp"
 
@@ -91,11 +92,6 @@ class FlowModel final : public NetworkModel {
     void assign_path(const std::vector<fabric::LinkId>& links);
   };
 
-  struct FlowOnLink {
-    std::uint32_t flow;
-    std::uint32_t hop;  // where the link sits on the flow's path
-  };
-
   // Everything a solve reads about a link, in one cache line: solves walk links scattered
   // over a fabric of hundreds of thousands, and memory latency is most of their cost.
   // `load` is kept exact only while the link is binding, the only time it is read; a link
@@ -105,10 +101,11 @@ class FlowModel final : public NetworkModel {
     double load = 0;      // sum of rates
     double demand = 0;    // sum of caps
     double carried = 0;   // bytes of drained flows
-    std::vector<FlowOnLink> flows;
     std::int32_t local = -1;  // index in the problem being solved, -1 when not in it
     bool in_set = false;      // in the component being solved
+    LinkFlows flows;
   };
+  static_assert(sizeof(LinkState) == 64, "a link's state fills one cache line");
 
   // A drained flow's last byte still in flight.
   struct Arrival {
@@ -141,6 +138,7 @@ class FlowModel final : public NetworkModel {
   FlowModelOptions options_;
   MaxMinSolver solver_;
   std::vector<LinkState> links_;
+  std::vector<SimTime> link_latency_;  // apart from LinkState: read once per flow, never by solves
 
   std::vector<Flow> flows_;
   // Rates apart from Flow: boundary checks read the rates of many flows and nothing else.
