@@ -257,15 +257,22 @@ bool FlowModel::held_by_floor(std::uint32_t id) const {
   return rate > 0 && rate < change_floor_ * (1 - kSaturation);
 }
 
-void FlowModel::build_problem() {
+void FlowModel::clear_problem() {
   for (fabric::LinkId link : problem_links_) links_[link].local = -1;
   problem_links_.clear();
   residual_.clear();
   offsets_.assign(1, 0);
   local_links_.clear();
   caps_.clear();
-  for (std::uint32_t id : component_flows_) {
-    const Flow& flow = flows_[id];
+}
+
+void FlowModel::extend_problem() {
+  // Flows only join the component, at its end, and outside rates and loads stay put between
+  // rounds, so adding the newcomers does exactly what rebuilding the whole problem would:
+  // the same link numbering and the same sums, in the same order.
+  const std::size_t first = offsets_.size() - 1;
+  for (std::size_t f = first; f < component_flows_.size(); ++f) {
+    const Flow& flow = flows_[component_flows_[f]];
     for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
       LinkState& link = links_[link_id];
       if (link.local < 0) {
@@ -280,7 +287,7 @@ void FlowModel::build_problem() {
   }
   // Outside flows keep their rates: the component gets the capacity they leave, which is the
   // link's spare capacity plus what the component's own flows hold now.
-  for (std::size_t f = 0; f < component_flows_.size(); ++f) {
+  for (std::size_t f = first; f < component_flows_.size(); ++f) {
     const double rate = rate_of_[component_flows_[f]].current;
     for (std::uint32_t i = offsets_[f]; i < offsets_[f + 1]; ++i) residual_[local_links_[i]] += rate;
   }
@@ -336,10 +343,11 @@ void FlowModel::solve() {
   new_flows_.clear();
   seed_links_.clear();
   if (!component_flows_.empty()) {
+    clear_problem();
     for (int round = 1;; ++round) {
       ++solves_;
       solved_flows_ += component_flows_.size();
-      build_problem();
+      extend_problem();
       rates_.resize(component_flows_.size());
       solver_.solve(offsets_, local_links_, residual_, caps_, rates_);
       for (std::size_t i = 0; i < component_flows_.size(); ++i) rate_of_[component_flows_[i]].proposed = rates_[i];
@@ -363,8 +371,7 @@ void FlowModel::solve() {
       drain_queue_.set(id, now + SimTime::from_ps(static_cast<std::int64_t>(ps)));
     }
   }
-  for (fabric::LinkId link : problem_links_) links_[link].local = -1;
-  problem_links_.clear();
+  clear_problem();
   for (std::uint32_t id : component_flows_) in_flow_set_[id] = 0;
   for (fabric::LinkId link : component_links_) links_[link].in_set = false;
   component_flows_.clear();
