@@ -25,8 +25,9 @@ namespace ctwin::network {
 class MaxMinSolver {
  public:
   /// Problems with up to `scan_limit` links plus flows find each round's smallest share by a
-  /// scan, larger ones by a heap; the results are identical, only the speed differs.
-  explicit MaxMinSolver(std::size_t scan_limit = 48) : scan_limit_(scan_limit) {}
+  /// scan, larger ones by a heap; the results are identical, only the speed differs. The
+  /// scan, which needs no setup, wins up to about a hundred (measured on the flow bench case).
+  explicit MaxMinSolver(std::size_t scan_limit = 96) : scan_limit_(scan_limit) {}
 
   /// Flow f crosses links `links[offsets[f] .. offsets[f+1])` and runs at most `caps[f]`;
   /// link l offers `capacity[l]` bytes/s. Links are numbered densely by the caller (a problem
