@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/quad_heap.hpp"
 
 namespace ctwin::engine {
 
@@ -20,8 +21,7 @@ EventId Simulator::schedule_at(SimTime when, Action action) {
   const std::uint64_t sequence = next_sequence_++;
   slots_[slot].action = std::move(action);
   slots_[slot].sequence = sequence;
-  heap_.push_back({when, sequence, slot});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  quad_heap_push(heap_, Entry{when, sequence, slot}, earlier);
   ++live_;
   return {slot, sequence};
 }
@@ -42,8 +42,7 @@ void Simulator::drop_cancelled_top() {
     if (slot.sequence == top.sequence && slot.action) return;
     // Cancelled: the slot is reusable only once its heap entry is gone.
     if (slot.sequence == top.sequence) free_slots_.push_back(top.slot);
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    heap_.pop_back();
+    quad_heap_pop(heap_, earlier);
   }
 }
 
@@ -56,9 +55,7 @@ std::optional<SimTime> Simulator::next_event_time() {
 bool Simulator::step() {
   drop_cancelled_top();
   if (heap_.empty()) return false;
-  const Entry top = heap_.front();
-  std::pop_heap(heap_.begin(), heap_.end(), later);
-  heap_.pop_back();
+  const Entry top = quad_heap_pop(heap_, earlier);
   Action action = std::move(slots_[top.slot].action);
   slots_[top.slot].action = nullptr;
   free_slots_.push_back(top.slot);

@@ -52,8 +52,8 @@ class Simulator {
     Action action;
     std::uint64_t sequence = 0;
   };
-  static bool later(const Entry& a, const Entry& b) {
-    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+  static bool earlier(const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
   }
   void drop_cancelled_top();
 

@@ -4,6 +4,7 @@
 #include <bit>
 #include <string>
 #include <cmath>
+#include <limits>
 
 #include "ctwin/core/error.hpp"
 
@@ -41,7 +42,11 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
     : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
-  for (std::size_t id = 0; id < links_.size(); ++id) links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
+  link_latency_.reserve(links_.size());
+  for (std::size_t id = 0; id < links_.size(); ++id) {
+    links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
+    link_latency_.push_back(fabric.links()[id].latency);
+  }
 }
 
 bool FlowModel::binding(const LinkState& link) const { return link.demand > link.capacity * (1 + kSaturation); }
@@ -80,11 +85,19 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   }
   route_scratch_.clear();
   fabric::append_route(fabric_, request.src, request.dst, request.route, route_scratch_);
-  const PathProperties properties = path_properties(fabric_, route_scratch_);
+  // path_properties, from copies this model keeps per link: the path's link states are
+  // scattered over the fabric, and this first pass fetches them all at once (their misses
+  // overlap, no load depends on another) for the updates below.
+  SimTime latency;
+  double cap = route_scratch_.empty() ? 0 : std::numeric_limits<double>::infinity();
+  for (fabric::LinkId link : route_scratch_) {
+    latency += link_latency_[link];
+    cap = std::min(cap, links_[link].capacity);
+  }
   Flow& flow = flows_[id];
   flow.assign_path(route_scratch_);
-  flow.latency = properties.latency;
-  flow.cap = properties.bottleneck.bytes_per_second();
+  flow.latency = latency;
+  flow.cap = cap;
   flow.size = request.size;
   flow.done = std::move(done);
   if (flow.hops == 0 || request.size == Bytes(0)) {
@@ -147,6 +160,7 @@ void FlowModel::detach(std::uint32_t id) {
   const auto path = flow.path();
   const auto positions = flow.positions();
   const double size = static_cast<double>(flow.size.count());
+  for (fabric::LinkId link : path) __builtin_prefetch(&links_[link], 1);  // as in start_transfer
   for (std::size_t hop = 0; hop < path.size(); ++hop) {
     LinkState& link = links_[path[hop]];
     // Its capacity frees up: flows limited there may speed up.
@@ -243,15 +257,22 @@ bool FlowModel::held_by_floor(std::uint32_t id) const {
   return rate > 0 && rate < change_floor_ * (1 - kSaturation);
 }
 
-void FlowModel::build_problem() {
+void FlowModel::clear_problem() {
   for (fabric::LinkId link : problem_links_) links_[link].local = -1;
   problem_links_.clear();
   residual_.clear();
   offsets_.assign(1, 0);
   local_links_.clear();
   caps_.clear();
-  for (std::uint32_t id : component_flows_) {
-    const Flow& flow = flows_[id];
+}
+
+void FlowModel::extend_problem() {
+  // Flows only join the component, at its end, and outside rates and loads stay put between
+  // rounds, so adding the newcomers does exactly what rebuilding the whole problem would:
+  // the same link numbering and the same sums, in the same order.
+  const std::size_t first = offsets_.size() - 1;
+  for (std::size_t f = first; f < component_flows_.size(); ++f) {
+    const Flow& flow = flows_[component_flows_[f]];
     for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
       LinkState& link = links_[link_id];
       if (link.local < 0) {
@@ -266,7 +287,7 @@ void FlowModel::build_problem() {
   }
   // Outside flows keep their rates: the component gets the capacity they leave, which is the
   // link's spare capacity plus what the component's own flows hold now.
-  for (std::size_t f = 0; f < component_flows_.size(); ++f) {
+  for (std::size_t f = first; f < component_flows_.size(); ++f) {
     const double rate = rate_of_[component_flows_[f]].current;
     for (std::uint32_t i = offsets_[f]; i < offsets_[f + 1]; ++i) residual_[local_links_[i]] += rate;
   }
@@ -322,10 +343,11 @@ void FlowModel::solve() {
   new_flows_.clear();
   seed_links_.clear();
   if (!component_flows_.empty()) {
+    clear_problem();
     for (int round = 1;; ++round) {
       ++solves_;
       solved_flows_ += component_flows_.size();
-      build_problem();
+      extend_problem();
       rates_.resize(component_flows_.size());
       solver_.solve(offsets_, local_links_, residual_, caps_, rates_);
       for (std::size_t i = 0; i < component_flows_.size(); ++i) rate_of_[component_flows_[i]].proposed = rates_[i];
@@ -349,8 +371,7 @@ void FlowModel::solve() {
       drain_queue_.set(id, now + SimTime::from_ps(static_cast<std::int64_t>(ps)));
     }
   }
-  for (fabric::LinkId link : problem_links_) links_[link].local = -1;
-  problem_links_.clear();
+  clear_problem();
   for (std::uint32_t id : component_flows_) in_flow_set_[id] = 0;
   for (fabric::LinkId link : component_links_) links_[link].in_set = false;
   component_flows_.clear();

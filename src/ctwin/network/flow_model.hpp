@@ -36,6 +36,7 @@
 #include <span>
 
 #include "ctwin/network/drain_queue.hpp"
+#include "ctwin/network/link_flows.hpp"
 #include "ctwin/network/max_min_solver.hpp"
 #include "ctwin/network/network_model.hpp"
 
@@ -67,16 +68,18 @@ class FlowModel final : public NetworkModel {
   static constexpr std::size_t kMaxHops = 64;  // one bit per hop in Flow::binding_hops
   static constexpr int kLocalRounds = 3;       // rounds of one-link growth before growing wide
 
-  struct Flow {
-    double remaining = 0;    // bytes, as of settled_at
-    double cap = 0;          // the path's slowest link, bytes/s
-    SimTime settled_at;
-    SimTime latency;
-    Bytes size;
+  // What solves read (which hops bind, and the path up to ten hops) comes first and fills the
+  // flow's first cache line, so walking a component's flows costs one miss per flow.
+  struct alignas(64) Flow {
     std::uint64_t binding_hops = 0;  // bit h: the link at hop h is binding
     std::uint32_t hops = 0;
     bool active = false;
+    double cap = 0;  // the path's slowest link, bytes/s
     std::array<fabric::LinkId, kInlineHops> inline_path{};
+    double remaining = 0;  // bytes, as of settled_at
+    SimTime settled_at;
+    SimTime latency;
+    Bytes size;
     std::array<std::uint32_t, kInlineHops> inline_positions{};  // index in the link's flow list
     std::vector<fabric::LinkId> spilled_path;
     std::vector<std::uint32_t> spilled_positions;
@@ -91,11 +94,6 @@ class FlowModel final : public NetworkModel {
     void assign_path(const std::vector<fabric::LinkId>& links);
   };
 
-  struct FlowOnLink {
-    std::uint32_t flow;
-    std::uint32_t hop;  // where the link sits on the flow's path
-  };
-
   // Everything a solve reads about a link, in one cache line: solves walk links scattered
   // over a fabric of hundreds of thousands, and memory latency is most of their cost.
   // `load` is kept exact only while the link is binding, the only time it is read; a link
@@ -105,10 +103,11 @@ class FlowModel final : public NetworkModel {
     double load = 0;      // sum of rates
     double demand = 0;    // sum of caps
     double carried = 0;   // bytes of drained flows
-    std::vector<FlowOnLink> flows;
     std::int32_t local = -1;  // index in the problem being solved, -1 when not in it
     bool in_set = false;      // in the component being solved
+    LinkFlows flows;
   };
+  static_assert(sizeof(LinkState) == 64, "a link's state fills one cache line");
 
   // A drained flow's last byte still in flight.
   struct Arrival {
@@ -132,7 +131,9 @@ class FlowModel final : public NetworkModel {
   /// Adds `link` and its flows to the component; with `through_saturated`, also every link
   /// reachable from them through saturated links, and their flows.
   void expand_from(fabric::LinkId link, bool through_saturated);
-  void build_problem();
+  void clear_problem();
+  /// Adds the component's flows that joined since the last round to the problem.
+  void extend_problem();
   bool grow_at_unfair_boundary(bool through_saturated);
   void schedule_next_drain();
   void drain();
@@ -141,6 +142,7 @@ class FlowModel final : public NetworkModel {
   FlowModelOptions options_;
   MaxMinSolver solver_;
   std::vector<LinkState> links_;
+  std::vector<SimTime> link_latency_;  // apart from LinkState: read once per flow, never by solves
 
   std::vector<Flow> flows_;
   // Rates apart from Flow: boundary checks read the rates of many flows and nothing else.

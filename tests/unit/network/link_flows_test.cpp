@@ -1,0 +1,41 @@
+#include "ctwin/network/link_flows.hpp"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace ctwin::network {
+namespace {
+
+std::vector<std::uint32_t> flows_of(const LinkFlows& list) {
+  std::vector<std::uint32_t> out;
+  for (const FlowOnLink& entry : list) out.push_back(entry.flow);
+  return out;
+}
+
+TEST(LinkFlows, KeepsEntriesAcrossSpillingAndComingBack) {
+  LinkFlows list;
+  EXPECT_TRUE(list.empty());
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t f = 0; f < 9; ++f) {  // inline, then spilled and grown twice
+    list.push_back({f, f % 3});
+    expected.push_back(f);
+    EXPECT_EQ(flows_of(list), expected);
+  }
+  list[0] = list.back();  // the flow model's swap-remove
+  list.pop_back();
+  expected[0] = expected.back();
+  expected.pop_back();
+  EXPECT_EQ(flows_of(list), expected);
+  while (list.size() > 1) {  // back inline at two
+    list.pop_back();
+    expected.pop_back();
+    EXPECT_EQ(flows_of(list), expected);
+    EXPECT_EQ(list.back().flow, expected.back());
+  }
+  list.pop_back();
+  EXPECT_TRUE(list.empty());
+}
+
+}  // namespace
+}  // namespace ctwin::network
