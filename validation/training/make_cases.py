@@ -75,14 +75,14 @@ def llama2_13b(arch):
 
 
 def scenario(model, cluster, gpus, seq, mb, gbs, precision, tp, pp, vpp, dp, recompute, sp, dist_opt, zero,
-             grad_overlap=True, gpu=None):
+             grad_overlap=True, gpu=None, ep=1):
     s = {
         "model": model,
         "cluster": cluster,
         "gpus": gpus,
         "training": {"seq_len": seq, "global_batch": gbs, "micro_batch": mb, "precision": precision},
         "parallel": {
-            "tp": tp, "pp": pp, "vpp": vpp, "cp": 1, "ep": 1, "dp": dp,
+            "tp": tp, "pp": pp, "vpp": vpp, "cp": 1, "ep": ep, "dp": dp,
             "sequence_parallel": sp, "distributed_optimizer": dist_opt, "zero": zero,
             "recompute": recompute, "schedule": "interleaved" if vpp > 1 else "1f1b",
         },
@@ -160,21 +160,58 @@ def nemo(run, arches):
                 assumptions, scen)
 
 
+# Megatron-Bridge MoE rows: table name in the run id -> (bundled model file, layers).
+MBRIDGE_MOE = {
+    "qwen330ba3b": ("models/llm/qwen3-30b-a3b.json", 48),
+    "qwen3235ba22b": ("models/llm/qwen3-moe.json", 94),
+    "deepseekv3": ("models/llm/deepseek-v3.json", 61),
+}
+
+MOE_ASSUMPTIONS = [
+    "MoE: alltoall token dispatcher, dropless routing with perfectly balanced experts (the table's runs force-balance "
+    "tokens), expert_tp 1, grouped expert GEMMs, no overlap of the EP all-to-all with compute (not in the table)",
+]
+
+
+def moe_key(name):
+    for key in MBRIDGE_MOE:
+        if key in name:
+            return key
+    return None
+
+
+def mbridge_precision(run):
+    """ctwin precision and the assumption that goes with the table's precision cell."""
+    cell = run["training"]["precision"]
+    if cell.startswith("BF16"):
+        return "bf16", "BF16 as published"
+    if cell.startswith("FP8-MX"):
+        return "fp8", "FP8-MX (MXFP8, 32-element block scaling) as fp8 GEMMs: no MXFP8 GEMM model of its own"
+    return "fp8", "FP8-CS (current scaling) as fp8 GEMMs; the value outside parentheses is FP8-CS"
+
+
 def mbridge(run):
     m, p = run["model"], run["parallel"]
     gpu = run["hardware"]["gpu"]
     cluster = {"NVIDIA H100": H100, "NVIDIA B200": B200, "NVIDIA GB200 (NVL72)": GB200}[gpu]
-    model = "models/llm/llama3-8b.json" if "llama38b" in run["id"] else "models/llm/llama3-70b.json"
-    tp, pp, cp, fsdp = int(p["tp"]), int(p["pp"]), int(p["cp"]), int(p["fsdp"])
+    key = moe_key(run["id"])
+    if key is not None:
+        model = MBRIDGE_MOE[key][0]
+    else:
+        model = "models/llm/llama3-8b.json" if "llama38b" in run["id"] else "models/llm/llama3-70b.json"
+    tp, pp, cp, fsdp, ep = int(p["tp"]), int(p["pp"]), int(p["cp"]), int(p["fsdp"]), int(p["ep"])
     vp = 1 if p["vp"] == "n/a" else int(p["vp"])
     gpus = run["hardware"]["num_gpus"]
     dp = gpus // (tp * pp * cp)
+    precision, precision_note = mbridge_precision(run)
     assumptions = ["recompute none, sequence parallel when tp > 1: Megatron-Bridge performance recipes (not in the "
-                   "table)", "FP8-CS (current scaling) as fp8 GEMMs; the value outside parentheses is FP8-CS"]
+                   "table)", precision_note]
+    if key is not None:
+        assumptions += MOE_ASSUMPTIONS
     if fsdp > 0:
         assumptions.append("Megatron FSDP as ZeRO-3 over the %d data-parallel GPUs" % fsdp)
-    scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), "fp8",
-                    tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0)
+    scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), precision,
+                    tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, ep=ep)
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -189,14 +226,30 @@ def as_int(cell):
 def mbridge_blocker(run):
     """The reason a Megatron-Bridge row cannot run, or None."""
     p, gpu, name = run["parallel"], run["hardware"]["gpu"], run["id"]
-    if as_int(p.get("ep")) not in (None, 1) or any(k in name for k in ("deepseek", "qwen3", "gptoss")):
-        return "MoE model: ctwin run models dense transformers only (no grouped GEMM, no EP all-to-all)"
     if "GB300" in gpu:
         return "GPU without profile: no models/gpus entry for GB300"
     if "not in table" in run["training"]["precision"]:
         return "precision not in the source table (25.09 archive rows give no precision column)"
     if as_int(p.get("cp")) != 1 or "(" in str(p.get("cp")):
         return "context parallelism (cp 2) is not supported by ctwin run yet"
+    if "gptoss" in name:
+        return ("GPT-OSS attention: sliding-window (128 tokens) attention on every other layer and learned attention "
+                "sinks, and biased experts with a clamped SwiGLU; ctwin models full causal attention and bias-free "
+                "experts only")
+    if "wmtp" in name:
+        return ("DeepSeek-V3 with its MTP (multi-token prediction) module: an extra transformer layer and output head "
+                "per step that ctwin does not model")
+    if "tokendrop" in name:
+        return "MoE token dropping (capacity factor): ctwin models dropless, balanced routing only"
+    key = moe_key(name)
+    if key is not None:
+        layers = MBRIDGE_MOE[key][1]
+        stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
+        if layers % stages != 0:
+            return ("uneven pipeline layout: %d layers do not split into pp %s x vp %s = %d equal chunks; the run's "
+                    "layout is not in the source (Megatron can count the embedding and loss as pipeline layers, "
+                    "or take a custom layout), and ctwin splits unevenly only as first/last-stage layer counts "
+                    "with vp 1" % (layers, p["pp"], p["vp"], stages))
     layers = 126 if "405b" in name else None
     if layers is not None:
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)

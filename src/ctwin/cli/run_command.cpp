@@ -28,7 +28,7 @@ struct RunOptions {
 nlohmann::json report_json(const replay::Scenario& s, const replay::StepReport& r) {
   const auto& b = r.breakdown;
   const auto& m = r.memory_gib_per_gpu;
-  return nlohmann::json{
+  nlohmann::json out{
       {"scenario", s.source},
       {"model", s.model.name},
       {"cluster", s.cluster.name},
@@ -58,6 +58,8 @@ nlohmann::json report_json(const replay::Scenario& s, const replay::StepReport& 
         {"other", m.other}, {"total", m.total}}},
       {"fits_memory", r.fits_memory},
       {"events", r.events}};
+  if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
+  return out;
 }
 
 const char* stream_name(replay::Stream s) {
@@ -104,7 +106,9 @@ void print_table(const replay::Scenario& s, const replay::StepReport& r) {
   std::cout << "split: tp " << s.split.tp << ", pp " << s.split.pp << ", vpp " << s.split.vpp << ", dp " << r.dp << ", "
             << r.micro_batches << " micro-batches of " << s.split.micro_batch << " x " << s.split.seq_len << " tokens, "
             << workload::schedule_name(s.split.schedule) << ", recompute " << workload::recompute_name(s.split.recompute)
-            << ", zero " << s.split.zero_stage() << "\n";
+            << ", zero " << s.split.zero_stage();
+  if (s.model.has_moe) std::cout << ", ep " << s.split.ep << ", expert_tp " << s.split.expert_tp;
+  std::cout << "\n";
   Table t({"metric", "value"});
   t.add_row({"step time", fixed(r.step_time_s, 4) + " s"});
   t.add_row({"tokens/s", fixed(r.tokens_per_s, 0)});
@@ -122,6 +126,7 @@ void print_table(const replay::Scenario& s, const replay::StepReport& r) {
   row("exposed tp", b.exposed_comm_s.tp);
   row("exposed pp", b.exposed_comm_s.pp);
   row("exposed dp", b.exposed_comm_s.dp);
+  if (s.model.has_moe) row("exposed ep", b.exposed_comm_s.ep);  // dense tables keep their rows
   row("bubble", b.bubble_s);
   row("optimizer", b.optimizer_s);
   parts.print(std::cout, Format::kTable, "  ");

@@ -27,11 +27,12 @@ CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, std::string networ
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 
-const fabric::Fabric& CollectiveTimes::fabric_for(GroupShape group) {
-  const bool in_node = group.stride * group.size <= cluster_.server.gpus;
-  auto& slot = fabrics_[{in_node, group.size}];
+const fabric::Fabric& CollectiveTimes::fabric_for(GroupShape group, collectives::Op op) {
+  const bool consecutive_all_to_all = op == collectives::Op::kAlltoall && group.stride == 1;
+  const bool real_cluster = consecutive_all_to_all || group.stride * group.size <= cluster_.server.gpus;
+  auto& slot = fabrics_[{real_cluster, group.size}];
   if (!slot) {
-    slot = std::make_unique<fabric::Fabric>(in_node ? cluster_ : slice_, static_cast<int>(group.size));
+    slot = std::make_unique<fabric::Fabric>(real_cluster ? cluster_ : slice_, static_cast<int>(group.size));
   }
   return *slot;
 }
@@ -53,7 +54,7 @@ SimTime CollectiveTimes::time(collectives::Op op, GroupShape group, Bytes size, 
   query.sizes = {Bytes(rounded)};
   query.element_bytes = element_bytes;
   query.network = network_;
-  const auto result = collectives::predict_collective(fabric_for(group), query);
+  const auto result = collectives::predict_collective(fabric_for(group, op), query);
   CTWIN_ASSERT(result.rows.size() == 1, "one size asked, one row returned");
   ++predictions_;
   return cache_[key] = result.rows.front().time;

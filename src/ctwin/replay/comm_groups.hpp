@@ -9,6 +9,11 @@
 // The fabric a group's collective is predicted on:
 //   - a group that fits in one node (stride·size ≤ GPUs per node): that many consecutive GPUs of
 //     the real server (NVSwitch servers connect every GPU pair alike, so the stride does not matter);
+//   - an all-to-all over consecutive ranks (stride 1: the EP group of MoE parallel folding with
+//     expert_tp 1) that spans nodes: the first `size` GPUs of the real cluster, exactly where its
+//     members are. Every member talks to every other, so the share that stays on NVLink inside a
+//     node (7 of 63 peers for EP 64 on 8-GPU nodes) and the NICs it does not need matter; the
+//     rail slice below would send all of it over one NIC per member;
 //   - otherwise one GPU per node across `size` nodes: the cluster with a one-GPU, one-NIC server
 //     (a rail's slice of a rail-optimized fabric). Every local rank of a node runs the same
 //     collective at the same time on its own rail, and rails do not share leaves, so one slice
@@ -52,7 +57,7 @@ class CollectiveTimes {
   [[nodiscard]] std::int64_t predictions() const { return predictions_; }
 
  private:
-  const fabric::Fabric& fabric_for(GroupShape group);
+  const fabric::Fabric& fabric_for(GroupShape group, collectives::Op op);
 
   fabric::ClusterSpec cluster_;
   fabric::ClusterSpec slice_;  ///< one GPU and one NIC per node

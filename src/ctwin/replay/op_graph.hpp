@@ -26,7 +26,10 @@
 // overlap.dp_param_gather, else after the optimizer. ZeRO-3 gathers every layer's parameters
 // for every forward and backward and reduce-scatters its gradients every micro-batch.
 // Optimizer: Adam over the rank's shard of parameters (memory-bound).
-// Not yet: MoE layers, context parallelism (the scenario loader rejects them for `ctwin run`).
+// MoE layers (all but the first first_dense_layers) replace the MLP by moe_layer.hpp's block
+// (router, permutation, EP all-to-all, grouped expert GEMMs, shared experts); their expert
+// gradients are reduced over the expert DP group. MLA's projections: attention_projections.hpp.
+// Not yet: context parallelism (rejected with an InputError).
 
 #include <cstdint>
 #include <vector>
@@ -76,7 +79,7 @@ struct StepWork {
 };
 
 /// Builds the graph for `scenario` (validated). InputError for what this slice does not model
-/// yet (MoE, context parallelism).
+/// yet (context parallelism).
 [[nodiscard]] StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm);
 
 /// Sum of compute-stream kernel times of one pass of `ops` on a micro-batch that is neither the
