@@ -29,8 +29,11 @@ StageParameters stage_parameters(const ModelSpec& model, const ParallelConfig& s
   const std::int64_t moe_here = per_stage - dense_here;
   const auto t = static_cast<double>(split.tp);
   StageParameters p;
+  // Shared experts are a dense TP MLP replicated over EP (Megatron's SharedExpertMLP), so they
+  // count with the non-expert parameters; only the routed experts are split by EP.
+  const std::int64_t shared = model.moe.shared_experts * layer.expert;
   double non_expert = static_cast<double>(per_stage * (layer.attention + layer.norms) + dense_here * layer.dense_mlp +
-                                          moe_here * layer.router);
+                                          moe_here * (layer.router + shared));
   if (stage == 0) non_expert += static_cast<double>(count.embedding);
   if (stage == split.pp - 1) {
     const bool copy_of_tied = model.tied_embeddings && split.pp > 1;
@@ -38,10 +41,10 @@ StageParameters stage_parameters(const ModelSpec& model, const ParallelConfig& s
                   static_cast<double>(copy_of_tied ? model.vocab * model.hidden : count.output);
   }
   p.non_expert = non_expert / t;
-  const double experts_per_layer = static_cast<double>((model.moe.experts + model.moe.shared_experts) * layer.expert);
+  const double experts_per_layer = static_cast<double>(model.moe.experts * layer.expert);
   p.expert = static_cast<double>(moe_here) * experts_per_layer / static_cast<double>(split.ep * split.expert_tp);
   const double dense_layer = static_cast<double>(layer.attention + layer.norms + layer.dense_mlp) / t;
-  const double moe_layer = static_cast<double>(layer.attention + layer.norms + layer.router) / t +
+  const double moe_layer = static_cast<double>(layer.attention + layer.norms + layer.router + shared) / t +
                            experts_per_layer / static_cast<double>(split.ep * split.expert_tp);
   p.largest_layer = std::max(dense_here > 0 ? dense_layer : 0.0, moe_here > 0 ? moe_layer : 0.0);
   return p;
