@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/collectives/predict.hpp"
 #include "ctwin/compute/flash_attention.hpp"
 #include "ctwin/compute/grouped_gemm.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/replay/attention_projections.hpp"
 #include "ctwin/replay/moe_layer.hpp"
 #include "ctwin/replay/training_step.hpp"
@@ -216,6 +218,31 @@ TEST(MoeStep, ExpertsNotDivisibleByEpAreAnInputErrorNamingTheField) {
     EXPECT_EQ(e.pointer(), "/parallel/ep");
     EXPECT_NE(e.message().find("experts 128"), std::string::npos) << e.message();
   }
+}
+
+}  // namespace
+}  // namespace ctwin::replay
+
+namespace ctwin::replay {
+namespace {
+
+// EP over consecutive ranks (expert_tp 1) is predicted where its members are: 16 ranks on two
+// 8-GPU nodes keep 7 of 15 peers on NVLink, so the exchange beats the same group spread one
+// member per node (stride 8, all of it over the NICs), and equals predict_collective on the
+// first 16 GPUs of the real cluster.
+TEST(CollectiveTimes, ConsecutiveAllToAllIsPlacedOnTheRealCluster) {
+  const auto cluster = fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
+  CollectiveTimes comm(cluster, "analytical");
+  const Bytes size(std::int64_t{256} << 20);
+  const SimTime consecutive = comm.time(collectives::Op::kAlltoall, {16, 1}, size, 2);
+  const SimTime spread = comm.time(collectives::Op::kAlltoall, {16, 8}, size, 2);
+  EXPECT_LT(consecutive, spread);
+  collectives::CollectiveQuery query;
+  query.op = collectives::Op::kAlltoall;
+  query.sizes = {size};
+  query.element_bytes = 2;
+  query.network = "analytical";
+  EXPECT_EQ(consecutive, collectives::predict_collective(fabric::Fabric(cluster, 16), query).rows.front().time);
 }
 
 }  // namespace
