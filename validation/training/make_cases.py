@@ -160,12 +160,19 @@ def nemo(run, arches):
                 assumptions, scen)
 
 
-# Megatron-Bridge MoE rows: table name in the run id -> (bundled model file, layers).
+# Megatron-Bridge MoE rows: table name in the run id -> (bundled model file, layers, whether the
+# recipe counts the embedding and the loss as pipeline layers).
 MBRIDGE_MOE = {
-    "qwen330ba3b": ("models/llm/qwen3-30b-a3b.json", 48),
-    "qwen3235ba22b": ("models/llm/qwen3-moe.json", 94),
-    "deepseekv3": ("models/llm/deepseek-v3.json", 61),
+    "qwen330ba3b": ("models/llm/qwen3-30b-a3b.json", 48, False),
+    # Megatron-Bridge recipes/qwen/qwen3_moe.py qwen3_235b_a22b_pretrain_config: "Uses
+    # account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split".
+    "qwen3235ba22b": ("models/llm/qwen3-moe.json", 94, True),
+    "deepseekv3": ("models/llm/deepseek-v3.json", 61, False),
 }
+
+SPLIT_SLOTS_ASSUMPTION = ("embedding and loss each take a layer's slot in the pipeline split "
+                          "(account_for_embedding/loss_in_pipeline_split, as Megatron-Bridge's Qwen3-235B-A22B "
+                          "recipe sets them): 94 + 2 = 96 layer slots")
 
 MOE_ASSUMPTIONS = [
     "MoE: alltoall token dispatcher, dropless routing with perfectly balanced experts (the table's runs force-balance "
@@ -208,10 +215,15 @@ def mbridge(run):
                    "table)", precision_note]
     if key is not None:
         assumptions += MOE_ASSUMPTIONS
+        if MBRIDGE_MOE[key][2]:
+            assumptions.append(SPLIT_SLOTS_ASSUMPTION)
     if fsdp > 0:
         assumptions.append("Megatron FSDP as ZeRO-3 over the %d data-parallel GPUs" % fsdp)
     scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), precision,
                     tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, ep=ep)
+    if key is not None and MBRIDGE_MOE[key][2]:
+        scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
+        scen["parallel"]["account_for_loss_in_pipeline_split"] = True
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -243,13 +255,14 @@ def mbridge_blocker(run):
         return "MoE token dropping (capacity factor): ctwin models dropless, balanced routing only"
     key = moe_key(name)
     if key is not None:
-        layers = MBRIDGE_MOE[key][1]
+        _, layers, slots = MBRIDGE_MOE[key]
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
-        if layers % stages != 0:
-            return ("uneven pipeline layout: %d layers do not split into pp %s x vp %s = %d equal chunks; the run's "
-                    "layout is not in the source (Megatron can count the embedding and loss as pipeline layers, "
-                    "or take a custom layout), and ctwin splits unevenly only as first/last-stage layer counts "
-                    "with vp 1" % (layers, p["pp"], p["vp"], stages))
+        if (layers + (2 if slots else 0)) % stages != 0:
+            return ("uneven pipeline layout: %d layers (%d with the embedding and loss as layers) do not split into "
+                    "pp %s x vp %s = %d equal chunks; the run's layout is not in the source (DeepSeek-V3 recipes "
+                    "give Megatron a custom pipeline_model_parallel_layout), and ctwin splits unevenly only as "
+                    "first/last-stage layer counts or embedding/loss slots"
+                    % (layers, layers + 2, p["pp"], p["vp"], stages))
     layers = 126 if "405b" in name else None
     if layers is not None:
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)

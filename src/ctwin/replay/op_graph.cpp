@@ -61,12 +61,11 @@ class Builder {
     work.p2p = comm_.time(Op::kSendRecv, pp_group_, Bytes(sp_tokens_ * m_.hidden * 2), 2);
     const std::int64_t chunks = p_.vpp;
     for (std::int64_t r = 0; r < p_.pp; ++r) {
-      const std::int64_t layers = p_.stage_layers(m_.layers, r);
       StageWork stage;
       std::int64_t held = 0, held_experts = 0;
       for (std::int64_t c = 0; c < chunks; ++c) {
-        // Megatron's interleaving: chunk c of rank r holds the (c·pp + r)-th run of layers.
-        const std::int64_t first_layer = chunks > 1 ? (c * p_.pp + r) * layers : p_.stage_first_layer(m_.layers, r);
+        const std::int64_t layers = p_.chunk_layers(m_.layers, r, c);
+        const std::int64_t first_layer = p_.chunk_first_layer(m_.layers, r, c);
         const bool first = c == 0 && r == 0;
         const bool last = c == chunks - 1 && r == p_.pp - 1;
         std::int64_t extra = 0;

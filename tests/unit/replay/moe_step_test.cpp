@@ -247,3 +247,31 @@ TEST(CollectiveTimes, ConsecutiveAllToAllIsPlacedOnTheRealCluster) {
 
 }  // namespace
 }  // namespace ctwin::replay
+
+namespace ctwin::replay {
+namespace {
+
+// Qwen3-235B-A22B as Megatron-Bridge splits it: 94 layers in 32 chunks, the embedding and the
+// loss each taking a layer's slot; every layer is built exactly once, in order of the chunks.
+TEST(MoeStep, EmbeddingAndLossSlotsHoldEveryLayerOnce) {
+  const Scenario s = load("qwen3-30b-a3b-h100-16.json",
+                          {"model=\"models/llm/qwen3-moe.json\"", "gpus=256", "parallel.tp=2", "parallel.pp=8",
+                           "parallel.vpp=4", "parallel.ep=32", "parallel.sequence_parallel=true",
+                           "training.global_batch=2048", "training.micro_batch=1",
+                           "parallel.account_for_embedding_in_pipeline_split=true",
+                           "parallel.account_for_loss_in_pipeline_split=true"});
+  const auto work = simulate_step(s).work;
+  int routers = 0;
+  for (const auto& stage : work.stages) {
+    for (const auto& chunk : stage.chunks) routers += count(chunk.forward, "router_gemm");
+  }
+  EXPECT_EQ(routers, 94);
+  EXPECT_EQ(count(work.stages[0].chunks[0].forward, "router_gemm"), 2);
+  EXPECT_EQ(count(work.stages[0].chunks[0].forward, "embedding"), 1);
+  EXPECT_EQ(count(work.stages[7].chunks[3].forward, "router_gemm"), 2);
+  EXPECT_EQ(count(work.stages[7].chunks[3].forward, "logits_gemm"), 1);
+  EXPECT_EQ(count(work.stages[3].chunks[1].forward, "router_gemm"), 3);
+}
+
+}  // namespace
+}  // namespace ctwin::replay
