@@ -170,9 +170,10 @@ MBRIDGE_MOE = {
     "deepseekv3": ("models/llm/deepseek-v3.json", 61, False),
 }
 
+# Megatron-Bridge recipes llama31_405b_pretrain_config and qwen3_235b_a22b_pretrain_config set both.
 SPLIT_SLOTS_ASSUMPTION = ("embedding and loss each take a layer's slot in the pipeline split "
-                          "(account_for_embedding/loss_in_pipeline_split, as Megatron-Bridge's Qwen3-235B-A22B "
-                          "recipe sets them): 94 + 2 = 96 layer slots")
+                          "(account_for_embedding/loss_in_pipeline_split, as Megatron-Bridge's Llama 3.1 405B and "
+                          "Qwen3-235B-A22B recipes set them)")
 
 MOE_ASSUMPTIONS = [
     "MoE: alltoall token dispatcher, dropless routing with perfectly balanced experts (the table's runs force-balance "
@@ -204,6 +205,8 @@ def mbridge(run):
     key = moe_key(run["id"])
     if key is not None:
         model = MBRIDGE_MOE[key][0]
+    elif "llama31405b" in run["id"]:
+        model = "models/llm/llama3-405b.json"
     else:
         model = "models/llm/llama3-8b.json" if "llama38b" in run["id"] else "models/llm/llama3-70b.json"
     tp, pp, cp, fsdp, ep = int(p["tp"]), int(p["pp"]), int(p["cp"]), int(p["fsdp"]), int(p["ep"])
@@ -213,15 +216,16 @@ def mbridge(run):
     precision, precision_note = mbridge_precision(run)
     assumptions = ["recompute none, sequence parallel when tp > 1: Megatron-Bridge performance recipes (not in the "
                    "table)", precision_note]
+    slots = (key is not None and MBRIDGE_MOE[key][2]) or "llama31405b" in run["id"]
     if key is not None:
         assumptions += MOE_ASSUMPTIONS
-        if MBRIDGE_MOE[key][2]:
-            assumptions.append(SPLIT_SLOTS_ASSUMPTION)
+    if slots:
+        assumptions.append(SPLIT_SLOTS_ASSUMPTION)
     if fsdp > 0:
         assumptions.append("Megatron FSDP as ZeRO-3 over the %d data-parallel GPUs" % fsdp)
     scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), precision,
                     tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, ep=ep)
-    if key is not None and MBRIDGE_MOE[key][2]:
+    if slots:
         scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
         scen["parallel"]["account_for_loss_in_pipeline_split"] = True
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
@@ -259,16 +263,14 @@ def mbridge_blocker(run):
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
         if (layers + (2 if slots else 0)) % stages != 0:
             return ("uneven pipeline layout: %d layers (%d with the embedding and loss as layers) do not split into "
-                    "pp %s x vp %s = %d equal chunks; the run's layout is not in the source (DeepSeek-V3 recipes "
-                    "give Megatron a custom pipeline_model_parallel_layout), and ctwin splits unevenly only as "
-                    "first/last-stage layer counts or embedding/loss slots"
+                    "pp %s x vp %s = %d equal chunks; the run's layout is not in the source, and ctwin splits "
+                    "unevenly only as first/last-stage layer counts or embedding/loss slots"
                     % (layers, layers + 2, p["pp"], p["vp"], stages))
-    layers = 126 if "405b" in name else None
-    if layers is not None:
+    if "405b" in name:
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
-        if layers % stages != 0:
-            return ("uneven pipeline stages with virtual stages: 126 layers over pp %s x vp %s (ctwin splits "
-                    "unevenly only as first/last-stage layer counts with vp 1)" % (p["pp"], p["vp"]))
+        if (126 + 2) % stages != 0:
+            return ("uneven pipeline stages: 126 layers (128 with the embedding and loss as layers) over pp %s x vp "
+                    "%s" % (p["pp"], p["vp"]))
     return None
 
 
