@@ -23,7 +23,17 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string format = "table";
   std::string trace;
+  std::string comm = "auto";
+  bool all_ranks = false;
+  bool require_fit = false;
 };
+
+replay::CommModel parse_comm(const std::string& name) {
+  if (name == "auto") return replay::CommModel::kAuto;
+  if (name == "isolated") return replay::CommModel::kIsolated;
+  if (name == "shared") return replay::CommModel::kShared;
+  throw InputError("--comm", "", "unknown communication model '" + name + "' (expected auto, isolated or shared)");
+}
 
 nlohmann::json report_json(const replay::Scenario& s, const replay::StepReport& r) {
   const auto& b = r.breakdown;
@@ -79,7 +89,10 @@ const char* stream_name(replay::Stream s) {
 void write_trace(const std::string& path, const replay::ReplayResult& replay) {
   nlohmann::json events = nlohmann::json::array();
   for (std::size_t r = 0; r < replay.ranks.size(); ++r) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", r}, {"args", {{"name", "pipeline rank " + std::to_string(r)}}}});
+    const std::size_t per_stage = static_cast<std::size_t>(replay.ranks_per_stage);
+    const std::string name = per_stage == 1 ? "pipeline rank " + std::to_string(r)
+                                            : "stage " + std::to_string(r / per_stage) + " rank " + std::to_string(r % per_stage);
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", r}, {"args", {{"name", name}}}});
     for (int s = 0; s < replay::kStreams; ++s) {
       events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", r}, {"tid", s},
                         {"args", {{"name", stream_name(static_cast<replay::Stream>(s))}}}});
@@ -99,10 +112,12 @@ void write_trace(const std::string& path, const replay::ReplayResult& replay) {
   if (!out) throw InputError("--trace", "", "cannot write '" + path + "'");
 }
 
-void print_table(const replay::Scenario& s, const replay::StepReport& r) {
+void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
+  const auto& r = step.report;
   const auto& b = r.breakdown;
   std::cout << s.model.name << " on " << s.gpus << " x " << s.gpu.name << " (" << s.cluster.name << "), network "
-            << s.network << "\n";
+            << s.network << (step.shared_fabric ? ", communication on one shared fabric" : ", each collective alone")
+            << "\n";
   std::cout << "split: tp " << s.split.tp << ", pp " << s.split.pp << ", vpp " << s.split.vpp << ", dp " << r.dp << ", "
             << r.micro_batches << " micro-batches of " << s.split.micro_batch << " x " << s.split.seq_len << " tokens, "
             << workload::schedule_name(s.split.schedule) << ", recompute " << workload::recompute_name(s.split.recompute)
@@ -147,6 +162,14 @@ Action add_run_command(CLI::App& app) {
   command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
   command->add_option("--format", o->format, "table or json")->capture_default_str();
   command->add_option("--trace", o->trace, "write a Chrome/Perfetto trace JSON of the simulated ranks to FILE");
+  command->add_option("--comm", o->comm,
+                      "auto, isolated or shared: collectives alone on the fabric, or every op's traffic on one flow "
+                      "simulation of the cluster (auto: shared with --network flow)")
+      ->capture_default_str();
+  command->add_flag("--require-fit", o->require_fit,
+                    "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
+                    "(by default it is reported as fits_memory: false)");
+  command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
   return [o] {
     const Format format = parse_format(o->format);
     if (format == Format::kCsv) throw InputError("--format", "", "ctwin run prints table or json");
@@ -158,12 +181,23 @@ Action add_run_command(CLI::App& app) {
       overrides.push_back("network=" + o->network);
     }
     const replay::Scenario scenario = replay::load_scenario(resolve_data_path(o->scenario), CTWIN_DATA_DIR, overrides);
-    const replay::SimulatedStep step = replay::simulate_step(scenario);
+    replay::StepOptions options;
+    options.comm = parse_comm(o->comm);
+    options.all_ranks = o->all_ranks;
+    const replay::SimulatedStep step = replay::simulate_step(scenario, options);
+    if (o->require_fit && !step.report.fits_memory) {
+      const auto& m = step.report.memory_gib_per_gpu;
+      throw InputError(scenario.source, "/parallel",
+                       "does not fit in memory: " + fixed(m.total, 1) + " GiB per GPU (weights " + fixed(m.weights, 1) +
+                           ", grads " + fixed(m.grads, 1) + ", optimizer " + fixed(m.optimizer, 1) + ", activations " +
+                           fixed(m.activations, 1) + ", other " + fixed(m.other, 1) + ") of " +
+                           fixed(static_cast<double>(scenario.gpu.hbm_capacity.count()) / (1 << 30), 1) + " GiB (--require-fit)");
+    }
     if (!o->trace.empty()) write_trace(o->trace, step.replay);
     if (format == Format::kJson) {
       std::cout << report_json(scenario, step.report).dump(2) << '\n';
     } else {
-      print_table(scenario, step.report);
+      print_table(scenario, step);
     }
   };
 }

@@ -1,6 +1,8 @@
 #include "ctwin/replay/comm_groups.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <string>
 #include <utility>
 
 #include "ctwin/collectives/predict.hpp"
@@ -9,30 +11,59 @@
 namespace ctwin::replay {
 namespace {
 
-fabric::ClusterSpec one_gpu_per_node(fabric::ClusterSpec spec) {
-  spec.server.gpus = 1;
-  spec.server.nics.count = 1;
-  spec.server.cpus = 1;
-  spec.server.cpu_link.reset();
-  spec.server.pcie_switches = std::min(spec.server.pcie_switches, 1);
-  spec.fabric.rails_per_leaf = 1;
-  spec.name += " (one rail's slice)";
+// `k` GPUs of each server with their share of its NICs, PCIe switches and sockets: the members
+// of a group that spans nodes with k members in each (NCCL then crosses NVLink inside a node and
+// uses the k members' NICs between nodes). k = 1 is one rail's slice of a rail-optimized fabric.
+fabric::ClusterSpec gpus_per_node_slice(fabric::ClusterSpec spec, int k) {
+  auto& server = spec.server;
+  const int gpus = server.gpus;
+  server.nics.count = std::max(1, server.nics.count * k / gpus);
+  server.pcie_switches = std::min(server.pcie_switches, k);
+  server.cpus = std::min(server.cpus, k);
+  if (server.cpus == 1) server.cpu_link.reset();
+  server.gpus = k;
+  spec.fabric.rails_per_leaf = std::gcd(spec.fabric.rails_per_leaf, server.nics.count);
+  spec.name += k == 1 ? " (one rail's slice)" : " (" + std::to_string(k) + " GPUs of each node)";
   return spec;
 }
 
 }  // namespace
 
+std::int64_t group_leader(GroupShape group, std::int64_t local_rank) {
+  const std::int64_t block = group.size * group.stride;
+  return local_rank / block * block + local_rank % group.stride;
+}
+
+std::vector<std::int64_t> group_members(GroupShape group, std::int64_t leader) {
+  std::vector<std::int64_t> members;
+  members.reserve(static_cast<std::size_t>(group.size));
+  for (std::int64_t j = 0; j < group.size; ++j) members.push_back(leader + j * group.stride);
+  return members;
+}
+
+std::vector<std::int64_t> group_leaders(GroupShape group, std::int64_t stage_gpus) {
+  std::vector<std::int64_t> leaders;
+  const std::int64_t block = group.size * group.stride;
+  for (std::int64_t b = 0; b + block <= stage_gpus; b += block) {
+    for (std::int64_t o = 0; o < group.stride; ++o) leaders.push_back(b + o);
+  }
+  return leaders;
+}
+
 CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, std::string network, bool free)
-    : cluster_(std::move(cluster)), slice_(one_gpu_per_node(cluster_)), network_(std::move(network)), free_(free) {}
+    : cluster_(std::move(cluster)), network_(std::move(network)), free_(free) {}
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 
-const fabric::Fabric& CollectiveTimes::fabric_for(GroupShape group, collectives::Op op) {
-  const bool consecutive_all_to_all = op == collectives::Op::kAlltoall && group.stride == 1;
-  const bool real_cluster = consecutive_all_to_all || group.stride * group.size <= cluster_.server.gpus;
-  auto& slot = fabrics_[{real_cluster, group.size}];
+const fabric::Fabric& CollectiveTimes::fabric_for(GroupShape group) {
+  const std::int64_t node = cluster_.server.gpus;
+  const bool in_node = group.stride * group.size <= node;
+  // Members per node of a group spanning nodes: consecutive members are `stride` GPUs apart.
+  const std::int64_t per_node = in_node ? 0 : std::clamp<std::int64_t>(node / group.stride, 1, group.size);
+  auto& slot = fabrics_[{per_node, group.size}];
   if (!slot) {
-    slot = std::make_unique<fabric::Fabric>(real_cluster ? cluster_ : slice_, static_cast<int>(group.size));
+    slot = std::make_unique<fabric::Fabric>(in_node ? cluster_ : gpus_per_node_slice(cluster_, static_cast<int>(per_node)),
+                                            static_cast<int>(group.size));
   }
   return *slot;
 }
@@ -54,7 +85,7 @@ SimTime CollectiveTimes::time(collectives::Op op, GroupShape group, Bytes size, 
   query.sizes = {Bytes(rounded)};
   query.element_bytes = element_bytes;
   query.network = network_;
-  const auto result = collectives::predict_collective(fabric_for(group, op), query);
+  const auto result = collectives::predict_collective(fabric_for(group), query);
   CTWIN_ASSERT(result.rows.size() == 1, "one size asked, one row returned");
   ++predictions_;
   return cache_[key] = result.rows.front().time;

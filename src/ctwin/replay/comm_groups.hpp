@@ -9,19 +9,14 @@
 // The fabric a group's collective is predicted on:
 //   - a group that fits in one node (stride·size ≤ GPUs per node): that many consecutive GPUs of
 //     the real server (NVSwitch servers connect every GPU pair alike, so the stride does not matter);
-//   - an all-to-all over consecutive ranks (stride 1: the EP group of MoE parallel folding with
-//     expert_tp 1) that spans nodes: the first `size` GPUs of the real cluster, exactly where its
-//     members are. Every member talks to every other, so the share that stays on NVLink inside a
-//     node (7 of 63 peers for EP 64 on 8-GPU nodes) and the NICs it does not need matter; the
-//     rail slice below would send all of it over one NIC per member;
-//   - otherwise one GPU per node across `size` nodes: the cluster with a one-GPU, one-NIC server
-//     (a rail's slice of a rail-optimized fabric). Every local rank of a node runs the same
-//     collective at the same time on its own rail, and rails do not share leaves, so one slice
+//   - otherwise the k = min(size, GPUs per node / stride) members of each node: a cluster whose
+//     servers keep k GPUs with their share of NICs, PCIe switches and sockets (for k = 1 one rail's
+//     slice of a rail-optimized fabric). Every set of k local ranks of a node runs the same
+//     collective at the same time on its own NICs, and rails do not share leaves, so one slice
 //     stands for all of them. Approximations: on a top-of-rack fabric the node's NICs share a
-//     leaf and that sharing is missed; a group with several members per node that still spans
-//     nodes (e.g. DP with TP·CP = 4 on 8-GPU nodes) is treated as one member per node, which
-//     ignores its NVLink legs (pessimistic); concurrent collectives of different groups (TP beside
-//     DP) do not share one fabric simulation.
+//     leaf and that sharing is missed here (the shared-fabric replay, shared_fabric.hpp, puts it
+//     back); concurrent collectives of different groups (TP beside DP) do not share one fabric
+//     simulation here either.
 // Results are cached per (op, group shape, size, element bytes).
 
 #include <cstdint>
@@ -29,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "ctwin/collectives/collective.hpp"
 #include "ctwin/core/units.hpp"
@@ -43,6 +39,22 @@ struct GroupShape {
   friend auto operator<=>(const GroupShape&, const GroupShape&) = default;
 };
 
+/// One collective as the operation graph asks for it. Ops keep it beside their predicted time so
+/// that a shared-fabric replay can put the collective's traffic on the fabric.
+struct CommCall {
+  collectives::Op op = collectives::Op::kAllReduce;
+  GroupShape group;
+  Bytes size;  ///< as nccl-tests counts it (see CollectiveTimes::time)
+  int element_bytes = 2;
+};
+
+/// Groups of one shape tile a pipeline stage's GPUs (stage-local ranks 0..stage_gpus−1) in
+/// blocks of size·stride: block b holds `stride` groups, group o of it the ranks
+/// b·size·stride + o + j·stride.
+[[nodiscard]] std::int64_t group_leader(GroupShape group, std::int64_t local_rank);
+[[nodiscard]] std::vector<std::int64_t> group_members(GroupShape group, std::int64_t leader);
+[[nodiscard]] std::vector<std::int64_t> group_leaders(GroupShape group, std::int64_t stage_gpus);
+
 class CollectiveTimes {
  public:
   /// `free` makes every collective take no time (the oracle tests' zero-cost communication).
@@ -53,18 +65,18 @@ class CollectiveTimes {
   /// Time of `op` over `group`; `size` as nccl-tests counts it (the whole buffer of all_gather's
   /// output, reduce_scatter's input; per rank for sendrecv). Zero for a group of one.
   [[nodiscard]] SimTime time(collectives::Op op, GroupShape group, Bytes size, int element_bytes);
+  [[nodiscard]] SimTime time(const CommCall& call) { return time(call.op, call.group, call.size, call.element_bytes); }
   /// Distinct predictions made (cache misses), for reports and tests.
   [[nodiscard]] std::int64_t predictions() const { return predictions_; }
 
  private:
-  const fabric::Fabric& fabric_for(GroupShape group, collectives::Op op);
+  const fabric::Fabric& fabric_for(GroupShape group);
 
   fabric::ClusterSpec cluster_;
-  fabric::ClusterSpec slice_;  ///< one GPU and one NIC per node
   std::string network_;
   bool free_ = false;
   std::int64_t predictions_ = 0;
-  std::map<std::pair<bool, std::int64_t>, std::unique_ptr<fabric::Fabric>> fabrics_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::unique_ptr<fabric::Fabric>> fabrics_;  // members per node (0: one node), size
   std::map<std::tuple<int, GroupShape, std::int64_t, int>, SimTime> cache_;
 };
 

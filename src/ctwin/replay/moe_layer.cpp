@@ -57,8 +57,13 @@ MoeLayer::MoeLayer(const Scenario& scenario, CollectiveTimes& comm)
     : s_(scenario), shape_(moe_rank_shape(scenario.model, scenario.split)),
       groups_(moe_groups(scenario.split, scenario.gpus)), dtype_(gemm_dtype(scenario.split.precision)),
       overlap_shared_(scenario.overlap.moe_shared_expert) {
-  all_to_all_ = comm.time(Op::kAlltoall, groups_.ep, shape_.all_to_all, kActivationBytes);
-  expert_tp_gather_ = comm.time(Op::kAllGather, groups_.expert_tp, shape_.expert_tp_gather, kActivationBytes);
+  for (auto [slot, call] : {std::pair{&all_to_all_, CommCall{Op::kAlltoall, groups_.ep, shape_.all_to_all, kActivationBytes}},
+                            std::pair{&expert_tp_gather_, CommCall{Op::kAllGather, groups_.expert_tp, shape_.expert_tp_gather,
+                                                                   kActivationBytes}},
+                            std::pair{&expert_tp_reduce_scatter_, CommCall{Op::kReduceScatter, groups_.expert_tp,
+                                                                           shape_.expert_tp_gather, kActivationBytes}}}) {
+    *slot = {call, comm.time(call)};
+  }
   const workload::ParameterCount params = workload::count_parameters(scenario.model);
   expert_params_ = shape_.local_experts * params.layer.expert / scenario.split.expert_tp;
   router_params_ = params.layer.router;
@@ -76,6 +81,12 @@ SimTime MoeLayer::memory(MemoryKernel kind, std::int64_t elements, bool backward
   return compute::estimate_memory_kernel(s_.gpu, {kind, elements, compute::Dtype::kBf16, backward}).time;
 }
 
+OpNode MoeLayer::on_ep(const char* name, const Collective& c, Join join) {
+  OpNode op{name, Stream::kEp, c.time, join};
+  op.comm = c.call;
+  return op;
+}
+
 void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) const {
   const std::int64_t h = s_.model.hidden;
   const std::int64_t n = shape_.local_tokens;
@@ -87,16 +98,16 @@ void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) co
   add(ops, {"moe_permute", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, false)});
   // With the overlap, the compute stream runs the shared experts while the tokens travel.
   const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
-  int arrived = add(ops, {"ep_dispatch_all_to_all", Stream::kEp, all_to_all_, travel});
-  if (groups_.expert_tp.size > 1) arrived = add(ops, {"expert_tp_all_gather", Stream::kEp, expert_tp_gather_, travel});
+  int arrived = add(ops, on_ep("ep_dispatch_all_to_all", all_to_all_, travel));
+  if (groups_.expert_tp.size > 1) arrived = add(ops, on_ep("expert_tp_all_gather", expert_tp_gather_, travel));
   shared(ops);
   add(ops, {"expert_fc1_grouped_gemm", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kM), Join::kNow,
             Occurs::kEvery, overlap_shared_ ? arrived : -1});
   add(ops, {swiglu ? "expert_swiglu" : "expert_gelu", Stream::kCompute,
             memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, shape_.rows() * shape_.expert_cols, false)});
   add(ops, {"expert_fc2_grouped_gemm", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kM)});
-  if (groups_.expert_tp.size > 1) add(ops, {"expert_tp_reduce_scatter", Stream::kEp, expert_tp_gather_});
-  add(ops, {"ep_combine_all_to_all", Stream::kEp, all_to_all_});
+  if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_reduce_scatter", expert_tp_reduce_scatter_));
+  add(ops, on_ep("ep_combine_all_to_all", all_to_all_));
   add(ops, {"moe_unpermute", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, false)});
 }
 
@@ -106,8 +117,8 @@ int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) c
   const std::int64_t copies = n * s_.model.moe.top_k;
   const bool swiglu = s_.model.activation == workload::Activation::kSwiglu;
   add(ops, {"moe_unpermute_bwd", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, true)});
-  add(ops, {"ep_combine_all_to_all_bwd", Stream::kEp, all_to_all_});
-  if (groups_.expert_tp.size > 1) add(ops, {"expert_tp_all_gather_bwd", Stream::kEp, expert_tp_gather_});
+  add(ops, on_ep("ep_combine_all_to_all_bwd", all_to_all_));
+  if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_all_gather_bwd", expert_tp_gather_));
   // Each grouped GEMM has a data-gradient GEMM (tokens along M) and a weight-gradient GEMM per
   // expert (tokens along K: the reduction).
   add(ops, {"expert_fc2_dgrad", Stream::kCompute, grouped(shape_.expert_cols, h, GroupedTokens::kM)});
@@ -118,8 +129,8 @@ int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) c
   add(ops, {"expert_fc1_wgrad", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kK)});
   const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
   int back = -1;
-  if (groups_.expert_tp.size > 1) back = add(ops, {"expert_tp_reduce_scatter_bwd", Stream::kEp, expert_tp_gather_, travel});
-  back = add(ops, {"ep_dispatch_all_to_all_bwd", Stream::kEp, all_to_all_, travel});
+  if (groups_.expert_tp.size > 1) back = add(ops, on_ep("expert_tp_reduce_scatter_bwd", expert_tp_reduce_scatter_, travel));
+  back = add(ops, on_ep("ep_dispatch_all_to_all_bwd", all_to_all_, travel));
   const int shared_wait = shared(ops);
   add(ops, {"moe_permute_bwd", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, true), Join::kNow,
             Occurs::kEvery, overlap_shared_ ? back : -1});

@@ -100,13 +100,19 @@ class MoeLayer {
   SimTime gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::Dtype dtype) const;
   SimTime grouped(std::int64_t n, std::int64_t k, compute::GroupedTokens along) const;
   SimTime memory(compute::MemoryKernel kind, std::int64_t elements, bool backward) const;
+  /// An EP-stream collective: its predicted time and its call (for the shared-fabric replay).
+  struct Collective {
+    CommCall call;
+    SimTime time;
+  };
+  [[nodiscard]] static OpNode on_ep(const char* name, const Collective& c, Join join = Join::kNow);
 
   const Scenario& s_;
   MoeRankShape shape_;
   MoeGroups groups_;
   compute::Dtype dtype_;
   bool overlap_shared_ = false;
-  SimTime all_to_all_, expert_tp_gather_;
+  Collective all_to_all_, expert_tp_gather_, expert_tp_reduce_scatter_;
   std::int64_t expert_params_ = 0, router_params_ = 0;
 };
 

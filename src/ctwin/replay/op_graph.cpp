@@ -31,10 +31,10 @@ class Builder {
     pp_group_ = {2, t_ * p_.cp * dp_};
     const Bytes activation(tokens_ * m_.hidden * 2);
     if (p_.sequence_parallel) {
-      tp_fwd_in_ = comm_.time(Op::kAllGather, tp_group_, activation, 2);
-      tp_fwd_out_ = comm_.time(Op::kReduceScatter, tp_group_, activation, 2);
+      tp_fwd_in_ = {Op::kAllGather, tp_group_, activation, 2};
+      tp_fwd_out_ = {Op::kReduceScatter, tp_group_, activation, 2};
     } else {
-      tp_fwd_out_ = comm_.time(Op::kAllReduce, tp_group_, activation, 2);
+      tp_fwd_out_ = {Op::kAllReduce, tp_group_, activation, 2};
     }
     qkv_ = qkv_projections(m_, t_);
     attn_cols_ = m_.heads * m_.v_head_dim() / t_;
@@ -58,7 +58,9 @@ class Builder {
   StepWork build() {
     StepWork work;
     work.micro_batches = p_.micro_batches(s_.gpus);
-    work.p2p = comm_.time(Op::kSendRecv, pp_group_, Bytes(sp_tokens_ * m_.hidden * 2), 2);
+    work.p2p_call = {Op::kSendRecv, pp_group_, Bytes(sp_tokens_ * m_.hidden * 2), 2};
+    work.p2p = comm_.time(work.p2p_call);
+    work.stage_gpus = t_ * p_.cp * dp_;
     const std::int64_t chunks = p_.vpp;
     for (std::int64_t r = 0; r < p_.pp; ++r) {
       StageWork stage;
@@ -105,6 +107,13 @@ class Builder {
   MemoryKernel norm() const { return m_.norm == workload::Norm::kRmsNorm ? MemoryKernel::kRmsNorm : MemoryKernel::kLayerNorm; }
   Join tp_join() const { return s_.overlap.tp_comm ? Join::kTaskEnd : Join::kNow; }
 
+  /// A communication op: its time from the communication twin, its call kept for shared-fabric replay.
+  OpNode comm_op(const char* name, Stream stream, const CommCall& call, Join join, Occurs occurs = Occurs::kEvery) const {
+    OpNode op{name, stream, comm_.time(call), join, occurs};
+    op.comm = call;
+    return op;
+  }
+
   static int add(std::vector<OpNode>& ops, OpNode op) {
     ops.push_back(op);
     return static_cast<int>(ops.size()) - 1;
@@ -114,10 +123,10 @@ class Builder {
   }
   /// The TP collective at the end of a row-parallel layer's forward.
   void tp_out(std::vector<OpNode>& ops) const {
-    if (t_ > 1) add(ops, {p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, tp_join()});
+    if (t_ > 1) add(ops, comm_op(p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, tp_join()));
   }
   void tp_in(std::vector<OpNode>& ops) const {
-    if (t_ > 1 && p_.sequence_parallel) add(ops, {"tp_all_gather", Stream::kTp, tp_fwd_in_, tp_join()});
+    if (t_ > 1 && p_.sequence_parallel) add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, tp_join()));
   }
 
   // The attention core. Unfused, its two batched GEMMs are folded into one GEMM each (the batch of
@@ -207,7 +216,7 @@ class Builder {
 
   /// Backward of a row-parallel linear (proj, MLP down): the output gradient is gathered first.
   void row_parallel_backward(std::vector<OpNode>& ops, const char* dgrad, const char* wgrad, std::int64_t in_cols) const {
-    if (t_ > 1 && p_.sequence_parallel) add(ops, {"tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kNow});
+    if (t_ > 1 && p_.sequence_parallel) add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kNow));
     compute(ops, dgrad, gemm(tokens_, in_cols, m_.hidden));
     compute(ops, wgrad, gemm(in_cols, m_.hidden, tokens_));
   }
@@ -216,14 +225,15 @@ class Builder {
   /// the wgrad GEMMs. Returns the reduction's index (what the next kernel waits for), -1 without TP.
   int column_parallel_backward(std::vector<OpNode>& ops, const std::vector<ProjectionGemm>& gemms) const {
     int gather = -1;
-    if (t_ > 1 && p_.sequence_parallel) gather = add(ops, {"tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kTaskEnd});
+    if (t_ > 1 && p_.sequence_parallel) gather = add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kTaskEnd));
     for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
       compute(ops, g->dgrad, gemm(tokens_, g->k, g->n));
       if (g->input_norm > 0) compute(ops, g->norm_name, memory(norm(), tokens_ * g->input_norm, true));
     }
     int reduce = -1;
     if (t_ > 1) {
-      reduce = add(ops, {p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, Join::kTaskEnd});
+      reduce = add(ops, comm_op(p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_,
+                                Join::kTaskEnd));
     }
     for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
       compute(ops, g->wgrad, gemm(g->k, g->n, tokens_), g == gemms.rbegin() ? gather : -1);
@@ -259,21 +269,27 @@ class Builder {
   std::vector<int> gathers(std::vector<OpNode>& ops, std::int64_t layers, Occurs occurs, std::int64_t first_layer) const {
     std::vector<int> out;
     for (std::int64_t i = first_layer; i < first_layer + layers; ++i) {
-      const SimTime t = comm_.time(Op::kAllGather, dp_group_, Bytes(dense_group_params(i) * 2), 2);
-      int last = add(ops, {"dp_param_all_gather", Stream::kDp, t, Join::kStepEnd, occurs});
+      const CommCall gather{Op::kAllGather, dp_group_, Bytes(dense_group_params(i) * 2), 2};
+      int last = add(ops, comm_op("dp_param_all_gather", Stream::kDp, gather, Join::kStepEnd, occurs));
       if (expert_params(i) > 0 && expert_dp_group_.size > 1) {
-        const SimTime e = comm_.time(Op::kAllGather, expert_dp_group_, Bytes(expert_params(i) * 2), 2);
-        last = add(ops, {"expert_dp_param_all_gather", Stream::kDp, e, Join::kStepEnd, occurs});
+        const CommCall experts{Op::kAllGather, expert_dp_group_, Bytes(expert_params(i) * 2), 2};
+        last = add(ops, comm_op("expert_dp_param_all_gather", Stream::kDp, experts, Join::kStepEnd, occurs));
       }
       out.push_back(last);
     }
     return out;
   }
 
-  SimTime grad_reduce(std::int64_t parameters, GroupShape group) const {
-    return comm_.time(zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, group, Bytes(parameters * 4), 4);
+  OpNode grad_reduce(std::int64_t parameters, Join join, Occurs occurs) const {
+    return comm_op("dp_grad_reduce", Stream::kDp,
+                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, dp_group_, Bytes(parameters * 4), 4}, join, occurs);
   }
-  SimTime grad_reduce(std::int64_t parameters) const { return grad_reduce(parameters, dp_group_); }
+  /// Expert gradients: the same reduction over the expert DP group.
+  OpNode expert_grad_reduce(std::int64_t parameters, Join join, Occurs occurs) const {
+    return comm_op("expert_dp_grad_reduce", Stream::kDp,
+                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, expert_dp_group_, Bytes(parameters * 4), 4},
+                   join, occurs);
+  }
 
   ChunkWork chunk(std::int64_t layers, bool first, bool last, std::int64_t extra_params, std::int64_t first_layer) const {
     ChunkWork w;
@@ -304,7 +320,8 @@ class Builder {
       compute(w.backward, "logits_dgrad", gemm(tokens_, h, vocab_cols));
       compute(w.backward, "logits_wgrad", gemm(h, vocab_cols, tokens_));
       if (t_ > 1) {
-        add(w.backward, {p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, Join::kNow});
+        add(w.backward, comm_op(p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_,
+                                Join::kNow));
       }
       compute(w.backward, "final_norm_bwd", memory(norm(), sp_tokens_ * h, true));
     }
@@ -312,16 +329,15 @@ class Builder {
       const std::int64_t layer = first_layer + i;
       layer_backward(w.backward, bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)], is_moe(layer));
       if (per_layer_reduce && dp_group_.size > 1) {
-        add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(dense_group_params(layer)), Join::kStepEnd, reduce_when});
+        add(w.backward, grad_reduce(dense_group_params(layer), Join::kStepEnd, reduce_when));
       }
       if (per_layer_reduce && expert_params(layer) > 0 && expert_dp_group_.size > 1) {
-        add(w.backward, {"expert_dp_grad_reduce", Stream::kDp, grad_reduce(expert_params(layer), expert_dp_group_),
-                         Join::kStepEnd, reduce_when});
+        add(w.backward, expert_grad_reduce(expert_params(layer), Join::kStepEnd, reduce_when));
       }
     }
     if (first) compute(w.backward, "embedding_bwd", memory(MemoryKernel::kGelu, sp_tokens_ * h, true));
     if (dp_group_.size > 1 && per_layer_reduce && extra_params > 0) {
-      add(w.backward, {"dp_grad_reduce", Stream::kDp, grad_reduce(extra_params), Join::kStepEnd, reduce_when});
+      add(w.backward, grad_reduce(extra_params, Join::kStepEnd, reduce_when));
     }
     return w;
   }
@@ -334,10 +350,10 @@ class Builder {
     std::vector<OpNode> ops;
     const bool per_layer_reduce = zero_ == 3 || s_.overlap.dp_grad_reduce;
     if (dp_group_.size > 1 && !per_layer_reduce) {
-      add(ops, {"dp_grad_reduce", Stream::kDp, grad_reduce(held), Join::kNow});
+      add(ops, grad_reduce(held, Join::kNow, Occurs::kEvery));
     }
     if (experts > 0 && expert_dp_group_.size > 1 && !per_layer_reduce) {
-      add(ops, {"expert_dp_grad_reduce", Stream::kDp, grad_reduce(experts, expert_dp_group_), Join::kNow});
+      add(ops, expert_grad_reduce(experts, Join::kNow, Occurs::kEvery));
     }
     for (auto& op : optimizer(held, experts)) ops.push_back(std::move(op));
     return ops;
@@ -352,10 +368,10 @@ class Builder {
     adam.optimizer = true;
     ops.push_back(adam);
     if (zero_ >= 1 && zero_ <= 2 && !s_.overlap.dp_param_gather) {
-      add(ops, {"dp_param_all_gather", Stream::kDp, comm_.time(Op::kAllGather, dp_group_, Bytes(held * 2), 2), Join::kNow});
+      add(ops, comm_op("dp_param_all_gather", Stream::kDp, {Op::kAllGather, dp_group_, Bytes(held * 2), 2}, Join::kNow));
       if (experts > 0) {
-        add(ops, {"expert_dp_param_all_gather", Stream::kDp,
-                  comm_.time(Op::kAllGather, expert_dp_group_, Bytes(experts * 2), 2), Join::kNow});
+        add(ops, comm_op("expert_dp_param_all_gather", Stream::kDp, {Op::kAllGather, expert_dp_group_, Bytes(experts * 2), 2},
+                         Join::kNow));
       }
     }
     return ops;
@@ -371,7 +387,7 @@ class Builder {
   std::vector<ProjectionGemm> qkv_;
   int zero_ = 0;
   GroupShape tp_group_, dp_group_, pp_group_, expert_dp_group_;
-  SimTime tp_fwd_in_, tp_fwd_out_;
+  CommCall tp_fwd_in_, tp_fwd_out_;
   // MoE layers (none for a dense model).
   std::optional<MoeLayer> moe_;
   std::int64_t shared_ffn_cols_ = 0, shared_up_cols_ = 0, moe_layer_params_ = 0;

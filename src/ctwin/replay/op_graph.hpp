@@ -32,6 +32,7 @@
 // Not yet: context parallelism (rejected with an InputError).
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ctwin/core/units.hpp"
@@ -60,6 +61,7 @@ struct OpNode {
   Occurs occurs = Occurs::kEvery;
   int wait_for = -1;  ///< index of an earlier op of the same list that must end before this starts
   bool optimizer = false;
+  std::optional<CommCall> comm{};  ///< what a communication op moves (none for kernels)
 };
 
 struct ChunkWork {
@@ -76,6 +78,8 @@ struct StepWork {
   std::vector<StageWork> stages;  ///< one per pipeline rank
   std::int64_t micro_batches = 1;
   SimTime p2p;  ///< sending one micro-batch's activations (or their gradients) to the next stage
+  CommCall p2p_call;
+  std::int64_t stage_gpus = 1;  ///< GPUs of one pipeline stage (tp·cp·dp), consecutive in Megatron's rank order
 };
 
 /// Builds the graph for `scenario` (validated). InputError for what this slice does not model

@@ -1,102 +1,147 @@
 #include "ctwin/replay/replay.hpp"
 
 #include <algorithm>
+#include <array>
+#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "ctwin/core/error.hpp"
-#include "ctwin/engine/simulator.hpp"
 
 namespace ctwin::replay {
 namespace {
 
 class Replayer {
  public:
-  Replayer(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order, bool pp_overlap)
-      : work_(work), order_(order), pp_overlap_(pp_overlap), pp_(static_cast<int>(work.stages.size())),
-        ranks_(work.stages.size()) {
-    CTWIN_ASSERT(order.size() == work.stages.size(), "one order per pipeline rank");
-    for (auto& r : ranks_) r.stream_free.assign(kStreams, SimTime());
+  Replayer(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order, const ReplayOptions& options,
+           engine::Simulator& sim, CommExecutor& executor)
+      : work_(work), order_(order), options_(options), sim_(sim), executor_(executor),
+        pp_(static_cast<int>(work.stages.size())), locals_(options.all_ranks ? work.stage_gpus : 1) {
+    CTWIN_ASSERT(order.size() == work.stages.size(), "one order per pipeline stage");
+    CTWIN_ASSERT(locals_ >= 1, "a stage has at least one rank");
+    ranks_.resize(static_cast<std::size_t>(pp_ * locals_));
+    for (std::size_t id = 0; id < ranks_.size(); ++id) {
+      ranks_[id].stage = static_cast<int>(static_cast<std::int64_t>(id) / locals_);
+      ranks_[id].local = options.all_ranks ? static_cast<std::int64_t>(id) % locals_ : kEveryGroup;
+    }
   }
 
   ReplayResult run() {
-    for (int r = 0; r < pp_; ++r) sim_.schedule_at(SimTime(), [this, r] { try_start(r); });
+    const std::uint64_t events_before = sim_.events_processed();
+    for (int id = 0; id < static_cast<int>(ranks_.size()); ++id) sim_.schedule_in(SimTime(), [this, id] { try_start(id); });
     sim_.run();
     ReplayResult result;
+    result.ranks_per_stage = locals_;
     for (auto& r : ranks_) {
       CTWIN_ASSERT(r.finished, "every rank reaches its optimizer step (the schedule has no deadlock)");
       result.step_time = std::max(result.step_time, r.timeline.end);
+      std::stable_sort(r.timeline.busy.begin(), r.timeline.busy.end(),
+                       [](const BusyInterval& a, const BusyInterval& b) { return a.start < b.start; });
       result.ranks.push_back(std::move(r.timeline));
     }
-    result.events = sim_.events_processed();
+    result.events = sim_.events_processed() - events_before;
     return result;
   }
 
  private:
-  using Key = std::tuple<int, bool, int, int>;  // rank, forward, chunk, micro-batch
+  using Arrival = std::tuple<int, bool, int, int>;  // sending rank, forward, chunk, micro-batch
+  // An op of a group, as every member names it: stage, group leader, task (forward, chunk,
+  // micro-batch; after-backward ops have forward 2) and index in the op list.
+  using Rendezvous = std::tuple<int, std::int64_t, int, int, int, std::size_t>;
 
+  struct Job {
+    const OpNode* op = nullptr;          // null for a pipeline send
+    const PipelineTask* task = nullptr;  // null for after-backward ops
+    std::uint64_t list = 0;              // the rank's op list it belongs to
+    std::size_t index = 0;
+    int send_to = -1;                    // receiving rank of a send
+  };
+  struct StreamState {
+    bool running = false;
+    std::deque<Job> queue;
+  };
   struct Rank {
-    std::size_t next = 0;          // index into its order
+    int stage = 0;
+    std::int64_t local = kEveryGroup;
+    std::size_t next = 0;  // index into its stage's order
     bool busy = false;
     bool finished = false;
-    SimTime blocked_until;         // a blocking send in flight
-    std::vector<SimTime> stream_free;
-    std::vector<SimTime> op_end;   // of the running op list
-    SimTime task_join;             // Join::kTaskEnd ops of the running list
-    SimTime step_join;             // Join::kStepEnd ops so far
+    int blocking_sends = 0;
+    std::array<StreamState, kStreams> streams;
+    // The op list being issued (a task's chunk pass, or the after-backward ops).
+    const PipelineTask* task = nullptr;
+    std::uint64_t list = 0;
+    std::vector<char> done;
+    int parked_on = -1;  // the issue loop waits for this op (wait_for) ...
+    std::size_t parked_at = 0;
+    int now_op = -1;  // ... or for this Join::kNow op
+    bool issued_all = false;
+    int task_pending = 0;
+    int step_pending = 0;
+    SimTime step_join;
     RankTimeline timeline;
   };
 
   int chunks() const { return static_cast<int>(work_.stages.front().chunks.size()); }
+  int rank_id(int stage, std::int64_t local) const {
+    return static_cast<int>(stage * locals_ + (local == kEveryGroup ? 0 : local));
+  }
+  Rank& rank(int id) { return ranks_[static_cast<std::size_t>(id)]; }
 
-  /// When the input of `task` on rank `r` is there; nullopt while it is not.
-  std::optional<SimTime> input_ready(int r, const PipelineTask& t) const {
+  /// When the input of `task` on rank `id` is there; nullopt while it is not.
+  std::optional<SimTime> input_ready(int id, const PipelineTask& t) const {
+    const Rank& r = ranks_[static_cast<std::size_t>(id)];
     const int v = chunks();
-    std::optional<Key> from;
+    std::optional<int> from_stage;
     if (t.forward) {
-      if (r > 0) from = Key{r - 1, true, t.chunk, t.micro_batch};
-      else if (t.chunk > 0) from = Key{pp_ - 1, true, t.chunk - 1, t.micro_batch};
+      if (r.stage > 0) from_stage = r.stage - 1;
+      else if (t.chunk > 0) from_stage = pp_ - 1;
     } else {
-      if (r < pp_ - 1) from = Key{r + 1, false, t.chunk, t.micro_batch};
-      else if (t.chunk < v - 1) from = Key{0, false, t.chunk + 1, t.micro_batch};
+      if (r.stage < pp_ - 1) from_stage = r.stage + 1;
+      else if (t.chunk < v - 1) from_stage = 0;
     }
-    if (!from) return SimTime();
-    const auto it = arrived_.find(*from);
+    if (!from_stage) return SimTime();
+    const int from_chunk = t.forward ? (r.stage > 0 ? t.chunk : t.chunk - 1) : (r.stage < pp_ - 1 ? t.chunk : t.chunk + 1);
+    const auto it = arrived_.find(Arrival{rank_id(*from_stage, r.local), t.forward, from_chunk, t.micro_batch});
     if (it == arrived_.end()) return std::nullopt;
     return it->second;
   }
 
-  void try_start(int r) {
-    Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    if (rank.busy || rank.finished) return;
-    const auto& order = order_[static_cast<std::size_t>(r)];
-    if (rank.next == order.size()) {
-      rank.busy = true;
-      const SimTime at = std::max({sim_.now(), rank.step_join, rank.blocked_until});
-      sim_.schedule_at(at, [this, r] { start_list(r, nullptr); });
+  void try_start(int id) {
+    Rank& r = rank(id);
+    if (r.busy || r.finished || r.blocking_sends > 0) return;
+    const auto& order = order_[static_cast<std::size_t>(r.stage)];
+    if (r.next == order.size()) {
+      if (r.step_pending > 0) return;  // the last Join::kStepEnd op calls again
+      r.busy = true;
+      start_list(id, nullptr);
       return;
     }
-    const PipelineTask& task = order[rank.next];
-    const auto ready = input_ready(r, task);
-    if (!ready) return;  // the arrival event calls try_start again
-    rank.busy = true;
-    const SimTime at = std::max({sim_.now(), *ready, rank.blocked_until});
-    sim_.schedule_at(at, [this, r, &task] { start_list(r, &task); });
+    const PipelineTask& task = order[r.next];
+    if (!input_ready(id, task)) return;  // the arrival calls again
+    r.busy = true;
+    start_list(id, &task);
   }
 
-  const std::vector<OpNode>& ops_of(int r, const PipelineTask* task) const {
-    const StageWork& stage = work_.stages[static_cast<std::size_t>(r)];
-    if (task == nullptr) return stage.after_backward;
-    const ChunkWork& chunk = stage.chunks[static_cast<std::size_t>(task->chunk)];
+  const std::vector<OpNode>& ops_of(int stage, const PipelineTask* task) const {
+    const StageWork& s = work_.stages[static_cast<std::size_t>(stage)];
+    if (task == nullptr) return s.after_backward;
+    const ChunkWork& chunk = s.chunks[static_cast<std::size_t>(task->chunk)];
     return task->forward ? chunk.forward : chunk.backward;
   }
 
-  void start_list(int r, const PipelineTask* task) {
-    Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    rank.op_end.assign(ops_of(r, task).size(), SimTime());
-    rank.task_join = sim_.now();
-    issue(r, task, 0);
+  void start_list(int id, const PipelineTask* task) {
+    Rank& r = rank(id);
+    r.task = task;
+    ++r.list;
+    r.done.assign(ops_of(r.stage, task).size(), 0);
+    r.parked_on = -1;
+    r.now_op = -1;
+    r.issued_all = false;
+    r.task_pending = 0;
+    issue(id, 0);
   }
 
   bool occurs(const OpNode& op, const PipelineTask* task) const {
@@ -105,94 +150,180 @@ class Replayer {
     return task->micro_batch == work_.micro_batches - 1;
   }
 
-  /// Issues ops from `index` on until one holds the compute; each op's end is an event.
-  void issue(int r, const PipelineTask* task, std::size_t index) {
-    Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    const auto& ops = ops_of(r, task);
+  /// Issues ops from `index` on until one holds the issue (Join::kNow, or a wait_for not done).
+  void issue(int id, std::size_t index) {
+    Rank& r = rank(id);
+    const auto& ops = ops_of(r.stage, r.task);
     for (; index < ops.size(); ++index) {
       const OpNode& op = ops[index];
-      if (!occurs(op, task)) continue;
-      SimTime earliest = sim_.now();
-      if (op.wait_for >= 0) earliest = std::max(earliest, rank.op_end[static_cast<std::size_t>(op.wait_for)]);
-      if (earliest > sim_.now()) {
-        sim_.schedule_at(earliest, [this, r, task, index] { issue(r, task, index); });
+      if (!occurs(op, r.task)) {
+        r.done[index] = 1;  // nothing to wait for
+        continue;
+      }
+      if (op.wait_for >= 0 && !r.done[static_cast<std::size_t>(op.wait_for)]) {
+        r.parked_on = op.wait_for;
+        r.parked_at = index;
         return;
       }
-      SimTime& free = rank.stream_free[static_cast<std::size_t>(op.stream)];
-      const SimTime start = std::max(earliest, free);
-      const SimTime end = start + op.duration;
-      free = end;
-      rank.op_end[index] = end;
-      if (op.duration > SimTime()) {
-        rank.timeline.busy.push_back({start, end, op.name, op.stream, op.optimizer, task == nullptr || task->forward,
-                                      task == nullptr ? 0 : task->chunk, task == nullptr ? -1 : task->micro_batch});
-      }
+      const Job job{&op, r.task, r.list, index};
       switch (op.join) {
-        case Join::kNow:
-          sim_.schedule_at(end, [this, r, task, index] { issue(r, task, index + 1); });
-          return;
-        case Join::kTaskEnd: rank.task_join = std::max(rank.task_join, end); break;
-        case Join::kStepEnd: rank.step_join = std::max(rank.step_join, end); break;
+        case Join::kNow: r.now_op = static_cast<int>(index); break;
+        case Join::kTaskEnd: ++r.task_pending; break;
+        case Join::kStepEnd: ++r.step_pending; break;
       }
+      submit(id, job);
+      if (op.join == Join::kNow) return;
     }
-    const SimTime done = std::max(sim_.now(), rank.task_join);
-    if (done > sim_.now()) {
-      sim_.schedule_at(done, [this, r, task] { finish(r, task); });
+    r.issued_all = true;
+    finish_list_if_done(id);
+  }
+
+  void submit(int id, const Job& job) {
+    StreamState& s = rank(id).streams[static_cast<std::size_t>(job.op ? job.op->stream : Stream::kPp)];
+    if (s.running) {
+      s.queue.push_back(job);
     } else {
-      finish(r, task);
+      begin(id, job);
     }
   }
 
-  void finish(int r, const PipelineTask* task) {
-    Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    rank.busy = false;
-    if (task == nullptr) {
-      rank.finished = true;
-      rank.timeline.end = std::max(sim_.now(), rank.step_join);
+  void begin(int id, const Job& job) {
+    Rank& r = rank(id);
+    r.streams[static_cast<std::size_t>(job.op ? job.op->stream : Stream::kPp)].running = true;
+    const SimTime start = sim_.now();
+    auto done = [this, id, job, start] { complete(id, job, start); };
+    if (job.op == nullptr) {
+      executor_.start_send(work_.p2p_call, work_.p2p, r.stage, rank(job.send_to).stage, r.local, std::move(done));
       return;
     }
-    ++rank.next;
-    send(r, *task);
-    try_start(r);
+    const OpNode& op = *job.op;
+    if (!op.comm || op.comm->group.size <= 1) {
+      sim_.schedule_in(op.duration, std::move(done));
+      return;
+    }
+    if (!options_.all_ranks) {
+      executor_.start_collective(*op.comm, op.duration, r.stage, kEveryGroup, std::move(done));
+      return;
+    }
+    // Every rank simulated: the collective starts once the last member of its group issued it.
+    const std::int64_t leader = group_leader(op.comm->group, r.local);
+    const Rendezvous key{r.stage, leader, job.task ? int(job.task->forward) : 2, job.task ? job.task->chunk : 0,
+                         job.task ? job.task->micro_batch : 0, job.index};
+    auto& waiting = rendezvous_[key];
+    waiting.push_back(std::move(done));
+    if (static_cast<std::int64_t>(waiting.size()) < op.comm->group.size) return;
+    auto members = std::move(waiting);
+    rendezvous_.erase(key);
+    executor_.start_collective(*op.comm, op.duration, r.stage, leader, [members = std::move(members)] {
+      for (const auto& member_done : members) member_done();
+    });
+  }
+
+  void complete(int id, const Job& job, SimTime start) {
+    Rank& r = rank(id);
+    const bool send = job.op == nullptr;
+    const bool forward = job.task == nullptr || job.task->forward;
+    if (sim_.now() > start) {
+      const char* name = send ? (forward ? "pp_send_activation" : "pp_send_gradient") : job.op->name;
+      r.timeline.busy.push_back({start, sim_.now(), name, send ? Stream::kPp : job.op->stream,
+                                 !send && job.op->optimizer, forward, job.task ? job.task->chunk : 0,
+                                 job.task ? job.task->micro_batch : -1});
+    }
+    StreamState& s = r.streams[static_cast<std::size_t>(send ? Stream::kPp : job.op->stream)];
+    s.running = false;
+    if (!s.queue.empty()) {
+      const Job next = s.queue.front();
+      s.queue.pop_front();
+      begin(id, next);
+    }
+    if (send) {
+      arrived_[Arrival{id, job.task->forward, job.task->chunk, job.task->micro_batch}] = sim_.now();
+      if (!options_.pp_overlap) --r.blocking_sends;
+      try_start(job.send_to);
+      try_start(id);
+      return;
+    }
+    switch (job.op->join) {
+      case Join::kStepEnd:
+        --r.step_pending;
+        r.step_join = std::max(r.step_join, sim_.now());
+        if (r.step_pending == 0) try_start(id);
+        break;
+      case Join::kTaskEnd:
+        --r.task_pending;
+        break;
+      case Join::kNow:
+        break;
+    }
+    if (job.list != r.list) return;  // a Join::kStepEnd op of an earlier list
+    r.done[job.index] = 1;
+    if (r.now_op == static_cast<int>(job.index)) {
+      r.now_op = -1;
+      issue(id, job.index + 1);
+    } else if (r.parked_on == static_cast<int>(job.index)) {
+      r.parked_on = -1;
+      issue(id, r.parked_at);
+    } else if (job.op->join == Join::kTaskEnd) {
+      finish_list_if_done(id);
+    }
+  }
+
+  void finish_list_if_done(int id) {
+    Rank& r = rank(id);
+    if (!r.issued_all || r.task_pending > 0) return;
+    r.issued_all = false;
+    r.busy = false;
+    if (r.task == nullptr) {
+      r.finished = true;
+      r.timeline.end = std::max(sim_.now(), r.step_join);
+      return;
+    }
+    const PipelineTask& task = *r.task;
+    ++r.next;
+    send(id, task);
+    try_start(id);
   }
 
   /// The activation (forward) or its gradient (backward) goes to the neighbouring virtual stage.
-  void send(int r, const PipelineTask& t) {
+  void send(int id, const PipelineTask& t) {
+    Rank& r = rank(id);
     const int v = chunks();
-    const bool last_virtual = r == pp_ - 1 && t.chunk == v - 1;
-    const bool first_virtual = r == 0 && t.chunk == 0;
+    const bool last_virtual = r.stage == pp_ - 1 && t.chunk == v - 1;
+    const bool first_virtual = r.stage == 0 && t.chunk == 0;
     if ((t.forward && last_virtual) || (!t.forward && first_virtual)) return;
-    const int to = t.forward ? (r + 1) % pp_ : (r + pp_ - 1) % pp_;
-    Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    SimTime& free = rank.stream_free[static_cast<std::size_t>(Stream::kPp)];
-    const SimTime start = std::max(sim_.now(), free);
-    const SimTime arrival = start + work_.p2p;
-    free = arrival;
-    if (work_.p2p > SimTime()) {
-      rank.timeline.busy.push_back({start, arrival, t.forward ? "pp_send_activation" : "pp_send_gradient", Stream::kPp,
-                                    false, t.forward, t.chunk, t.micro_batch});
-    }
-    if (!pp_overlap_) rank.blocked_until = std::max(rank.blocked_until, arrival);
-    const Key key{r, t.forward, t.chunk, t.micro_batch};
-    sim_.schedule_at(arrival, [this, key, to] {
-      arrived_[key] = sim_.now();
-      try_start(to);
-    });
+    const int to = t.forward ? (r.stage + 1) % pp_ : (r.stage + pp_ - 1) % pp_;
+    if (!options_.pp_overlap) ++r.blocking_sends;
+    Job job;
+    job.task = &t;
+    job.send_to = rank_id(to, r.local);
+    submit(id, job);
   }
 
   const StepWork& work_;
   const std::vector<std::vector<PipelineTask>>& order_;
-  bool pp_overlap_ = true;
+  ReplayOptions options_;
+  engine::Simulator& sim_;
+  CommExecutor& executor_;
   int pp_ = 1;
+  std::int64_t locals_ = 1;
   std::vector<Rank> ranks_;
-  std::map<Key, SimTime> arrived_;
-  engine::Simulator sim_;
+  std::map<Arrival, SimTime> arrived_;
+  std::map<Rendezvous, std::vector<CommExecutor::Done>> rendezvous_;
 };
 
 }  // namespace
 
+ReplayResult replay_step(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order,
+                         const ReplayOptions& options, engine::Simulator& simulator, CommExecutor& executor) {
+  return Replayer(work, order, options, simulator, executor).run();
+}
+
 ReplayResult replay_step(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order, bool pp_overlap) {
-  return Replayer(work, order, pp_overlap).run();
+  engine::Simulator simulator;
+  IsolatedExecutor executor(simulator);
+  ReplayOptions options;
+  options.pp_overlap = pp_overlap;
+  return replay_step(work, order, options, simulator, executor);
 }
 
 }  // namespace ctwin::replay

@@ -1,21 +1,26 @@
 #pragma once
-// Event-level replay of one training step of one representative pipeline on the engine.
+// Event-level replay of one training step on the engine.
 //
-// Symmetry: the DP replicas and TP ranks of a stage do the same work at the same time, so one
-// rank per pipeline stage is simulated; their collectives' times already account for the whole
-// group (comm_groups.hpp). Each rank has streams (compute, tp, pp, dp, cp, ep); an op starts
-// when its stream is free and what it waits for is done, and each op's end is an engine event.
-// Dependencies between ranks: the forward of (chunk c, micro-batch m) on rank r starts after
-// rank r − 1's forward of (c, m) and its activation send (rank 0 chunk c waits for rank pp − 1
-// chunk c − 1); backward mirrors it. Sends run on the pp stream and, without overlap.pp_p2p,
-// hold the sender's compute until they arrive. After its last backward and its
-// Join::kStepEnd communication, each rank runs its optimizer ops. The step ends when every
-// rank is done.
+// Symmetry: the DP replicas and TP ranks of a stage do the same work at the same time, so by
+// default one rank per pipeline stage is simulated and its communication stands for every group
+// of the stage (comm_executor.hpp); `all_ranks` simulates every rank of every stage, each
+// collective starting once all members of its group have issued it (the check that the
+// symmetry reduction changes nothing). Each rank has streams (compute, tp, pp, dp, cp, ep),
+// each running its ops in issue order; an op starts when its stream is free and what it waits
+// for is done, and ends when its kernel time has passed or the executor says its communication
+// is done. Dependencies between ranks: the forward of (chunk c, micro-batch m) on stage r starts
+// after stage r − 1's forward of (c, m) and its activation send (stage 0 chunk c waits for stage
+// pp − 1 chunk c − 1); backward mirrors it. Sends run on the pp stream and, without
+// overlap.pp_p2p, hold the sender's compute until they arrive. After its last backward and its
+// Join::kStepEnd communication, each rank runs its optimizer ops. The step ends when every rank
+// is done.
 
 #include <cstdint>
 #include <vector>
 
 #include "ctwin/core/units.hpp"
+#include "ctwin/engine/simulator.hpp"
+#include "ctwin/replay/comm_executor.hpp"
 #include "ctwin/replay/op_graph.hpp"
 #include "ctwin/replay/schedule.hpp"
 
@@ -39,12 +44,24 @@ struct RankTimeline {
 
 struct ReplayResult {
   SimTime step_time;
-  std::vector<RankTimeline> ranks;  ///< one per pipeline stage
+  std::vector<RankTimeline> ranks;  ///< one per pipeline stage, or stage by stage every rank (all_ranks)
+  std::int64_t ranks_per_stage = 1;
   std::uint64_t events = 0;
 };
 
-/// Replays `work` with the per-rank `order` (pipeline_order for the same pp, chunks and
-/// micro-batches). `pp_overlap`: sends do not hold the sender's compute.
+struct ReplayOptions {
+  bool pp_overlap = true;  ///< sends do not hold the sender's compute
+  bool all_ranks = false;  ///< every rank of every stage (work.stage_gpus each), not one per stage
+};
+
+/// Replays `work` with the per-stage `order` (pipeline_order for the same pp, chunks and
+/// micro-batches) on `simulator`, communication moved by `executor` (which runs on the same
+/// simulator).
+[[nodiscard]] ReplayResult replay_step(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order,
+                                       const ReplayOptions& options, engine::Simulator& simulator,
+                                       CommExecutor& executor);
+
+/// One rank per stage, every op taking its predicted time.
 [[nodiscard]] ReplayResult replay_step(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order,
                                        bool pp_overlap);
 

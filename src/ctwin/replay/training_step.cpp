@@ -1,7 +1,10 @@
 #include "ctwin/replay/training_step.hpp"
 
+#include <memory>
+
 #include "ctwin/replay/comm_groups.hpp"
 #include "ctwin/replay/schedule.hpp"
+#include "ctwin/replay/shared_fabric.hpp"
 
 namespace ctwin::replay {
 
@@ -11,7 +14,20 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   step.work = build_step_work(scenario, comm);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
                                     static_cast<int>(scenario.split.vpp), static_cast<int>(step.work.micro_batches));
-  step.replay = replay_step(step.work, order, scenario.overlap.pp_p2p);
+  ReplayOptions replay_options;
+  replay_options.pp_overlap = scenario.overlap.pp_p2p;
+  replay_options.all_ranks = options.all_ranks;
+  const bool shared = !options.free_communication &&
+                      (options.comm == CommModel::kShared || (options.comm == CommModel::kAuto && scenario.network == "flow"));
+  step.shared_fabric = shared;
+  engine::Simulator simulator;
+  std::unique_ptr<CommExecutor> executor;
+  if (shared) {
+    executor = std::make_unique<SharedFabricExecutor>(scenario.cluster, scenario.gpus, step.work.stage_gpus, simulator);
+  } else {
+    executor = std::make_unique<IsolatedExecutor>(simulator);
+  }
+  step.replay = replay_step(step.work, order, replay_options, simulator, *executor);
   step.report = make_step_report(scenario, step.replay);
   return step;
 }

@@ -8,14 +8,24 @@
 
 namespace ctwin::replay {
 
+/// How communication ops take time during the replay (comm_executor.hpp).
+enum class CommModel {
+  kAuto,      ///< shared with the `flow` network, isolated with `analytical` (which has no contention)
+  kIsolated,  ///< each op its predicted time, as if alone on the fabric
+  kShared,    ///< every op's traffic on one flow simulation of the cluster
+};
+
 struct StepOptions {
   bool free_communication = false;  ///< every collective and send takes no time (oracle tests)
+  CommModel comm = CommModel::kAuto;
+  bool all_ranks = false;  ///< simulate every rank, not one per pipeline stage
 };
 
 struct SimulatedStep {
   StepWork work;
   ReplayResult replay;
   StepReport report;
+  bool shared_fabric = false;  ///< communication replayed on one flow simulation of the cluster
 };
 
 /// InputError for what the slice does not model (see build_step_work).

@@ -49,6 +49,32 @@ TEST_F(RunCli, PrintsTheJsonContractTheSameBytesEveryTime) {
   EXPECT_EQ(second.output, third.output);
 }
 
+TEST_F(RunCli, RequireFitFailsOnlyWhenTheSplitDoesNotFit) {
+  // Llama 3 8B unsharded on one stage, 8 sequences of 8k tokens per micro-batch: far over 80 GB.
+  const std::string huge = " --set parallel.tp=1 --set parallel.pp=1 --set training.micro_batch=8 "
+                           "--set training.global_batch=512 --set parallel.recompute=\"none\"";
+  const auto reported = run_ctwin("run " + shell_quote(kDefault) + huge + " --format json");
+  ASSERT_EQ(reported.status, 0) << reported.output;
+  EXPECT_FALSE(nlohmann::json::parse(reported.output).at("fits_memory").get<bool>());
+  const auto refused = run_ctwin("run " + shell_quote(kDefault) + huge + " --require-fit");
+  EXPECT_TRUE(one_line_error(refused, {"default.json", "/parallel", "does not fit in memory", "activations"}));
+  EXPECT_EQ(run_ctwin("run " + shell_quote(kDefault) + " --require-fit --format json").status, 0);
+}
+
+TEST_F(RunCli, CommunicationModelsAndEveryRank) {
+  const auto shared = run_ctwin("run " + shell_quote(kDefault) + " --comm shared --format json");
+  const auto isolated = run_ctwin("run " + shell_quote(kDefault) + " --comm isolated --format json");
+  ASSERT_EQ(shared.status, 0) << shared.output;
+  ASSERT_EQ(isolated.status, 0) << isolated.output;
+  EXPECT_GE(nlohmann::json::parse(shared.output).at("step_time_s").get<double>(),
+            nlohmann::json::parse(isolated.output).at("step_time_s").get<double>());
+  const auto bad = run_ctwin("run " + shell_quote(kDefault) + " --comm fast");
+  EXPECT_TRUE(one_line_error(bad, {"--comm", "fast"}));
+  const auto every = run_ctwin("run " + shell_quote(kDefault) + " --all-ranks --format json");
+  ASSERT_EQ(every.status, 0) << every.output;
+  EXPECT_EQ(nlohmann::json::parse(every.output).at("step_time_s"), nlohmann::json::parse(shared.output).at("step_time_s"));
+}
+
 TEST_F(RunCli, SetAndNetworkOverrideTheScenario) {
   const auto outcome = run_ctwin("run " + shell_quote(kDefault) +
                                  " --network analytical --set parallel.tp=4 --set parallel.pp=1 --format json");

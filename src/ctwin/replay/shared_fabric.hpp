@@ -1,0 +1,68 @@
+#pragma once
+// Communication of a replayed step on one flow simulation of the whole cluster, so that ops
+// overlapping in time (a DP reduce-scatter beside a pipeline send, EP all-to-alls beside CP ring
+// passes) share NICs, leaves and spines.
+//
+// Each collective becomes its traffic: a ring's edges (member j to j + 1) for all-reduce,
+// reduce-scatter, all-gather, broadcast, reduce and sendrecv; every ordered pair of members for
+// all-to-all; each rank to its peer in the next stage for a pipeline send. Its bytes are scaled
+// so that the traffic of one group, alone on the fabric, lasts the time the communication twin
+// predicted for the collective (its algorithm, protocol and latencies: comm_groups.hpp); on a
+// shared fabric it lasts longer wherever other traffic takes link capacity. An op ends at the
+// later of its predicted time and the end of its traffic, so contention can only slow it.
+//
+// Scale: with leader kEveryGroup an op stands for every group of its shape in the stage; a group
+// that spans nodes puts all of them on the fabric, one inside a node only the groups of the
+// stage's first node (the others load only their own nodes' NVLink, which nothing else of the
+// replay crosses: sends and DP traffic leave by the NICs, rail-aligned).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/fabric/fabric.hpp"
+#include "ctwin/network/network_model.hpp"
+#include "ctwin/replay/comm_executor.hpp"
+
+namespace ctwin::replay {
+
+class SharedFabricExecutor final : public CommExecutor {
+ public:
+  /// The first `gpus` GPUs of `cluster`, pipeline stages of `stage_gpus` consecutive GPUs.
+  SharedFabricExecutor(const fabric::ClusterSpec& cluster, std::int64_t gpus, std::int64_t stage_gpus,
+                       engine::Simulator& simulator);
+  ~SharedFabricExecutor() override;
+  SharedFabricExecutor(const SharedFabricExecutor&) = delete;
+  SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
+
+  void start_collective(const CommCall& call, SimTime isolated, int stage, std::int64_t leader, Done done) override;
+  void start_send(const CommCall& call, SimTime isolated, int from, int to, std::int64_t local, Done done) override;
+
+  /// What was put on the shared fabric and what arrived (the per-group probes are not counted).
+  [[nodiscard]] const network::TransferStats& stats() const { return network_->stats(); }
+
+ private:
+  using Pairs = std::vector<std::pair<fabric::GpuId, fabric::GpuId>>;
+  // Fluid time of one group's traffic alone: fixed part and part per byte of each transfer.
+  struct Pace {
+    double fixed_s = 0;
+    double per_byte_s = 0;
+  };
+
+  void append_group(const CommCall& call, int stage, std::int64_t leader, Pairs& out) const;
+  [[nodiscard]] const Pace& pace_of(const CommCall& call, int from_stage, int to_stage);
+  [[nodiscard]] double alone_s(const Pairs& pairs, std::int64_t bytes) const;
+  void launch(const Pairs& pairs, const Pace& pace, SimTime isolated, Done done);
+
+  fabric::Fabric fabric_;
+  std::int64_t stage_gpus_ = 1;
+  engine::Simulator& simulator_;
+  std::unique_ptr<network::NetworkModel> network_;
+  std::map<std::tuple<int, std::int64_t, std::int64_t, int>, Pace> paces_;  // op, size, stride (sends: −1)
+};
+
+}  // namespace ctwin::replay
