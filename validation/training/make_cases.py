@@ -80,14 +80,14 @@ def llama2_13b(arch):
 
 
 def scenario(model, cluster, gpus, seq, mb, gbs, precision, tp, pp, vpp, dp, recompute, sp, dist_opt, zero,
-             grad_overlap=True, gpu=None, cp=1):
+             grad_overlap=True, gpu=None, cp=1, ep=1):
     s = {
         "model": model,
         "cluster": cluster,
         "gpus": gpus,
         "training": {"seq_len": seq, "global_batch": gbs, "micro_batch": mb, "precision": precision},
         "parallel": {
-            "tp": tp, "pp": pp, "vpp": vpp, "cp": cp, "ep": 1, "dp": dp,
+            "tp": tp, "pp": pp, "vpp": vpp, "cp": cp, "ep": ep, "dp": dp,
             "sequence_parallel": sp, "distributed_optimizer": dist_opt, "zero": zero,
             "recompute": recompute, "schedule": "interleaved" if vpp > 1 else "1f1b",
         },
@@ -176,18 +176,68 @@ def nemo(run, arches):
                 assumptions, scen)
 
 
+# Megatron-Bridge MoE rows: table name in the run id -> (bundled model file, layers, whether the
+# recipe counts the embedding and the loss as pipeline layers).
+MBRIDGE_MOE = {
+    "qwen330ba3b": ("models/llm/qwen3-30b-a3b.json", 48, False),
+    # Megatron-Bridge recipes/qwen/qwen3_moe.py qwen3_235b_a22b_pretrain_config: "Uses
+    # account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split".
+    "qwen3235ba22b": ("models/llm/qwen3-moe.json", 94, True),
+    "deepseekv3": ("models/llm/deepseek-v3.json", 61, False),
+}
+
+# Megatron-Bridge recipes llama31_405b_pretrain_config and qwen3_235b_a22b_pretrain_config set both.
+SPLIT_SLOTS_ASSUMPTION = ("embedding and loss each take a layer's slot in the pipeline split "
+                          "(account_for_embedding/loss_in_pipeline_split, as Megatron-Bridge's Llama 3.1 405B and "
+                          "Qwen3-235B-A22B recipes set them)")
+
+MOE_ASSUMPTIONS = [
+    "MoE: alltoall token dispatcher, dropless routing with perfectly balanced experts (the table's runs force-balance "
+    "tokens), expert_tp 1, grouped expert GEMMs, no overlap of the EP all-to-all with compute (not in the table)",
+]
+
+
+def moe_key(name):
+    for key in MBRIDGE_MOE:
+        if key in name:
+            return key
+    return None
+
+
+def mbridge_precision(run):
+    """ctwin precision and the assumption that goes with the table's precision cell."""
+    cell = run["training"]["precision"]
+    if cell.startswith("BF16"):
+        return "bf16", "BF16 as published"
+    if cell.startswith("FP8-MX"):
+        return "fp8", "FP8-MX (MXFP8, 32-element block scaling) as fp8 GEMMs: no MXFP8 GEMM model of its own"
+    return "fp8", "FP8-CS (current scaling) as fp8 GEMMs; the value outside parentheses is FP8-CS"
+
+
 def mbridge(run):
     m, p = run["model"], run["parallel"]
     gpu = run["hardware"]["gpu"]
     cluster = {"NVIDIA H100": H100, "NVIDIA B200": B200, "NVIDIA GB200 (NVL72)": GB200,
                "NVIDIA GB300 (NVL72)": GB300}[gpu]
-    model = "models/llm/llama3-8b.json" if "llama38b" in run["id"] else "models/llm/llama3-70b.json"
-    tp, pp, cp, fsdp = int(p["tp"]), int(p["pp"]), int(p["cp"]), int(p["fsdp"])
+    key = moe_key(run["id"])
+    if key is not None:
+        model = MBRIDGE_MOE[key][0]
+    elif "llama31405b" in run["id"]:
+        model = "models/llm/llama3-405b.json"
+    else:
+        model = "models/llm/llama3-8b.json" if "llama38b" in run["id"] else "models/llm/llama3-70b.json"
+    tp, pp, cp, fsdp, ep = int(p["tp"]), int(p["pp"]), int(p["cp"]), int(p["fsdp"]), int(p["ep"])
     vp = 1 if p["vp"] == "n/a" else int(p["vp"])
     gpus = run["hardware"]["num_gpus"]
     dp = gpus // (tp * pp * cp)
+    precision, precision_note = mbridge_precision(run)
     assumptions = ["recompute none, sequence parallel when tp > 1: Megatron-Bridge performance recipes (not in the "
-                   "table)", "FP8-CS (current scaling) as fp8 GEMMs; the value outside parentheses is FP8-CS"]
+                   "table)", precision_note]
+    slots = (key is not None and MBRIDGE_MOE[key][2]) or "llama31405b" in run["id"]
+    if key is not None:
+        assumptions += MOE_ASSUMPTIONS
+    if slots:
+        assumptions.append(SPLIT_SLOTS_ASSUMPTION)
     if fsdp > 0:
         assumptions.append("Megatron FSDP as ZeRO-3 over the %d data-parallel GPUs" % fsdp)
     if cp > 1:
@@ -195,8 +245,11 @@ def mbridge(run):
     if "GB300" in gpu:
         assumptions.append("GB300 profile uncalibrated (datasheet peaks, default kernel efficiencies); FP8 dense "
                            "peak 5 PFLOPS per GPU as GB200's")
-    scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), "fp8",
-                    tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, cp=cp)
+    scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), precision,
+                    tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, cp=cp, ep=ep)
+    if slots:
+        scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
+        scen["parallel"]["account_for_loss_in_pipeline_split"] = True
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -211,18 +264,33 @@ def as_int(cell):
 def mbridge_blocker(run):
     """The reason a Megatron-Bridge row cannot run, or None."""
     p, gpu, name = run["parallel"], run["hardware"]["gpu"], run["id"]
-    if as_int(p.get("ep")) not in (None, 1) or any(k in name for k in ("deepseek", "qwen3", "gptoss")):
-        return "MoE model: ctwin run models dense transformers only (no grouped GEMM, no EP all-to-all)"
     if "not in table" in run["training"]["precision"]:
         return "precision not in the source table (25.09 archive rows give no precision column)"
     if "(" in str(p.get("cp")):
         return "two configurations in one cell (cp %s): which one was measured is not stated" % p["cp"]
-    layers = 126 if "405b" in name else None
-    if layers is not None:
+    if "gptoss" in name:
+        return ("GPT-OSS attention: sliding-window (128 tokens) attention on every other layer and learned attention "
+                "sinks, and biased experts with a clamped SwiGLU; ctwin models full causal attention and bias-free "
+                "experts only")
+    if "wmtp" in name:
+        return ("DeepSeek-V3 with its MTP (multi-token prediction) module: an extra transformer layer and output head "
+                "per step that ctwin does not model")
+    if "tokendrop" in name:
+        return "MoE token dropping (capacity factor): ctwin models dropless, balanced routing only"
+    key = moe_key(name)
+    if key is not None:
+        _, layers, slots = MBRIDGE_MOE[key]
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
-        if layers % stages != 0:
-            return ("uneven pipeline stages with virtual stages: 126 layers over pp %s x vp %s (ctwin splits "
-                    "unevenly only as first/last-stage layer counts with vp 1)" % (p["pp"], p["vp"]))
+        if (layers + (2 if slots else 0)) % stages != 0:
+            return ("uneven pipeline layout: %d layers (%d with the embedding and loss as layers) do not split into "
+                    "pp %s x vp %s = %d equal chunks; the run's layout is not in the source, and ctwin splits "
+                    "unevenly only as first/last-stage layer counts or embedding/loss slots"
+                    % (layers, layers + 2, p["pp"], p["vp"], stages))
+    if "405b" in name:
+        stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
+        if (126 + 2) % stages != 0:
+            return ("uneven pipeline stages: 126 layers (128 with the embedding and loss as layers) over pp %s x vp "
+                    "%s" % (p["pp"], p["vp"]))
     return None
 
 

@@ -38,7 +38,7 @@ replay::CommModel parse_comm(const std::string& name) {
 nlohmann::json report_json(const replay::Scenario& s, const replay::StepReport& r) {
   const auto& b = r.breakdown;
   const auto& m = r.memory_gib_per_gpu;
-  return nlohmann::json{
+  nlohmann::json out{
       {"scenario", s.source},
       {"model", s.model.name},
       {"cluster", s.cluster.name},
@@ -68,6 +68,8 @@ nlohmann::json report_json(const replay::Scenario& s, const replay::StepReport& 
         {"other", m.other}, {"total", m.total}}},
       {"fits_memory", r.fits_memory},
       {"events", r.events}};
+  if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
+  return out;
 }
 
 const char* stream_name(replay::Stream s) {
@@ -123,7 +125,9 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   std::cout << "split: tp " << s.split.tp << ", pp " << s.split.pp << ", vpp " << s.split.vpp << cp << ", dp " << r.dp << ", "
             << r.micro_batches << " micro-batches of " << s.split.micro_batch << " x " << s.split.seq_len << " tokens, "
             << workload::schedule_name(s.split.schedule) << ", recompute " << workload::recompute_name(s.split.recompute)
-            << ", zero " << s.split.zero_stage() << "\n";
+            << ", zero " << s.split.zero_stage();
+  if (s.model.has_moe) std::cout << ", ep " << s.split.ep << ", expert_tp " << s.split.expert_tp;
+  std::cout << "\n";
   Table t({"metric", "value"});
   t.add_row({"step time", fixed(r.step_time_s, 4) + " s"});
   t.add_row({"tokens/s", fixed(r.tokens_per_s, 0)});
@@ -142,6 +146,7 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   row("exposed pp", b.exposed_comm_s.pp);
   row("exposed dp", b.exposed_comm_s.dp);
   if (s.split.cp > 1) row("exposed cp", b.exposed_comm_s.cp);
+  if (s.model.has_moe) row("exposed ep", b.exposed_comm_s.ep);  // dense tables keep their rows
   row("bubble", b.bubble_s);
   row("optimizer", b.optimizer_s);
   parts.print(std::cout, Format::kTable, "  ");

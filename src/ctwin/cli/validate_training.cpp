@@ -25,6 +25,8 @@ std::string split_of(const replay::Scenario& s, const replay::StepReport& r) {
   std::ostringstream text;
   text << "tp" << s.split.tp << " pp" << s.split.pp;
   if (s.split.vpp > 1) text << " vpp" << s.split.vpp;
+  if (s.model.has_moe) text << " ep" << s.split.ep;
+  if (s.split.expert_tp > 1) text << " etp" << s.split.expert_tp;
   text << " dp" << r.dp << " mb" << s.split.micro_batch << " x" << r.micro_batches << " "
        << workload::precision_name(s.split.precision) << " rc-" << workload::recompute_name(s.split.recompute);
   if (s.split.zero_stage() > 0) text << " zero" << s.split.zero_stage();

@@ -14,7 +14,9 @@ GroupedGemmEstimate estimate_grouped_gemm(const GpuSpec& gpu, const GroupedGemmS
   for (const std::int64_t tokens : shape.tokens_per_expert) {
     if (tokens < 0) throw InputError("grouped_gemm", "tokens_per_expert", "must not be negative, got " + std::to_string(tokens));
     if (tokens == 0) continue;
-    const GemmEstimate expert = estimate_gemm(gpu, {tokens, shape.n, shape.k, shape.dtype});
+    const GemmShape gemm = shape.tokens_along == GroupedTokens::kM ? GemmShape{tokens, shape.n, shape.k, shape.dtype}
+                                                                   : GemmShape{shape.k, shape.n, tokens, shape.dtype};
+    const GemmEstimate expert = estimate_gemm(gpu, gemm);
     out.time += expert.time > gpu.launch_overhead ? expert.time - gpu.launch_overhead : SimTime();
     out.flops = out.flops + expert.flops;
     ++out.active_experts;

@@ -25,6 +25,7 @@ Traffic traffic(const MemoryKernelShape& s) {
     case MemoryKernel::kAdamUpdate: return {0, 30};
     case MemoryKernel::kFp8Cast: return {2, 1};
     case MemoryKernel::kSoftmax: return {b ? 3.0 : 2.0, 0};
+    case MemoryKernel::kPermute: return {2, 0};
   }
   return {};
 }
@@ -43,6 +44,7 @@ std::string memory_kernel_name(MemoryKernel kind) {
     case MemoryKernel::kAdamUpdate: return "adam_update";
     case MemoryKernel::kFp8Cast: return "fp8_cast";
     case MemoryKernel::kSoftmax: return "softmax";
+    case MemoryKernel::kPermute: return "permute";
   }
   return "?";
 }

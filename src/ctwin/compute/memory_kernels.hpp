@@ -14,6 +14,9 @@
 //                                      written (24), fp32 grad read (4), bf16 weight written (2)
 //   fp8_cast             2e+1 / -      dynamic scaling: an amax pass reads x, the cast reads x
 //                                      again and writes 1 byte; two launches
+//   permute              2e / 2e       MoE token (un)permutation: a row gather, each element read
+//                                      once and written once at its destination (elements = rows
+//                                      moved × hidden); the backward is the inverse gather
 
 #include <cstdint>
 #include <string>
@@ -27,7 +30,7 @@ namespace ctwin::compute {
 /// kSoftmax is the fused scale-mask-softmax over an unfused attention's s×s scores (Megatron's
 /// scaled_upper_triang_masked_softmax): one read and one write forward; backward reads the
 /// probabilities and their gradient and writes one gradient.
-enum class MemoryKernel { kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast, kSoftmax };
+enum class MemoryKernel { kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast, kSoftmax, kPermute };
 
 struct MemoryKernelShape {
   MemoryKernel kind = MemoryKernel::kRmsNorm;

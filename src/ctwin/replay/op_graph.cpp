@@ -7,7 +7,10 @@
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/compute/memory_kernels.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/replay/attention_projections.hpp"
 #include "ctwin/replay/context_parallel.hpp"
+#include "ctwin/replay/gemm_dtype.hpp"
+#include "ctwin/replay/moe_layer.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
 namespace ctwin::replay {
@@ -15,15 +18,6 @@ namespace {
 
 using collectives::Op;
 using compute::MemoryKernel;
-
-compute::Dtype gemm_dtype(workload::Precision p) {
-  switch (p) {
-    case workload::Precision::kFp16: return compute::Dtype::kFp16;
-    case workload::Precision::kFp8: return compute::Dtype::kFp8;
-    case workload::Precision::kBf16: break;
-  }
-  return compute::Dtype::kBf16;
-}
 
 class Builder {
  public:
@@ -43,8 +37,9 @@ class Builder {
     } else {
       tp_fwd_out_ = {Op::kAllReduce, tp_group_, activation, 2};
     }
-    qkv_cols_ = (m_.heads + 2 * m_.kv_heads) * m_.head_dim / t_;
-    attn_cols_ = m_.heads * m_.head_dim / t_;
+    qkv_ = qkv_projections(m_, t_);
+    attn_cols_ = m_.heads * m_.v_head_dim() / t_;
+    head_dim_ = flash_head_dim(m_);
     ffn_cols_ = m_.ffn_hidden / t_;
     up_cols_ = (m_.activation == workload::Activation::kSwiglu ? 2 : 1) * ffn_cols_;
     // Matrices are split by TP; norms are replicated, counted once per rank.
@@ -58,6 +53,15 @@ class Builder {
                                    p_.cp_comm, a.dtype},
                   GroupShape{p_.cp, t_}, comm_);
     }
+    if (m_.has_moe) {
+      moe_.emplace(s, comm);
+      // Shared experts are one dense TP MLP of their summed width (Megatron's SharedExpertMLP).
+      shared_ffn_cols_ = m_.moe.shared_experts * m_.moe.expert_ffn_hidden / t_;
+      shared_up_cols_ = (m_.activation == workload::Activation::kSwiglu ? 2 : 1) * shared_ffn_cols_;
+      moe_layer_params_ = (params_.layer.attention + m_.moe.shared_experts * params_.layer.expert) / t_ +
+                          params_.layer.norms + moe_->router_params();
+      expert_dp_group_ = moe_->groups().expert_dp;
+    }
   }
 
   StepWork build() {
@@ -68,20 +72,25 @@ class Builder {
     work.stage_gpus = t_ * p_.cp * dp_;
     const std::int64_t chunks = p_.vpp;
     for (std::int64_t r = 0; r < p_.pp; ++r) {
-      const std::int64_t layers = p_.stage_layers(m_.layers, r);
       StageWork stage;
-      std::int64_t held = 0;
+      std::int64_t held = 0, held_experts = 0;
       for (std::int64_t c = 0; c < chunks; ++c) {
+        const std::int64_t layers = p_.chunk_layers(m_.layers, r, c);
+        const std::int64_t first_layer = p_.chunk_first_layer(m_.layers, r, c);
         const bool first = c == 0 && r == 0;
         const bool last = c == chunks - 1 && r == p_.pp - 1;
         std::int64_t extra = 0;
         if (first) extra += params_.embedding / t_;
         if (last) extra += (params_.output > 0 ? params_.output : (p_.pp > 1 ? params_.embedding : 0)) / t_ +
                            params_.final_norm;
-        stage.chunks.push_back(chunk(layers, first, last, extra));
-        held += layers * layer_params_ + extra;
+        stage.chunks.push_back(chunk(layers, first, last, extra, first_layer));
+        for (std::int64_t i = 0; i < layers; ++i) {
+          held += dense_group_params(first_layer + i);
+          held_experts += expert_params(first_layer + i);
+        }
+        held += extra;
       }
-      stage.after_backward = step_end(held);
+      stage.after_backward = step_end(held, held_experts);
       work.stages.push_back(std::move(stage));
     }
     return work;
@@ -95,9 +104,15 @@ class Builder {
     return compute::estimate_memory_kernel(s_.gpu, {kind, elements, compute::Dtype::kBf16, backward}).time;
   }
   compute::AttentionShape attention() const {
-    return {p_.micro_batch, p_.seq_len / p_.cp, p_.seq_len / p_.cp, m_.heads / t_, std::max<std::int64_t>(1, m_.kv_heads / t_),
-            m_.head_dim, true, compute::Dtype::kBf16};
+    return {p_.micro_batch, p_.seq_len / p_.cp, p_.seq_len / p_.cp, m_.heads / t_, attention_kv_heads(m_, t_),
+            head_dim_, true, compute::Dtype::kBf16};
   }
+  /// Whether global layer `layer` has routed experts (the first first_dense_layers do not).
+  bool is_moe(std::int64_t layer) const { return m_.has_moe && layer >= m_.moe.first_dense_layers; }
+  /// A layer's parameters reduced over the dense DP group, per rank.
+  std::int64_t dense_group_params(std::int64_t layer) const { return is_moe(layer) ? moe_layer_params_ : layer_params_; }
+  /// A layer's parameters reduced over the expert DP group, per rank.
+  std::int64_t expert_params(std::int64_t layer) const { return is_moe(layer) ? moe_->expert_params() : 0; }
   MemoryKernel norm() const { return m_.norm == workload::Norm::kRmsNorm ? MemoryKernel::kRmsNorm : MemoryKernel::kLayerNorm; }
   Join tp_join() const { return s_.overlap.tp_comm ? Join::kTaskEnd : Join::kNow; }
 
@@ -137,13 +152,13 @@ class Builder {
     }
     const std::int64_t s = p_.seq_len / p_.cp;
     const bool again = !suffix.empty();
-    compute(ops, again ? "attention_scores_gemm_recompute" : "attention_scores_gemm", gemm(score_rows(), s, m_.head_dim));
+    compute(ops, again ? "attention_scores_gemm_recompute" : "attention_scores_gemm", gemm(score_rows(), s, head_dim_));
     compute(ops, again ? "softmax_recompute" : "softmax", memory(MemoryKernel::kSoftmax, score_elements(), false));
     if (m_.dropout) {
       compute(ops, again ? "attention_dropout_recompute" : "attention_dropout",
               memory(MemoryKernel::kDropout, score_elements(), false));
     }
-    compute(ops, again ? "attention_values_gemm_recompute" : "attention_values_gemm", gemm(score_rows(), m_.head_dim, s));
+    compute(ops, again ? "attention_values_gemm_recompute" : "attention_values_gemm", gemm(score_rows(), head_dim_, s));
   }
 
   void attention_backward(std::vector<OpNode>& ops) const {
@@ -154,21 +169,24 @@ class Builder {
     }
     const std::int64_t s = p_.seq_len / p_.cp;
     // Each forward GEMM has two backward GEMMs of its FLOPs (the gradients of both operands).
-    compute(ops, "attention_values_dgrad", gemm(score_rows(), s, m_.head_dim));
-    compute(ops, "attention_values_wgrad", gemm(score_rows(), m_.head_dim, s));
+    compute(ops, "attention_values_dgrad", gemm(score_rows(), s, head_dim_));
+    compute(ops, "attention_values_wgrad", gemm(score_rows(), head_dim_, s));
     if (m_.dropout) compute(ops, "attention_dropout_bwd", memory(MemoryKernel::kDropout, score_elements(), true));
     compute(ops, "softmax_bwd", memory(MemoryKernel::kSoftmax, score_elements(), true));
-    compute(ops, "attention_scores_dgrad", gemm(score_rows(), m_.head_dim, s));
-    compute(ops, "attention_scores_wgrad", gemm(score_rows(), m_.head_dim, s));
+    compute(ops, "attention_scores_dgrad", gemm(score_rows(), head_dim_, s));
+    compute(ops, "attention_scores_wgrad", gemm(score_rows(), head_dim_, s));
   }
 
-  void layer_forward(std::vector<OpNode>& ops, int wait_for) const {
+  void layer_forward(std::vector<OpNode>& ops, int wait_for, bool moe) const {
     const std::int64_t h = m_.hidden;
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false), wait_for);
     tp_in(ops);
-    compute(ops, "qkv_gemm", gemm(tokens_, qkv_cols_, h));
+    for (const ProjectionGemm& g : qkv_) {
+      if (g.input_norm > 0) compute(ops, g.norm_name, memory(norm(), tokens_ * g.input_norm, false));
+      compute(ops, g.name, gemm(tokens_, g.n, g.k));
+    }
     if (m_.position == workload::PositionEmbedding::kRope) {
-      compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * (m_.heads + m_.kv_heads) * m_.head_dim / t_, false));
+      compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), false));
     }
     attention_forward(ops, "");
     compute(ops, "proj_gemm", gemm(tokens_, h, attn_cols_));
@@ -176,15 +194,35 @@ class Builder {
     if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
     compute(ops, "residual", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, false));
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false));
-    tp_in(ops);
-    compute(ops, "mlp_up_gemm", gemm(tokens_, up_cols_, h));
-    compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu" : "gelu",
-            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
-                   tokens_ * ffn_cols_, false));
-    compute(ops, "mlp_down_gemm", gemm(tokens_, h, ffn_cols_));
-    tp_out(ops);
+    if (moe) {
+      moe_->forward(ops, [this](std::vector<OpNode>& o) {
+        if (shared_ffn_cols_ > 0) mlp_forward(o, shared_ffn_cols_, shared_up_cols_);
+      });
+    } else {
+      mlp_forward(ops, ffn_cols_, up_cols_);
+    }
     if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
     compute(ops, "residual", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, false));
+  }
+
+  /// A dense TP MLP (a dense layer's, or an MoE layer's shared experts) from its SP input gather
+  /// to its output reduction.
+  void mlp_forward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
+    tp_in(ops);
+    compute(ops, "mlp_up_gemm", gemm(tokens_, up_cols, m_.hidden));
+    compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu" : "gelu",
+            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
+                   tokens_ * ffn_cols, false));
+    compute(ops, "mlp_down_gemm", gemm(tokens_, m_.hidden, ffn_cols));
+    tp_out(ops);
+  }
+  /// Its backward; returns what the next kernel waits for (column_parallel_backward).
+  int mlp_backward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
+    row_parallel_backward(ops, "mlp_down_dgrad", "mlp_down_wgrad", ffn_cols);
+    compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu_bwd" : "gelu_bwd",
+            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
+                   tokens_ * ffn_cols, true));
+    return column_parallel_backward(ops, {{"mlp_up_gemm", "mlp_up_dgrad", "mlp_up_wgrad", up_cols, m_.hidden}});
   }
 
   /// Backward of a row-parallel linear (proj, MLP down): the output gradient is gathered first.
@@ -193,32 +231,36 @@ class Builder {
     compute(ops, dgrad, gemm(tokens_, in_cols, m_.hidden));
     compute(ops, wgrad, gemm(in_cols, m_.hidden, tokens_));
   }
-  /// Backward of a column-parallel linear (QKV, MLP up): Megatron overlaps the input re-gather
-  /// with the dgrad GEMM and the gradient reduction with the wgrad GEMM. Returns the reduction's
-  /// index (what the next kernel waits for), -1 without TP.
-  int column_parallel_backward(std::vector<OpNode>& ops, const char* dgrad, const char* wgrad, std::int64_t out_cols) const {
+  /// Backward of a column-parallel linear (QKV, MLP up), or of MLA's projections taken as one:
+  /// Megatron overlaps the input re-gather with the dgrad GEMMs and the gradient reduction with
+  /// the wgrad GEMMs. Returns the reduction's index (what the next kernel waits for), -1 without TP.
+  int column_parallel_backward(std::vector<OpNode>& ops, const std::vector<ProjectionGemm>& gemms) const {
     int gather = -1;
     if (t_ > 1 && p_.sequence_parallel) gather = add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kTaskEnd));
-    compute(ops, dgrad, gemm(tokens_, m_.hidden, out_cols));
+    for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
+      compute(ops, g->dgrad, gemm(tokens_, g->k, g->n));
+      if (g->input_norm > 0) compute(ops, g->norm_name, memory(norm(), tokens_ * g->input_norm, true));
+    }
     int reduce = -1;
     if (t_ > 1) {
       reduce = add(ops, comm_op(p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_,
                                 Join::kTaskEnd));
     }
-    compute(ops, wgrad, gemm(m_.hidden, out_cols, tokens_), gather);
+    for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
+      compute(ops, g->wgrad, gemm(g->k, g->n, tokens_), g == gemms.rbegin() ? gather : -1);
+    }
     return reduce;
   }
 
-  void layer_backward(std::vector<OpNode>& ops, int wait_for) const {
+  void layer_backward(std::vector<OpNode>& ops, int wait_for, bool moe) const {
     const std::int64_t h = m_.hidden;
-    if (p_.recompute == workload::Recompute::kFull) layer_forward(ops, wait_for), wait_for = -1;
+    if (p_.recompute == workload::Recompute::kFull) layer_forward(ops, wait_for, moe), wait_for = -1;
     if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true), wait_for), wait_for = -1;
     compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true), wait_for);
-    row_parallel_backward(ops, "mlp_down_dgrad", "mlp_down_wgrad", ffn_cols_);
-    compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu_bwd" : "gelu_bwd",
-            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
-                   tokens_ * ffn_cols_, true));
-    int reduce = column_parallel_backward(ops, "mlp_up_dgrad", "mlp_up_wgrad", up_cols_);
+    int reduce = moe ? moe_->backward(ops, [this](std::vector<OpNode>& o) {
+                         return shared_ffn_cols_ > 0 ? mlp_backward(o, shared_ffn_cols_, shared_up_cols_) : -1;
+                       })
+                     : mlp_backward(ops, ffn_cols_, up_cols_);
     compute(ops, "norm_bwd", memory(norm(), sp_tokens_ * h, true), reduce);
     if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true));
     compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true));
@@ -226,19 +268,25 @@ class Builder {
     if (p_.recompute == workload::Recompute::kSelective) attention_forward(ops, "_recompute");
     attention_backward(ops);
     if (m_.position == workload::PositionEmbedding::kRope) {
-      compute(ops, "rotary_bwd", memory(MemoryKernel::kRotary, tokens_ * (m_.heads + m_.kv_heads) * m_.head_dim / t_, true));
+      compute(ops, "rotary_bwd", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), true));
     }
-    reduce = column_parallel_backward(ops, "qkv_dgrad", "qkv_wgrad", qkv_cols_);
+    reduce = column_parallel_backward(ops, qkv_);
     compute(ops, "norm_bwd", memory(norm(), sp_tokens_ * h, true), reduce);
   }
 
-  /// Parameter all_gathers of `layers` layers, queued at the start of a pass so that each layer's
-  /// gather runs ahead of its compute (prefetch); returns their indices.
-  std::vector<int> gathers(std::vector<OpNode>& ops, std::int64_t layers, Occurs occurs) const {
+  /// Parameter all_gathers of `layers` layers from `first_layer` on, queued at the start of a pass
+  /// so that each layer's gather runs ahead of its compute (prefetch); returns, per layer, the
+  /// index of its last gather (an MoE layer gathers its experts over expert DP after the rest).
+  std::vector<int> gathers(std::vector<OpNode>& ops, std::int64_t layers, Occurs occurs, std::int64_t first_layer) const {
     std::vector<int> out;
-    const CommCall gather{Op::kAllGather, dp_group_, Bytes(layer_params_ * 2), 2};
-    for (std::int64_t i = 0; i < layers; ++i) {
-      out.push_back(add(ops, comm_op("dp_param_all_gather", Stream::kDp, gather, Join::kStepEnd, occurs)));
+    for (std::int64_t i = first_layer; i < first_layer + layers; ++i) {
+      const CommCall gather{Op::kAllGather, dp_group_, Bytes(dense_group_params(i) * 2), 2};
+      int last = add(ops, comm_op("dp_param_all_gather", Stream::kDp, gather, Join::kStepEnd, occurs));
+      if (expert_params(i) > 0 && expert_dp_group_.size > 1) {
+        const CommCall experts{Op::kAllGather, expert_dp_group_, Bytes(expert_params(i) * 2), 2};
+        last = add(ops, comm_op("expert_dp_param_all_gather", Stream::kDp, experts, Join::kStepEnd, occurs));
+      }
+      out.push_back(last);
     }
     return out;
   }
@@ -247,18 +295,24 @@ class Builder {
     return comm_op("dp_grad_reduce", Stream::kDp,
                    {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, dp_group_, Bytes(parameters * 4), 4}, join, occurs);
   }
+  /// Expert gradients: the same reduction over the expert DP group.
+  OpNode expert_grad_reduce(std::int64_t parameters, Join join, Occurs occurs) const {
+    return comm_op("expert_dp_grad_reduce", Stream::kDp,
+                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, expert_dp_group_, Bytes(parameters * 4), 4},
+                   join, occurs);
+  }
 
-  ChunkWork chunk(std::int64_t layers, bool first, bool last, std::int64_t extra_params) const {
+  ChunkWork chunk(std::int64_t layers, bool first, bool last, std::int64_t extra_params, std::int64_t first_layer) const {
     ChunkWork w;
     const std::int64_t h = m_.hidden;
     const bool zero3 = zero_ == 3;
     const bool overlapped_gather = zero_ >= 1 && zero_ <= 2 && s_.overlap.dp_param_gather;
     std::vector<int> fwd_gathers;
-    if (zero3) fwd_gathers = gathers(w.forward, layers, Occurs::kEvery);
-    else if (overlapped_gather) fwd_gathers = gathers(w.forward, layers, Occurs::kFirstMicroBatch);
+    if (zero3) fwd_gathers = gathers(w.forward, layers, Occurs::kEvery, first_layer);
+    else if (overlapped_gather) fwd_gathers = gathers(w.forward, layers, Occurs::kFirstMicroBatch, first_layer);
     if (first) compute(w.forward, "embedding", memory(MemoryKernel::kGelu, sp_tokens_ * h, false));
     for (std::int64_t i = 0; i < layers; ++i) {
-      layer_forward(w.forward, fwd_gathers.empty() ? -1 : fwd_gathers[static_cast<std::size_t>(i)]);
+      layer_forward(w.forward, fwd_gathers.empty() ? -1 : fwd_gathers[static_cast<std::size_t>(i)], is_moe(first_layer + i));
     }
     const std::int64_t vocab_cols = m_.vocab / t_;
     if (last) {
@@ -269,7 +323,7 @@ class Builder {
     }
 
     std::vector<int> bwd_gathers;
-    if (zero3) bwd_gathers = gathers(w.backward, layers, Occurs::kEvery);
+    if (zero3) bwd_gathers = gathers(w.backward, layers, Occurs::kEvery, first_layer);
     const bool per_layer_reduce = zero3 || s_.overlap.dp_grad_reduce;
     const Occurs reduce_when = zero3 ? Occurs::kEvery : Occurs::kLastMicroBatch;
     if (last) {
@@ -283,9 +337,13 @@ class Builder {
       compute(w.backward, "final_norm_bwd", memory(norm(), sp_tokens_ * h, true));
     }
     for (std::int64_t i = layers - 1; i >= 0; --i) {
-      layer_backward(w.backward, bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)]);
+      const std::int64_t layer = first_layer + i;
+      layer_backward(w.backward, bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)], is_moe(layer));
       if (per_layer_reduce && dp_group_.size > 1) {
-        add(w.backward, grad_reduce(layer_params_, Join::kStepEnd, reduce_when));
+        add(w.backward, grad_reduce(dense_group_params(layer), Join::kStepEnd, reduce_when));
+      }
+      if (per_layer_reduce && expert_params(layer) > 0 && expert_dp_group_.size > 1) {
+        add(w.backward, expert_grad_reduce(expert_params(layer), Join::kStepEnd, reduce_when));
       }
     }
     if (first) compute(w.backward, "embedding_bwd", memory(MemoryKernel::kGelu, sp_tokens_ * h, true));
@@ -298,24 +356,34 @@ class Builder {
   // Without overlap the gradients are reduced once the whole pipeline schedule is done
   // (Megatron's finalize_model_grads), after every send of the step: reducing inside the last
   // backward would hold its gradient back from the previous stage, one stage after another.
-  std::vector<OpNode> step_end(std::int64_t held) const {
+  // `held` parameters are reduced and sharded over the dense DP group, `experts` over expert DP.
+  std::vector<OpNode> step_end(std::int64_t held, std::int64_t experts) const {
     std::vector<OpNode> ops;
     const bool per_layer_reduce = zero_ == 3 || s_.overlap.dp_grad_reduce;
     if (dp_group_.size > 1 && !per_layer_reduce) {
       add(ops, grad_reduce(held, Join::kNow, Occurs::kEvery));
     }
-    for (auto& op : optimizer(held)) ops.push_back(std::move(op));
+    if (experts > 0 && expert_dp_group_.size > 1 && !per_layer_reduce) {
+      add(ops, expert_grad_reduce(experts, Join::kNow, Occurs::kEvery));
+    }
+    for (auto& op : optimizer(held, experts)) ops.push_back(std::move(op));
     return ops;
   }
 
-  std::vector<OpNode> optimizer(std::int64_t held) const {
+  std::vector<OpNode> optimizer(std::int64_t held, std::int64_t experts) const {
     std::vector<OpNode> ops;
     const std::int64_t shard = zero_ >= 1 ? dp_group_.size : 1;
-    OpNode adam{"adam", Stream::kCompute, memory(MemoryKernel::kAdamUpdate, (held + shard - 1) / shard, false)};
+    const std::int64_t expert_shard = zero_ >= 1 ? expert_dp_group_.size : 1;
+    const std::int64_t updated = (held + shard - 1) / shard + (experts + expert_shard - 1) / expert_shard;
+    OpNode adam{"adam", Stream::kCompute, memory(MemoryKernel::kAdamUpdate, updated, false)};
     adam.optimizer = true;
     ops.push_back(adam);
     if (zero_ >= 1 && zero_ <= 2 && !s_.overlap.dp_param_gather) {
       add(ops, comm_op("dp_param_all_gather", Stream::kDp, {Op::kAllGather, dp_group_, Bytes(held * 2), 2}, Join::kNow));
+      if (experts > 0) {
+        add(ops, comm_op("expert_dp_param_all_gather", Stream::kDp, {Op::kAllGather, expert_dp_group_, Bytes(experts * 2), 2},
+                         Join::kNow));
+      }
     }
     return ops;
   }
@@ -326,19 +394,20 @@ class Builder {
   CollectiveTimes& comm_;
   workload::ParameterCount params_;
   std::int64_t t_ = 1, dp_ = 1, tokens_ = 0, sp_tokens_ = 0;
-  std::int64_t qkv_cols_ = 0, attn_cols_ = 0, ffn_cols_ = 0, up_cols_ = 0, layer_params_ = 0;
+  std::int64_t attn_cols_ = 0, head_dim_ = 0, ffn_cols_ = 0, up_cols_ = 0, layer_params_ = 0;
+  std::vector<ProjectionGemm> qkv_;
   int zero_ = 0;
-  GroupShape tp_group_, dp_group_, pp_group_;
+  GroupShape tp_group_, dp_group_, pp_group_, expert_dp_group_;
   CommCall tp_fwd_in_, tp_fwd_out_;
   std::optional<CpAttentionOps> cp_;  ///< the attention core when cp > 1
+  // MoE layers (none for a dense model).
+  std::optional<MoeLayer> moe_;
+  std::int64_t shared_ffn_cols_ = 0, shared_up_cols_ = 0, moe_layer_params_ = 0;
 };
 
 }  // namespace
 
 StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm) {
-  if (scenario.model.has_moe) {
-    throw InputError(scenario.source, "/model", "MoE models are not supported by ctwin run yet (dense models only)");
-  }
   return Builder(scenario, comm).build();
 }
 

@@ -28,7 +28,9 @@
 // Optimizer: Adam over the rank's shard of parameters (memory-bound).
 // Context parallelism: every kernel runs on the rank's s/cp tokens; the attention core is
 // context_parallel.hpp's blocks and KV exchanges on the CP stream.
-// Not yet: MoE layers (the scenario loader rejects them for `ctwin run`).
+// MoE layers (all but the first first_dense_layers) replace the MLP by moe_layer.hpp's block
+// (router, permutation, EP all-to-all, grouped expert GEMMs, shared experts); their expert
+// gradients are reduced over the expert DP group. MLA's projections: attention_projections.hpp.
 
 #include <cstdint>
 #include <optional>
@@ -82,7 +84,7 @@ struct StepWork {
 };
 
 /// Builds the graph for `scenario` (validated). InputError for what this slice does not model
-/// yet (MoE).
+/// yet.
 [[nodiscard]] StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm);
 
 /// Sum of compute-stream kernel times of one pass of `ops` on a micro-batch that is neither the

@@ -23,12 +23,15 @@
 namespace ctwin::replay {
 
 /// Which communication may run beside compute (Megatron-LM's --overlap-grad-reduce,
-/// --overlap-param-gather, --tp-comm-overlap; p2p overlap is its default batched isend/irecv).
+/// --overlap-param-gather, --tp-comm-overlap; p2p overlap is its default batched isend/irecv;
+/// moe_shared_expert is --moe-shared-expert-overlap, off by default as in Megatron-Core: the
+/// shared experts run while the EP all-to-all dispatch is in flight).
 struct OverlapConfig {
   bool dp_grad_reduce = true;
   bool dp_param_gather = true;
   bool tp_comm = false;
   bool pp_p2p = true;
+  bool moe_shared_expert = false;
 };
 
 struct Scenario {

@@ -20,17 +20,35 @@ struct StageParameters {
   double largest_layer = 0;  // one layer's parameters per GPU (the ZeRO-3 gather unit)
 };
 
+struct StageLayers {
+  std::int64_t total = 0;
+  std::int64_t dense = 0;  // of them without routed experts (the model's first dense layers)
+};
+
+StageLayers stage_layers(const ModelSpec& model, const ParallelConfig& split, std::int64_t stage) {
+  StageLayers out;
+  for (std::int64_t c = 0; c < split.vpp; ++c) {
+    const std::int64_t n = split.chunk_layers(model.layers, stage, c);
+    out.total += n;
+    out.dense += std::clamp<std::int64_t>(model.dense_layers() - split.chunk_first_layer(model.layers, stage, c), 0, n);
+  }
+  return out;
+}
+
 StageParameters stage_parameters(const ModelSpec& model, const ParallelConfig& split, std::int64_t stage) {
   const ParameterCount count = count_parameters(model);
   const LayerParameters& layer = count.layer;
-  const std::int64_t per_stage = split.stage_layers(model.layers, stage) * split.vpp;
-  const std::int64_t first = split.vpp > 1 ? stage * per_stage : split.stage_first_layer(model.layers, stage);
-  const std::int64_t dense_here = std::clamp<std::int64_t>(model.dense_layers() - first, 0, per_stage);
+  const StageLayers layers = stage_layers(model, split, stage);
+  const std::int64_t per_stage = layers.total;
+  const std::int64_t dense_here = layers.dense;
   const std::int64_t moe_here = per_stage - dense_here;
   const auto t = static_cast<double>(split.tp);
   StageParameters p;
+  // Shared experts are a dense TP MLP replicated over EP (Megatron's SharedExpertMLP), so they
+  // count with the non-expert parameters; only the routed experts are split by EP.
+  const std::int64_t shared = model.moe.shared_experts * layer.expert;
   double non_expert = static_cast<double>(per_stage * (layer.attention + layer.norms) + dense_here * layer.dense_mlp +
-                                          moe_here * layer.router);
+                                          moe_here * (layer.router + shared));
   if (stage == 0) non_expert += static_cast<double>(count.embedding);
   if (stage == split.pp - 1) {
     const bool copy_of_tied = model.tied_embeddings && split.pp > 1;
@@ -38,10 +56,10 @@ StageParameters stage_parameters(const ModelSpec& model, const ParallelConfig& s
                   static_cast<double>(copy_of_tied ? model.vocab * model.hidden : count.output);
   }
   p.non_expert = non_expert / t;
-  const double experts_per_layer = static_cast<double>((model.moe.experts + model.moe.shared_experts) * layer.expert);
+  const double experts_per_layer = static_cast<double>(model.moe.experts * layer.expert);
   p.expert = static_cast<double>(moe_here) * experts_per_layer / static_cast<double>(split.ep * split.expert_tp);
   const double dense_layer = static_cast<double>(layer.attention + layer.norms + layer.dense_mlp) / t;
-  const double moe_layer = static_cast<double>(layer.attention + layer.norms + layer.router) / t +
+  const double moe_layer = static_cast<double>(layer.attention + layer.norms + layer.router + shared) / t +
                            experts_per_layer / static_cast<double>(split.ep * split.expert_tp);
   p.largest_layer = std::max(dense_here > 0 ? dense_layer : 0.0, moe_here > 0 ? moe_layer : 0.0);
   return p;
@@ -100,7 +118,7 @@ MemoryBreakdown stage_memory(const ModelSpec& model, const ParallelConfig& split
   if (split.precision == Precision::kFp8) out.fp8_buffers = bytes(out.parameters);
 
   out.in_flight = in_flight(split, stage, split.micro_batches(gpus));
-  const double layers_per_stage = static_cast<double>(split.stage_layers(model.layers, stage) * split.vpp);
+  const double layers_per_stage = static_cast<double>(stage_layers(model, split, stage).total);
   double activations = out.in_flight * layers_per_stage * average_layer_activation(model, split, options) +
                        recompute_working_set(model, split, options);
   const bool sp = split.sequence_parallel && split.tp > 1;

@@ -13,9 +13,9 @@
 //   the gradients, ZeRO-3 (FSDP) also the weights, plus two layers' unsharded weights gathered
 //   at a time (the layer in use and the prefetched next one). Megatron's group is dp·cp for
 //   dense parameters and expert_dp = tp·cp·dp/(ep·expert_tp) for expert parameters.
-// Parameters held: a stage's layers (non-expert parts / tp, experts / (ep·expert_tp)), the
-// embedding on the first stage, the output projection and final norm on the last (a tied
-// embedding is copied there when pp > 1, as Megatron does).
+// Parameters held: a stage's layers (non-expert parts and shared experts / tp, routed experts /
+// (ep·expert_tp)), the embedding on the first stage, the output projection and final norm on the
+// last (a tied embedding is copied there when pp > 1, as Megatron does).
 // Activations (activation_memory.hpp per layer) × layers per stage × micro-batches in flight:
 //   GPipe: all m; 1F1B: min(m, pp − r) on rank r (pp on the first stage, Korthikanti eq. 4: the
 //   first stage holds L layers' worth); interleaved: Megatron's warm-up count

@@ -17,6 +17,10 @@ MoeSpec read_moe(JsonObjectReader reader, std::int64_t layers) {
   moe.expert_ffn_hidden = reader.integer("expert_ffn_hidden", 1, kMaxDim);
   moe.shared_experts = reader.integer_or("shared_experts", 0, kMaxDim, 0);
   moe.first_dense_layers = reader.integer_or("first_dense_layers", 0, layers - 1, 0);
+  // Megatron-Core's default is dropless; the replay assumes dropless, balanced routing.
+  if (reader.has("capacity_factor")) {
+    reader.fail("capacity_factor", "token dropping is not modelled (ctwin assumes dropless, balanced routing)");
+  }
   reader.finish();
   return moe;
 }

@@ -19,6 +19,8 @@ constexpr FieldName kFields[] = {
     {"vpp", "parallel", "--vpp"},
     {"first_stage_layers", "parallel", "--first-stage-layers"},
     {"last_stage_layers", "parallel", "--last-stage-layers"},
+    {"account_for_embedding_in_pipeline_split", "parallel", "--account-for-embedding-in-pipeline-split"},
+    {"account_for_loss_in_pipeline_split", "parallel", "--account-for-loss-in-pipeline-split"},
     {"cp", "parallel", "--cp"},
     {"cp_comm", "parallel", "--cp-comm"},
     {"attention", "training", "--attention"},
@@ -78,6 +80,19 @@ void validate_schedule_batches(const ParallelConfig& split, std::int64_t micro_b
 }
 
 void validate_pipeline(const ModelSpec& model, const ParallelConfig& split, std::int64_t micro_batches) {
+  if (split.embedding_in_split || split.loss_in_split) {
+    const char* field = split.embedding_in_split ? "account_for_embedding_in_pipeline_split"
+                                                 : "account_for_loss_in_pipeline_split";
+    if (split.first_stage_layers || split.last_stage_layers) {
+      fail(split, field, "cannot be combined with first_stage_layers / last_stage_layers (Megatron-Core refuses it)");
+    }
+    const std::int64_t slots = model.layers + (split.embedding_in_split ? 1 : 0) + (split.loss_in_split ? 1 : 0);
+    if (slots % (split.pp * split.vpp) != 0) {
+      fail(split, field, "layers " + str(model.layers) + " plus the embedding/loss slots = " + str(slots) +
+                             " are not a multiple of pp·vpp = " + str(split.pp * split.vpp));
+    }
+    return validate_schedule_batches(split, micro_batches);
+  }
   if (split.first_stage_layers || split.last_stage_layers) {
     const char* field = split.first_stage_layers ? "first_stage_layers" : "last_stage_layers";
     if (split.pp < 2) fail(split, field, "uneven stages need pp > 1");
@@ -209,6 +224,8 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.vpp = parallel.integer_or("vpp", 1, kMax, 1);
   if (parallel.has("first_stage_layers")) split.first_stage_layers = parallel.integer("first_stage_layers", 0, kMax);
   if (parallel.has("last_stage_layers")) split.last_stage_layers = parallel.integer("last_stage_layers", 0, kMax);
+  split.embedding_in_split = parallel.boolean_or("account_for_embedding_in_pipeline_split", false);
+  split.loss_in_split = parallel.boolean_or("account_for_loss_in_pipeline_split", false);
   split.cp = parallel.integer_or("cp", 1, kMax, 1);
   split.cp_comm = parallel.choice_or("cp_comm", {"p2p", "all_gather"}, "p2p") == "p2p" ? CpComm::kP2p : CpComm::kAllGather;
   split.ep = parallel.integer_or("ep", 1, kMax, 1);
@@ -231,6 +248,21 @@ std::int64_t ParallelConfig::stage_layers(std::int64_t model_layers, std::int64_
   if (stage == pp - 1 && last_stage_layers) return *last_stage_layers;
   const std::int64_t middle = pp - (first_stage_layers ? 1 : 0) - (last_stage_layers ? 1 : 0);
   return (model_layers - first_stage_layers.value_or(0) - last_stage_layers.value_or(0)) / middle;
+}
+
+std::int64_t ParallelConfig::chunk_layers(std::int64_t model_layers, std::int64_t stage, std::int64_t chunk) const {
+  if (first_stage_layers || last_stage_layers) return stage_layers(model_layers, stage);
+  const std::int64_t chunks = pp * vpp;
+  const std::int64_t per = (model_layers + (embedding_in_split ? 1 : 0) + (loss_in_split ? 1 : 0)) / chunks;
+  const std::int64_t g = chunk * pp + stage;
+  return per - (g == 0 && embedding_in_split ? 1 : 0) - (g == chunks - 1 && loss_in_split ? 1 : 0);
+}
+
+std::int64_t ParallelConfig::chunk_first_layer(std::int64_t model_layers, std::int64_t stage, std::int64_t chunk) const {
+  if (first_stage_layers || last_stage_layers) return stage_first_layer(model_layers, stage);
+  const std::int64_t per = (model_layers + (embedding_in_split ? 1 : 0) + (loss_in_split ? 1 : 0)) / (pp * vpp);
+  const std::int64_t g = chunk * pp + stage;
+  return g * per - (g > 0 && embedding_in_split ? 1 : 0);
 }
 
 std::int64_t ParallelConfig::stage_first_layer(std::int64_t model_layers, std::int64_t stage) const {

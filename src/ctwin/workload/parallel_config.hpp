@@ -7,7 +7,10 @@
 // megatron/core/parallel_state.py initialize_model_parallel; DeepSpeed for ZeRO-2/3):
 //   gpus = tp·pp·cp·dp (dp "auto" is gpus / (tp·pp·cp))
 //   heads and kv_heads (query groups) divisible by tp; ffn_hidden and experts' width by tp / expert_tp
-//   layers divisible by pp·vpp (every virtual stage holds the same number of layers)
+//   layers divisible by pp·vpp (every virtual stage holds the same number of layers); with
+//        account_for_embedding/loss_in_pipeline_split, layers + 1 per flag divisible by pp·vpp
+//        (Megatron-Core transformer_block.py get_num_layers_to_build: the embedding takes a
+//        layer's slot in the first model chunk, the loss one in the last)
 //   MoE: experts divisible by ep; ep·expert_tp divides tp·cp·dp, the ranks of one pipeline stage
 //        (MoE parallel folding: expert dp = tp·cp·dp / (ep·expert_tp)); MoE with tp > 1 needs
 //        sequence parallelism; without MoE ep = expert_tp = 1
@@ -52,6 +55,10 @@ struct ParallelConfig {
   /// first and last stage, the rest split evenly over the others; vpp must be 1.
   std::optional<std::int64_t> first_stage_layers;
   std::optional<std::int64_t> last_stage_layers;
+  /// Megatron-Core's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split:
+  /// the first (last) model chunk of the pipeline holds one transformer layer fewer.
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   std::int64_t cp = 1;
   CpComm cp_comm = CpComm::kP2p;
   std::int64_t ep = 1;
@@ -71,10 +78,15 @@ struct ParallelConfig {
   bool flash_attention = true;
   ConfigOrigin origin;
 
-  /// Transformer layers on pipeline rank `stage` (per model chunk when vpp > 1).
+  /// Transformer layers on pipeline rank `stage` (per model chunk when vpp > 1; without the
+  /// embedding/loss accounting, which makes chunks differ: use chunk_layers).
   [[nodiscard]] std::int64_t stage_layers(std::int64_t model_layers, std::int64_t stage) const;
   /// The first layer index held by pipeline rank `stage` (vpp 1).
   [[nodiscard]] std::int64_t stage_first_layer(std::int64_t model_layers, std::int64_t stage) const;
+  /// Transformer layers in model chunk `chunk` of pipeline rank `stage` (Megatron's interleaving:
+  /// chunk c of rank r is the (c·pp + r)-th run of layers), and the global index of its first.
+  [[nodiscard]] std::int64_t chunk_layers(std::int64_t model_layers, std::int64_t stage, std::int64_t chunk) const;
+  [[nodiscard]] std::int64_t chunk_first_layer(std::int64_t model_layers, std::int64_t stage, std::int64_t chunk) const;
 
   /// dp as given, or gpus / (tp·pp·cp) for "auto" (validate() first).
   [[nodiscard]] std::int64_t data_parallel(std::int64_t gpus) const;

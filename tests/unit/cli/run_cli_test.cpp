@@ -128,4 +128,24 @@ TEST_F(RunCli, MissingModelFileNamesTheField) {
   EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(path)), {"missing.json", "/model", "no-such-model.json"}));
 }
 
+const std::string kMoe = std::string(CTWIN_SOURCE_DIR) + "/scenarios/qwen3-30b-a3b-h100-16.json";
+
+TEST_F(RunCli, RunsTheBundledMoeScenario) {
+  const auto outcome = run_ctwin("run " + shell_quote(kMoe) + " --format json");
+  ASSERT_EQ(outcome.status, 0) << outcome.output;
+  const auto out = nlohmann::json::parse(outcome.output);
+  EXPECT_EQ(out.at("parallel").at("ep"), 8);
+  EXPECT_EQ(out.at("parallel").at("expert_tp"), 1);
+  EXPECT_GT(out.at("breakdown").at("exposed_comm_s").at("ep").get<double>(), 0);
+  EXPECT_GT(out.at("memory_gib_per_gpu").at("total").get<double>(), 0);
+  const auto table = run_ctwin("run " + shell_quote(kMoe));
+  ASSERT_EQ(table.status, 0) << table.output;
+  EXPECT_NE(table.output.find("exposed ep"), std::string::npos) << table.output;
+}
+
+TEST_F(RunCli, ExpertsNotDivisibleByEpNameTheScenarioAndField) {
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kMoe) + " --set parallel.ep=3"),
+                             {"qwen3-30b-a3b-h100-16.json", "/parallel/ep", "experts 128"}));
+}
+
 }  // namespace

@@ -158,3 +158,24 @@ TEST(MemoryModel, FitsMemoryComparesWithHbm) {
 }
 
 }  // namespace
+
+// Megatron's shared experts are a dense TP MLP replicated over EP: a rank holds 1/tp of them,
+// while it holds 1/(ep·expert_tp) of the routed experts.
+TEST(MemoryModel, SharedExpertsAreSplitByTpNotByEp) {
+  const ModelSpec with = bundled("deepseek-v3");
+  ModelSpec without = with;
+  without.moe.shared_experts = 0;
+  ParallelConfig split;
+  split.tp = 2;
+  split.pp = 61;
+  split.ep = 8;
+  split.sequence_parallel = true;
+  split.seq_len = 4096;
+  split.global_batch = 64;
+  split.micro_batch = 1;
+  const std::int64_t gpus = 2 * 61 * 8;
+  validate(with, split, gpus);
+  // The last stage holds one MoE layer.
+  const double extra = memory_per_gpu(with, split, gpus).parameters - memory_per_gpu(without, split, gpus).parameters;
+  EXPECT_DOUBLE_EQ(extra, static_cast<double>(count_parameters(with).layer.expert) / 2);
+}

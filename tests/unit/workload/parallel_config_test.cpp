@@ -167,3 +167,38 @@ TEST(ParallelConfig, ReadsAScenarioStrictly) {
 }
 
 }  // namespace
+
+namespace {
+
+// Megatron-Bridge's Qwen3-235B-A22B recipe counts the embedding and the loss as pipeline layers:
+// 94 + 2 = 96 slots over pp 8 × vpp 4 chunks of 3, the first and last chunk one layer short.
+TEST(ParallelConfig, EmbeddingAndLossCanTakeALayersSlot) {
+  const ModelSpec qwen = bundled("qwen3-moe");
+  ParallelConfig s = split(2, 8, 2048, 4096);
+  s.vpp = 4;
+  s.ep = 32;
+  s.sequence_parallel = true;
+  s.schedule = PipelineSchedule::kInterleaved;
+  const std::int64_t gpus = 256;
+  EXPECT_TRUE(rejected(rejection(qwen, s, gpus), "/parallel/vpp", "does not divide layers 94"));
+  s.embedding_in_split = true;
+  s.loss_in_split = true;
+  EXPECT_EQ(rejection(qwen, s, gpus), "accepted");
+  std::int64_t next = 0;
+  for (std::int64_t g = 0; g < 32; ++g) {
+    const std::int64_t chunk = g / 8, stage = g % 8;
+    EXPECT_EQ(s.chunk_first_layer(94, stage, chunk), next) << g;
+    EXPECT_EQ(s.chunk_layers(94, stage, chunk), g == 0 || g == 31 ? 2 : 3) << g;
+    next += s.chunk_layers(94, stage, chunk);
+  }
+  EXPECT_EQ(next, 94);
+  s.loss_in_split = false;
+  EXPECT_TRUE(rejected(rejection(qwen, s, gpus), "/parallel/account_for_embedding_in_pipeline_split", "95"));
+  s.loss_in_split = true;
+  s.vpp = 1;
+  s.schedule = PipelineSchedule::kOneFOneB;
+  s.first_stage_layers = 11;
+  EXPECT_TRUE(rejected(rejection(qwen, s, gpus), "/parallel/account_for_embedding_in_pipeline_split", "first_stage_layers"));
+}
+
+}  // namespace

@@ -1,0 +1,143 @@
+#include "ctwin/replay/moe_layer.hpp"
+
+#include "ctwin/compute/gemm_model.hpp"
+#include "ctwin/replay/gemm_dtype.hpp"
+#include "ctwin/workload/parameter_count.hpp"
+
+namespace ctwin::replay {
+namespace {
+
+using collectives::Op;
+using compute::GroupedTokens;
+using compute::MemoryKernel;
+
+constexpr int kActivationBytes = 2;  // bf16 tokens on the wire, fp8 training included
+
+int add(std::vector<OpNode>& ops, OpNode op) {
+  ops.push_back(op);
+  return static_cast<int>(ops.size()) - 1;
+}
+
+}  // namespace
+
+std::int64_t MoeRankShape::rows() const {
+  std::int64_t total = 0;
+  for (const std::int64_t r : rows_per_expert) total += r;
+  return total;
+}
+
+MoeRankShape moe_rank_shape(const workload::ModelSpec& model, const workload::ParallelConfig& split) {
+  const workload::MoeSpec& moe = model.moe;
+  MoeRankShape shape;
+  const std::int64_t tokens = split.micro_batch * split.seq_len / split.cp;
+  shape.local_tokens = split.sequence_parallel ? tokens / split.tp : tokens;
+  shape.local_experts = moe.experts / split.ep;
+  // Balanced routing: the EP peers' copies for this rank's experts add up to its own n·k, and the
+  // expert-TP all-gather brings the e ranks' rows together.
+  const std::int64_t rows = shape.local_tokens * moe.top_k * split.expert_tp;
+  const std::int64_t base = rows / shape.local_experts;
+  const std::int64_t extra = rows % shape.local_experts;
+  for (std::int64_t e = 0; e < shape.local_experts; ++e) shape.rows_per_expert.push_back(base + (e < extra ? 1 : 0));
+  shape.expert_cols = moe.expert_ffn_hidden / split.expert_tp;
+  shape.fc1_cols = (model.activation == workload::Activation::kSwiglu ? 2 : 1) * shape.expert_cols;
+  shape.all_to_all = Bytes(shape.local_tokens * moe.top_k * model.hidden * kActivationBytes);
+  shape.expert_tp_gather = Bytes(shape.all_to_all.count() * split.expert_tp);
+  return shape;
+}
+
+MoeGroups moe_groups(const workload::ParallelConfig& split, std::int64_t gpus) {
+  MoeGroups g;
+  g.expert_tp = {split.expert_tp, 1};
+  g.ep = {split.ep, split.expert_tp};
+  g.expert_dp = {split.expert_data_parallel(gpus), split.expert_tp * split.ep};
+  return g;
+}
+
+MoeLayer::MoeLayer(const Scenario& scenario, CollectiveTimes& comm)
+    : s_(scenario), shape_(moe_rank_shape(scenario.model, scenario.split)),
+      groups_(moe_groups(scenario.split, scenario.gpus)), dtype_(gemm_dtype(scenario.split.precision)),
+      overlap_shared_(scenario.overlap.moe_shared_expert) {
+  for (auto [slot, call] : {std::pair{&all_to_all_, CommCall{Op::kAlltoall, groups_.ep, shape_.all_to_all, kActivationBytes}},
+                            std::pair{&expert_tp_gather_, CommCall{Op::kAllGather, groups_.expert_tp, shape_.expert_tp_gather,
+                                                                   kActivationBytes}},
+                            std::pair{&expert_tp_reduce_scatter_, CommCall{Op::kReduceScatter, groups_.expert_tp,
+                                                                           shape_.expert_tp_gather, kActivationBytes}}}) {
+    *slot = {call, comm.time(call)};
+  }
+  const workload::ParameterCount params = workload::count_parameters(scenario.model);
+  expert_params_ = shape_.local_experts * params.layer.expert / scenario.split.expert_tp;
+  router_params_ = params.layer.router;
+}
+
+SimTime MoeLayer::gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::Dtype dtype) const {
+  return compute::estimate_gemm(s_.gpu, {m, n, k, dtype}).time;
+}
+
+SimTime MoeLayer::grouped(std::int64_t n, std::int64_t k, GroupedTokens along) const {
+  return compute::estimate_grouped_gemm(s_.gpu, {shape_.rows_per_expert, n, k, dtype_, along}).time;
+}
+
+SimTime MoeLayer::memory(MemoryKernel kind, std::int64_t elements, bool backward) const {
+  return compute::estimate_memory_kernel(s_.gpu, {kind, elements, compute::Dtype::kBf16, backward}).time;
+}
+
+OpNode MoeLayer::on_ep(const char* name, const Collective& c, Join join) {
+  OpNode op{name, Stream::kEp, c.time, join};
+  op.comm = c.call;
+  return op;
+}
+
+void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) const {
+  const std::int64_t h = s_.model.hidden;
+  const std::int64_t n = shape_.local_tokens;
+  const std::int64_t copies = n * s_.model.moe.top_k;
+  const bool swiglu = s_.model.activation == workload::Activation::kSwiglu;
+  // The router is a plain bf16 linear layer in Megatron-Core, also in fp8 training.
+  add(ops, {"router_gemm", Stream::kCompute, gemm(n, s_.model.moe.experts, h, compute::Dtype::kBf16)});
+  add(ops, {"router_topk", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, false)});
+  add(ops, {"moe_permute", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, false)});
+  // With the overlap, the compute stream runs the shared experts while the tokens travel.
+  const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
+  int arrived = add(ops, on_ep("ep_dispatch_all_to_all", all_to_all_, travel));
+  if (groups_.expert_tp.size > 1) arrived = add(ops, on_ep("expert_tp_all_gather", expert_tp_gather_, travel));
+  shared(ops);
+  add(ops, {"expert_fc1_grouped_gemm", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kM), Join::kNow,
+            Occurs::kEvery, overlap_shared_ ? arrived : -1});
+  add(ops, {swiglu ? "expert_swiglu" : "expert_gelu", Stream::kCompute,
+            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, shape_.rows() * shape_.expert_cols, false)});
+  add(ops, {"expert_fc2_grouped_gemm", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kM)});
+  if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_reduce_scatter", expert_tp_reduce_scatter_));
+  add(ops, on_ep("ep_combine_all_to_all", all_to_all_));
+  add(ops, {"moe_unpermute", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, false)});
+}
+
+int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) const {
+  const std::int64_t h = s_.model.hidden;
+  const std::int64_t n = shape_.local_tokens;
+  const std::int64_t copies = n * s_.model.moe.top_k;
+  const bool swiglu = s_.model.activation == workload::Activation::kSwiglu;
+  add(ops, {"moe_unpermute_bwd", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, true)});
+  add(ops, on_ep("ep_combine_all_to_all_bwd", all_to_all_));
+  if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_all_gather_bwd", expert_tp_gather_));
+  // Each grouped GEMM has a data-gradient GEMM (tokens along M) and a weight-gradient GEMM per
+  // expert (tokens along K: the reduction).
+  add(ops, {"expert_fc2_dgrad", Stream::kCompute, grouped(shape_.expert_cols, h, GroupedTokens::kM)});
+  add(ops, {"expert_fc2_wgrad", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kK)});
+  add(ops, {swiglu ? "expert_swiglu_bwd" : "expert_gelu_bwd", Stream::kCompute,
+            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, shape_.rows() * shape_.expert_cols, true)});
+  add(ops, {"expert_fc1_dgrad", Stream::kCompute, grouped(h, shape_.fc1_cols, GroupedTokens::kM)});
+  add(ops, {"expert_fc1_wgrad", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kK)});
+  const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
+  int back = -1;
+  if (groups_.expert_tp.size > 1) back = add(ops, on_ep("expert_tp_reduce_scatter_bwd", expert_tp_reduce_scatter_, travel));
+  back = add(ops, on_ep("ep_dispatch_all_to_all_bwd", all_to_all_, travel));
+  const int shared_wait = shared(ops);
+  add(ops, {"moe_permute_bwd", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, true), Join::kNow,
+            Occurs::kEvery, overlap_shared_ ? back : -1});
+  add(ops, {"router_topk_bwd", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, true)});
+  add(ops, {"router_dgrad", Stream::kCompute, gemm(n, h, s_.model.moe.experts, compute::Dtype::kBf16)});
+  add(ops, {"router_wgrad", Stream::kCompute, gemm(h, s_.model.moe.experts, n, compute::Dtype::kBf16)});
+  return shared_wait;
+}
+
+}  // namespace ctwin::replay
