@@ -42,9 +42,31 @@ void SharedFabricExecutor::append_group(const CommCall& call, int stage, std::in
   const auto members = group_members(call.group, leader);
   const auto n = members.size();
   if (call.op == Op::kAlltoall) {
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < n; ++j) {
-        if (i != j) out.emplace_back(as_gpu(base + members[i]), as_gpu(base + members[j]));
+    const int first_node = fabric_.node_of(as_gpu(base + members.front()));
+    if (first_node == fabric_.node_of(as_gpu(base + members.back()))) {
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+          if (i != j) out.emplace_back(as_gpu(base + members[i]), as_gpu(base + members[j]));
+        }
+      }
+      return;
+    }
+    // Across nodes, PXN funnels everything a node sends to member j through the node's GPU on
+    // j's rail: one flow per (sending node, receiving member), leaving from that GPU. The
+    // NVLink legs to it are left off: NVLink is several times faster than the NIC they feed.
+    std::vector<std::pair<int, fabric::GpuId>> nodes;  // node, its first member
+    for (const auto m : members) {
+      const auto gpu = as_gpu(base + m);
+      if (nodes.empty() || nodes.back().first != fabric_.node_of(gpu)) nodes.emplace_back(fabric_.node_of(gpu), gpu);
+    }
+    const int per_node = fabric_.gpus_per_node();
+    for (const auto m : members) {
+      const auto dst = as_gpu(base + m);
+      for (const auto& [node, first_member] : nodes) {
+        if (node == fabric_.node_of(dst)) continue;
+        // A partly built last node may lack the GPU on that rail: send from a member instead.
+        const fabric::GpuId on_rail = node * per_node + fabric_.local_index(dst);
+        out.emplace_back(on_rail < fabric_.gpus() ? on_rail : first_member, dst);
       }
     }
     return;

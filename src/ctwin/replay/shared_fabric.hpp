@@ -4,8 +4,10 @@
 // passes) share NICs, leaves and spines.
 //
 // Each collective becomes its traffic: a ring's edges (member j to j + 1) for all-reduce,
-// reduce-scatter, all-gather, broadcast, reduce and sendrecv; every ordered pair of members for
-// all-to-all; each rank to its peer in the next stage for a pipeline send. Its bytes are scaled
+// reduce-scatter, all-gather, broadcast, reduce and sendrecv; for all-to-all every ordered pair
+// of members inside a node, and across nodes one flow per (sending node, receiving member) from
+// the sending node's GPU on the receiver's rail (PXN's path; the NVLink legs are left off); each
+// rank to its peer in the next stage for a pipeline send. Its bytes are scaled
 // so that the traffic of one group, alone on the fabric, lasts the time the communication twin
 // predicted for the collective (its algorithm, protocol and latencies: comm_groups.hpp); on a
 // shared fabric it lasts longer wherever other traffic takes link capacity. An op ends at the

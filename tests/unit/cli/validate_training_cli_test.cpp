@@ -20,8 +20,10 @@ const std::string kCases = std::string(CTWIN_SOURCE_DIR) + "/validation/training
 
 class ValidateTrainingCli : public ctwin::cli_testing::TempDirTest {};
 
+// Every case on the analytical network (seconds); the flow network's shared-fabric replay of all
+// cases takes minutes, so it runs here on one MoE case, and RunCli checks its determinism.
 TEST_F(ValidateTrainingCli, RunsEveryCaseWithFiniteNumbersAndTheSameBytesTwice) {
-  const auto first = run_ctwin("validate --training --format json");
+  const auto first = run_ctwin("validate --training --network analytical --format json");
   ASSERT_EQ(first.status, 0) << first.output;
   const auto out = nlohmann::json::parse(first.output);
   std::ifstream in(kCases);
@@ -36,8 +38,19 @@ TEST_F(ValidateTrainingCli, RunsEveryCaseWithFiniteNumbersAndTheSameBytesTwice) 
     EXPECT_TRUE(std::isfinite(row.at("error").get<double>())) << row.at("id");
   }
   EXPECT_EQ(out.at("summary").at("count"), cases.at("cases").size());
-  const auto second = run_ctwin("validate --training --format json");
+  const auto second = run_ctwin("validate --training --network analytical --format json");
   EXPECT_EQ(first.output, second.output);
+}
+
+TEST_F(ValidateTrainingCli, MoeCaseOnTheSharedFabricHasFiniteNumbers) {
+  const auto outcome = run_ctwin("validate --training --only qwen330ba3b-dgx-b200 --format json");
+  ASSERT_EQ(outcome.status, 0) << outcome.output;
+  const auto out = nlohmann::json::parse(outcome.output);
+  ASSERT_EQ(out.at("cases").size(), 1u);
+  for (const char* key : {"measured", "predicted", "step_time_s"}) {
+    const double v = out.at("cases").at(0).at(key).get<double>();
+    EXPECT_TRUE(std::isfinite(v) && v > 0) << key << " = " << v;
+  }
 }
 
 TEST_F(ValidateTrainingCli, TableHasTheSummaryAndTheNotExpressibleRuns) {
