@@ -138,6 +138,11 @@ NEMO_ASSUMPTIONS = [
     "(not in the table)",
     "TP communication overlap off (ctwin default; the recipes enable it for some models)",
 ]
+BF16_GRADS_NEMO = ("gradients reduced in bf16 (grad_reduce_in_fp32 false): NeMo's performance scripts set it for "
+                   "fp8 runs (scripts/performance/llm/pretrain_gpt3_175b.py: recipe.trainer.plugins."
+                   "grad_reduce_in_fp32 = False); the 24.07 recipes' value is not in the table")
+BF16_GRADS_MBRIDGE = ("gradients reduced in bf16 (grad_reduce_in_fp32 false): Megatron-Bridge's performance configs "
+                      "set cfg.ddp.grad_reduce_in_fp32 = False")
 CP_ASSUMPTION = ("context parallelism as TransformerEngine's p2p ring (cp_comm_type default 'p2p'; the recipe's "
                  "value is not in the table)")
 
@@ -172,6 +177,8 @@ def nemo(run, arches):
         assumptions.append(CP_ASSUMPTION)
     scen = scenario(model, H100, run["hardware"]["num_gpus"], seq, p["micro_batch"], p["global_batch"], "fp8",
                     tp, pp, vp, p["dp"], "none", tp > 1, True, 0, cp=cp)
+    scen["training"]["grad_reduce_in_fp32"] = False
+    assumptions.append(BF16_GRADS_NEMO)
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -247,6 +254,8 @@ def mbridge(run):
                            "peak 5 PFLOPS per GPU as GB200's")
     scen = scenario(model, cluster, gpus, m["seq_len"], int(p["micro_batch"]), int(p["global_batch"]), precision,
                     tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, cp=cp, ep=ep)
+    scen["training"]["grad_reduce_in_fp32"] = False
+    assumptions.append(BF16_GRADS_MBRIDGE)
     if slots:
         scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
         scen["parallel"]["account_for_loss_in_pipeline_split"] = True

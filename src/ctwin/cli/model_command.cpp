@@ -32,6 +32,7 @@ struct ModelOptions {
   std::string schedule;  // empty: interleaved when vpp > 1, else 1f1b
   bool sequence_parallel = false;
   bool distributed_optimizer = false;
+  bool grad_reduce_in_fp32 = true;
   std::string precision = "bf16";
   std::string gpu = "h100-sxm";
   std::string format = "table";
@@ -92,6 +93,7 @@ workload::ParallelConfig split_from(const ModelOptions& o) {
   split.micro_batch = o.micro_batch;
   split.sequence_parallel = o.sequence_parallel;
   split.distributed_optimizer = o.distributed_optimizer;
+  split.grad_reduce_in_fp32 = o.grad_reduce_in_fp32;
   if (o.zero < 0 || o.zero > 3) throw InputError("--zero", "", "expected 0, 1, 2 or 3, got " + std::to_string(o.zero));
   split.zero = o.zero;
   split.recompute = *workload::recompute_from_name(choice("--recompute", o.recompute, {"none", "selective", "full"}));
@@ -130,6 +132,9 @@ Action add_model_command(CLI::App& app) {
   command->add_option("--schedule", o->schedule, "gpipe, 1f1b or interleaved (default: interleaved when vpp > 1)");
   command->add_flag("--sp", o->sequence_parallel, "sequence parallelism");
   command->add_flag("--distributed-optimizer", o->distributed_optimizer, "Megatron's distributed optimizer (ZeRO-1)");
+  command->add_option("--grad-reduce-in-fp32", o->grad_reduce_in_fp32,
+                      "true: fp32 gradient buffers (Megatron-LM's default); false: bf16, as NeMo's performance scripts")
+      ->capture_default_str();
   command->add_option("--precision", o->precision, "bf16, fp16 or fp8")->capture_default_str();
   command->add_option("--gpu", o->gpu, "GPU profile for fits_memory: a file or a name under models/gpus")
       ->capture_default_str();
@@ -149,7 +154,9 @@ Action add_model_command(CLI::App& app) {
 
     const auto params = workload::count_parameters(model);
     const auto flops = workload::step_flops(model, split);
-    const auto memory = workload::memory_per_gpu(model, split, gpus);
+    workload::MemoryOptions memory_options;
+    memory_options.fp32_gradients = split.grad_reduce_in_fp32;
+    const auto memory = workload::memory_per_gpu(model, split, gpus, memory_options);
     const bool fits = workload::fits_memory(memory, gpu);
     const std::vector<std::pair<std::string, Bytes>> rows{
         {"weights", memory.weights},         {"gradients", memory.gradients}, {"optimizer", memory.optimizer},

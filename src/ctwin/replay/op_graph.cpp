@@ -291,14 +291,19 @@ class Builder {
     return out;
   }
 
+  /// Bytes of a gradient element in the DP reduction (workload::ParallelConfig::grad_reduce_in_fp32).
+  int grad_bytes() const { return p_.grad_reduce_in_fp32 ? 4 : 2; }
   OpNode grad_reduce(std::int64_t parameters, Join join, Occurs occurs) const {
     return comm_op("dp_grad_reduce", Stream::kDp,
-                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, dp_group_, Bytes(parameters * 4), 4}, join, occurs);
+                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, dp_group_, Bytes(parameters * grad_bytes()),
+                    grad_bytes()},
+                   join, occurs);
   }
   /// Expert gradients: the same reduction over the expert DP group.
   OpNode expert_grad_reduce(std::int64_t parameters, Join join, Occurs occurs) const {
     return comm_op("expert_dp_grad_reduce", Stream::kDp,
-                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, expert_dp_group_, Bytes(parameters * 4), 4},
+                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, expert_dp_group_, Bytes(parameters * grad_bytes()),
+                    grad_bytes()},
                    join, occurs);
   }
 

@@ -36,6 +36,7 @@ constexpr FieldName kFields[] = {
     {"global_batch", "training", "--global-batch"},
     {"seq_len", "training", "--seq"},
     {"precision", "training", "--precision"},
+    {"grad_reduce_in_fp32", "training", "--grad-reduce-in-fp32"},
     {"gpus", "", "--gpus"},
 };
 
@@ -217,6 +218,7 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.micro_batch = training.integer("micro_batch", 1, kMax);
   split.precision = *precision_from_name(training.choice_or("precision", {"bf16", "fp16", "fp8"}, "bf16"));
   split.flash_attention = training.choice_or("attention", {"flash", "unfused"}, "flash") == "flash";
+  split.grad_reduce_in_fp32 = training.boolean_or("grad_reduce_in_fp32", true);
   training.finish();
 
   split.tp = parallel.integer_or("tp", 1, kMax, 1);

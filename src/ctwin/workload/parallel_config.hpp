@@ -76,6 +76,10 @@ struct ParallelConfig {
   /// A fused attention kernel (FlashAttention, cuDNN) keeps no s×s scores; "unfused" is the
   /// pre-2022 path (score GEMM, fused softmax, dropout, value GEMM), e.g. Megatron-LM in SC'21.
   bool flash_attention = true;
+  /// Gradients kept and reduced in fp32 (Megatron-LM's default with bf16/fp8: it sets
+  /// accumulate_allreduce_grads_in_fp32), else in bf16, as NeMo's and Megatron-Bridge's
+  /// performance scripts configure (grad_reduce_in_fp32 = False).
+  bool grad_reduce_in_fp32 = true;
   ConfigOrigin origin;
 
   /// Transformer layers on pipeline rank `stage` (per model chunk when vpp > 1; without the

@@ -192,3 +192,23 @@ TEST(TrainingStep, UnevenStagesHoldTheirLayersAndEveryLayerOnce) {
 
 }  // namespace
 }  // namespace ctwin::replay
+
+namespace ctwin::replay {
+namespace {
+
+TEST(TrainingStep, Bf16GradientsHalveTheGradientBuffersAndTheReducedBytes) {
+  const auto fp32 = simulate_step(scenario({"overlap.dp_grad_reduce=false"}), {.comm = CommModel::kIsolated});
+  const auto bf16 = simulate_step(scenario({"overlap.dp_grad_reduce=false", "training.grad_reduce_in_fp32=false"}),
+                                  {.comm = CommModel::kIsolated});
+  EXPECT_DOUBLE_EQ(bf16.report.memory_gib_per_gpu.grads, fp32.report.memory_gib_per_gpu.grads / 2);
+  EXPECT_LT(bf16.report.breakdown.exposed_comm_s.dp, fp32.report.breakdown.exposed_comm_s.dp);
+  for (const auto* step : {&fp32, &bf16}) {
+    for (const auto& op : step->work.stages.front().after_backward) {
+      if (op.comm) EXPECT_EQ(op.comm->element_bytes, step == &fp32 ? 4 : 2) << op.name;
+    }
+  }
+  EXPECT_THROW((void)scenario({"training.grad_reduce_in_fp32=\"no\""}), InputError);
+}
+
+}  // namespace
+}  // namespace ctwin::replay
