@@ -1,7 +1,9 @@
 #include "ctwin/replay/training_step.hpp"
 
 #include <memory>
+#include <string>
 
+#include "ctwin/core/error.hpp"
 #include "ctwin/replay/comm_groups.hpp"
 #include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
@@ -14,6 +16,14 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   step.work = build_step_work(scenario, comm);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
                                     static_cast<int>(scenario.split.vpp), static_cast<int>(step.work.micro_batches));
+  // Every rank keeps its own timeline and op state: beyond a few thousand GPUs that is minutes and
+  // gigabytes for what the symmetry reduction gives exactly.
+  constexpr std::int64_t kAllRanksLimit = 4096;
+  if (options.all_ranks && scenario.gpus > kAllRanksLimit) {
+    throw InputError("--all-ranks", "", "simulates every rank, at most " + std::to_string(kAllRanksLimit) +
+                                            " GPUs (the scenario has " + std::to_string(scenario.gpus) +
+                                            "); without it one rank per stage stands for the rest");
+  }
   ReplayOptions replay_options;
   replay_options.pp_overlap = scenario.overlap.pp_p2p;
   replay_options.all_ranks = options.all_ranks;

@@ -70,6 +70,8 @@ TEST_F(RunCli, CommunicationModelsAndEveryRank) {
             nlohmann::json::parse(isolated.output).at("step_time_s").get<double>());
   const auto bad = run_ctwin("run " + shell_quote(kDefault) + " --comm fast");
   EXPECT_TRUE(one_line_error(bad, {"--comm", "fast"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --all-ranks --set gpus=8192 --set training.global_batch=4096"),
+                             {"--all-ranks", "4096"}));
   const auto every = run_ctwin("run " + shell_quote(kDefault) + " --all-ranks --format json");
   ASSERT_EQ(every.status, 0) << every.output;
   EXPECT_EQ(nlohmann::json::parse(every.output).at("step_time_s"), nlohmann::json::parse(shared.output).at("step_time_s"));
