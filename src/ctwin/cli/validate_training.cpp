@@ -4,6 +4,10 @@
 
 #include "ctwin/cli/validate_training.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -156,7 +160,15 @@ void run_training_validation(const TrainingValidateOptions& options) {
     if (match) chosen.push_back(&c);
   }
   if (chosen.empty()) throw InputError("--only", "", "no case of " + options.cases + " matches");
-  const auto results = replay::validate_training(chosen, options.network);
+  // Progress on a terminal only: the flow network takes minutes, and stdout may be a pipe to a parser.
+  replay::TrainingProgress progress;
+  if (isatty(fileno(stderr)) != 0) {
+    progress = [](std::size_t i, std::size_t n, const replay::TrainingCase& c) {
+      std::cerr << "\r\033[K[" << i + 1 << "/" << n << "] " << c.id << std::flush;
+      if (i + 1 == n) std::cerr << '\n';
+    };
+  }
+  const auto results = replay::validate_training(chosen, options.network, progress);
   if (format == Format::kJson) {
     print_json(results, cases, options.network, std::cout);
   } else if (format == Format::kCsv) {

@@ -117,10 +117,12 @@ double predicted_metric(TrainingMetric metric, const StepReport& report, std::in
 }
 
 std::vector<TrainingComparison> validate_training(const std::vector<const TrainingCase*>& chosen,
-                                                  const std::optional<std::string>& network) {
+                                                  const std::optional<std::string>& network,
+                                                  const TrainingProgress& progress) {
   std::vector<TrainingComparison> out;
   out.reserve(chosen.size());
   for (const TrainingCase* c : chosen) {
+    if (progress) progress(out.size(), chosen.size(), *c);
     Scenario scenario = c->scenario;
     if (network) scenario.network = *network;
     TrainingComparison comparison;

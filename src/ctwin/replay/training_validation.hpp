@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,8 +66,12 @@ struct TrainingComparison {
 
 /// Runs every case of `chosen` (network overridden when `network` is set). Throws InputError,
 /// naming the case, when a case's scenario cannot be simulated.
+/// Called before each case is simulated: its index, the number of cases, the case.
+using TrainingProgress = std::function<void(std::size_t, std::size_t, const TrainingCase&)>;
+
 [[nodiscard]] std::vector<TrainingComparison> validate_training(const std::vector<const TrainingCase*>& chosen,
-                                                                const std::optional<std::string>& network);
+                                                                const std::optional<std::string>& network,
+                                                                const TrainingProgress& progress = {});
 
 struct ErrorStats {
   std::size_t count = 0;

@@ -117,6 +117,25 @@ TEST(TrainingValidation, Sc21CaseIsComparedInThePapersHardwareFlops) {
   EXPECT_TRUE(std::isfinite(results[0].error));
 }
 
+TEST(TrainingValidation, ProgressNamesEachCaseBeforeItRuns) {
+  std::vector<const TrainingCase*> chosen;
+  for (const auto& c : bundled().cases) {
+    if (c.id.find("sc21-table1-1.7B") != std::string::npos || c.id.find("sc21-table1-3.6B") != std::string::npos) {
+      chosen.push_back(&c);
+    }
+  }
+  ASSERT_EQ(chosen.size(), 2u);
+  std::vector<std::string> seen;
+  const auto results = validate_training(chosen, std::string("analytical"),
+                                         [&](std::size_t i, std::size_t n, const TrainingCase& c) {
+                                           EXPECT_EQ(i, seen.size());
+                                           EXPECT_EQ(n, 2u);
+                                           seen.push_back(c.id);
+                                         });
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(seen, (std::vector<std::string>{chosen[0]->id, chosen[1]->id}));
+}
+
 TEST(TrainingValidation, TokensPerGpuIsTheStepsTokensOverGpus) {
   StepReport r;
   r.tokens_per_s = 64000;
