@@ -48,23 +48,47 @@ class SharedFabricExecutor final : public CommExecutor {
   [[nodiscard]] const network::TransferStats& stats() const { return network_->stats(); }
 
  private:
-  using Pairs = std::vector<std::pair<fabric::GpuId, fabric::GpuId>>;
+  // One GPU pair's transfer, its PXN routing decided once.
+  struct Edge {
+    fabric::GpuId src = 0;
+    fabric::GpuId dst = 0;
+    bool pxn = false;
+  };
+  using Pattern = std::vector<Edge>;
   // Fluid time of one group's traffic alone: fixed part and part per byte of each transfer.
   struct Pace {
     double fixed_s = 0;
     double per_byte_s = 0;
   };
+  // An op whose flows are in flight; slots are reused, so a flow's completion captures an index.
+  struct Pending {
+    std::size_t left = 0;
+    SimTime deadline;
+    Done done;
+  };
+  // (op, group size, stride, stage, leader) of a collective; (−1, from, to, local, 0) of a send.
+  using PatternKey = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
 
-  void append_group(const CommCall& call, int stage, std::int64_t leader, Pairs& out) const;
-  [[nodiscard]] const Pace& pace_of(const CommCall& call, int from_stage, int to_stage);
-  [[nodiscard]] double alone_s(const Pairs& pairs, std::int64_t bytes) const;
-  void launch(const Pairs& pairs, const Pace& pace, SimTime isolated, Done done);
+  void append_group(const CommCall& call, int stage, std::int64_t leader, Pattern& out) const;
+  void append_edge(fabric::GpuId src, fabric::GpuId dst, Pattern& out) const;
+  [[nodiscard]] const Pattern& collective_pattern(const CommCall& call, int stage, std::int64_t leader);
+  [[nodiscard]] const Pattern& send_pattern(int from, int to, std::int64_t local);
+  [[nodiscard]] const Pace& pace_of(const PatternKey& one_group, const Pattern& pattern);
+  [[nodiscard]] double alone_s(const Pattern& pattern, std::int64_t bytes);
+  void launch(const Pattern& pattern, const Pace& pace, SimTime isolated, Done done);
+  void flow_done(std::uint32_t slot);
 
   fabric::Fabric fabric_;
   std::int64_t stage_gpus_ = 1;
+  bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;
   std::unique_ptr<network::NetworkModel> network_;
-  std::map<std::tuple<int, std::int64_t, std::int64_t, int>, Pace> paces_;  // op, size, stride (sends: −1)
+  engine::Simulator probe_simulator_;  ///< for the paces: one group's traffic alone
+  std::unique_ptr<network::NetworkModel> probe_network_;
+  std::map<PatternKey, Pattern> patterns_;
+  std::map<PatternKey, Pace> paces_;  // keyed by the pattern of one group (stage 0, leader 0; a send's first rank)
+  std::vector<Pending> pending_;
+  std::vector<std::uint32_t> free_slots_;
 };
 
 }  // namespace ctwin::replay
