@@ -48,6 +48,12 @@ struct CommCall {
   int element_bytes = 2;
 };
 
+/// A collective with the time the communication twin predicts for it alone.
+struct TimedCall {
+  CommCall call;
+  SimTime time;
+};
+
 /// Groups of one shape tile a pipeline stage's GPUs (stage-local ranks 0..stage_gpus−1) in
 /// blocks of size·stride: block b holds `stride` groups, group o of it the ranks
 /// b·size·stride + o + j·stride.
@@ -66,6 +72,7 @@ class CollectiveTimes {
   /// output, reduce_scatter's input; per rank for sendrecv). Zero for a group of one.
   [[nodiscard]] SimTime time(collectives::Op op, GroupShape group, Bytes size, int element_bytes);
   [[nodiscard]] SimTime time(const CommCall& call) { return time(call.op, call.group, call.size, call.element_bytes); }
+  [[nodiscard]] TimedCall timed(const CommCall& call) { return {call, time(call)}; }
   /// Distinct predictions made (cache misses), for reports and tests.
   [[nodiscard]] std::int64_t predictions() const { return predictions_; }
 

@@ -79,17 +79,15 @@ CpAttentionOps::CpAttentionOps(const compute::GpuSpec& gpu, const CpAttentionInp
   // sendrecv over the group; element size 2 for the bf16 buffers.
   const int element = static_cast<int>(compute::dtype_bytes(in.dtype));
   for (const auto& b : plan_.forward) {
-    const CommCall call{Op::kSendRecv, group, b.sent, element};
-    forward_.push_back({compute::estimate_flash_attention_forward(gpu, b.shape).time, comm.time(call), call});
+    forward_.push_back({compute::estimate_flash_attention_forward(gpu, b.shape).time,
+                        comm.timed({Op::kSendRecv, group, b.sent, element})});
   }
   for (const auto& b : plan_.backward) {
-    const CommCall call{Op::kSendRecv, group, b.sent, element};
-    backward_.push_back({compute::estimate_flash_attention_backward(gpu, b.shape).time, comm.time(call), call});
+    backward_.push_back({compute::estimate_flash_attention_backward(gpu, b.shape).time,
+                         comm.timed({Op::kSendRecv, group, b.sent, element})});
   }
-  gather_call_ = {Op::kAllGather, group, plan_.gathered, element};
-  scatter_call_ = {Op::kReduceScatter, group, plan_.scattered, element};
-  gather_ = comm.time(gather_call_);
-  scatter_ = comm.time(scatter_call_);
+  gather_ = comm.timed({Op::kAllGather, group, plan_.gathered, element});
+  scatter_ = comm.timed({Op::kReduceScatter, group, plan_.scattered, element});
 }
 
 // Step i: post step i's transfer on the CP stream, compute block i once step i − 1's transfer
@@ -100,10 +98,8 @@ void CpAttentionOps::ring(std::vector<OpNode>& ops, const std::vector<Step>& ste
   int previous = -1;
   for (const auto& step : steps) {
     int transfer = -1;
-    if (step.transfer > SimTime()) {
-      OpNode op{send, Stream::kCp, step.transfer, Join::kTaskEnd};
-      op.comm = step.call;
-      ops.push_back(op);
+    if (step.transfer.time > SimTime()) {
+      ops.push_back(communication_op(send, Stream::kCp, step.transfer, Join::kTaskEnd));
       transfer = static_cast<int>(ops.size()) - 1;
     }
     ops.push_back({block, Stream::kCompute, step.compute, Join::kNow, Occurs::kEvery, previous});
@@ -112,19 +108,13 @@ void CpAttentionOps::ring(std::vector<OpNode>& ops, const std::vector<Step>& ste
   if (previous >= 0) ops.push_back({"cp_wait", Stream::kCompute, SimTime(), Join::kNow, Occurs::kEvery, previous});
 }
 
-OpNode CpAttentionOps::gather() const {
-  OpNode op{"cp_kv_all_gather", Stream::kCp, gather_, Join::kNow};
-  op.comm = gather_call_;
-  return op;
-}
-
 void CpAttentionOps::forward(std::vector<OpNode>& ops, bool recompute) const {
   if (comm_type_ == CpComm::kP2p) {
     ring(ops, forward_, recompute ? "cp_attention_block_recompute" : "cp_attention_block",
          recompute ? "cp_send_kv_recompute" : "cp_send_kv");
     return;
   }
-  ops.push_back(gather());
+  ops.push_back(communication_op("cp_kv_all_gather", Stream::kCp, gather_, Join::kNow));
   for (const auto& step : forward_) {
     ops.push_back({recompute ? "cp_attention_chunk_recompute" : "cp_attention_chunk", Stream::kCompute, step.compute});
   }
@@ -135,11 +125,9 @@ void CpAttentionOps::backward(std::vector<OpNode>& ops) const {
     ring(ops, backward_, "cp_attention_block_bwd", "cp_send_kv_dkv");
     return;
   }
-  ops.push_back(gather());
+  ops.push_back(communication_op("cp_kv_all_gather", Stream::kCp, gather_, Join::kNow));
   for (const auto& step : backward_) ops.push_back({"cp_attention_chunk_bwd", Stream::kCompute, step.compute});
-  OpNode scatter{"cp_dkv_reduce_scatter", Stream::kCp, scatter_, Join::kNow};
-  scatter.comm = scatter_call_;
-  ops.push_back(scatter);
+  ops.push_back(communication_op("cp_dkv_reduce_scatter", Stream::kCp, scatter_, Join::kNow));
 }
 
 }  // namespace ctwin::replay

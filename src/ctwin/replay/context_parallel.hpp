@@ -98,17 +98,14 @@ class CpAttentionOps {
  private:
   struct Step {
     SimTime compute;
-    SimTime transfer;  ///< p2p send/receive of this step; zero for none
-    CommCall call;
+    TimedCall transfer;  ///< p2p send/receive of this step; zero time for none
   };
-  [[nodiscard]] OpNode gather() const;
   void ring(std::vector<OpNode>& ops, const std::vector<Step>& steps, const char* block, const char* send) const;
 
   CpAttentionPlan plan_;
   workload::CpComm comm_type_;
   std::vector<Step> forward_, backward_;
-  SimTime gather_, scatter_;
-  CommCall gather_call_, scatter_call_;
+  TimedCall gather_, scatter_;
 };
 
 }  // namespace ctwin::replay

@@ -62,7 +62,7 @@ MoeLayer::MoeLayer(const Scenario& scenario, CollectiveTimes& comm)
                                                                    kActivationBytes}},
                             std::pair{&expert_tp_reduce_scatter_, CommCall{Op::kReduceScatter, groups_.expert_tp,
                                                                            shape_.expert_tp_gather, kActivationBytes}}}) {
-    *slot = {call, comm.time(call)};
+    *slot = comm.timed(call);
   }
   const workload::ParameterCount params = workload::count_parameters(scenario.model);
   expert_params_ = shape_.local_experts * params.layer.expert / scenario.split.expert_tp;
@@ -81,10 +81,8 @@ SimTime MoeLayer::memory(MemoryKernel kind, std::int64_t elements, bool backward
   return compute::estimate_memory_kernel(s_.gpu, {kind, elements, compute::Dtype::kBf16, backward}).time;
 }
 
-OpNode MoeLayer::on_ep(const char* name, const Collective& c, Join join) {
-  OpNode op{name, Stream::kEp, c.time, join};
-  op.comm = c.call;
-  return op;
+OpNode MoeLayer::on_ep(const char* name, const TimedCall& c, Join join) {
+  return communication_op(name, Stream::kEp, c, join);
 }
 
 void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) const {

@@ -101,18 +101,14 @@ class MoeLayer {
   SimTime grouped(std::int64_t n, std::int64_t k, compute::GroupedTokens along) const;
   SimTime memory(compute::MemoryKernel kind, std::int64_t elements, bool backward) const;
   /// An EP-stream collective: its predicted time and its call (for the shared-fabric replay).
-  struct Collective {
-    CommCall call;
-    SimTime time;
-  };
-  [[nodiscard]] static OpNode on_ep(const char* name, const Collective& c, Join join = Join::kNow);
+  [[nodiscard]] static OpNode on_ep(const char* name, const TimedCall& c, Join join = Join::kNow);
 
   const Scenario& s_;
   MoeRankShape shape_;
   MoeGroups groups_;
   compute::Dtype dtype_;
   bool overlap_shared_ = false;
-  Collective all_to_all_, expert_tp_gather_, expert_tp_reduce_scatter_;
+  TimedCall all_to_all_, expert_tp_gather_, expert_tp_reduce_scatter_;
   std::int64_t expert_params_ = 0, router_params_ = 0;
 };
 

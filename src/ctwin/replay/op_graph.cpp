@@ -118,9 +118,7 @@ class Builder {
 
   /// A communication op: its time from the communication twin, its call kept for shared-fabric replay.
   OpNode comm_op(const char* name, Stream stream, const CommCall& call, Join join, Occurs occurs = Occurs::kEvery) const {
-    OpNode op{name, stream, comm_.time(call), join, occurs};
-    op.comm = call;
-    return op;
+    return communication_op(name, stream, comm_.timed(call), join, occurs);
   }
 
   static int add(std::vector<OpNode>& ops, OpNode op) {

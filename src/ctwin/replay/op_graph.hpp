@@ -65,6 +65,14 @@ struct OpNode {
   std::optional<CommCall> comm{};  ///< what a communication op moves (none for kernels)
 };
 
+/// A communication op on `stream`: it moves `c.call` and takes `c.time` alone on the fabric.
+[[nodiscard]] inline OpNode communication_op(const char* name, Stream stream, const TimedCall& c, Join join,
+                                             Occurs occurs = Occurs::kEvery) {
+  OpNode op{name, stream, c.time, join, occurs};
+  op.comm = c.call;
+  return op;
+}
+
 struct ChunkWork {
   std::vector<OpNode> forward;
   std::vector<OpNode> backward;
