@@ -23,8 +23,10 @@ SWEEPS = {
     "aic-gemm-b200_sxm-trtllm-1.3.0rc20": "b200",
     "aic-gemm-l40s-trtllm-1.3.0rc20": "l40s",
 }
-# mle-mamf GPU names -> ctwin profile names, for the GPUs ctwin ships a calibrated profile of.
-MAMF_GPUS = {"NVIDIA A100 SXM": "a100-sxm-80gb", "NVIDIA H100 SXM": "h100-sxm", "NVIDIA B200 SXM": "b200"}
+# mle-mamf GPU names -> ctwin profile names, for the GPUs whose profile has a measured table or
+# borrows one from the same silicon (gb200 from b200); B300 and the A100 PCIe have no profile.
+MAMF_GPUS = {"NVIDIA A100 SXM": "a100-sxm-80gb", "NVIDIA H100 SXM": "h100-sxm", "NVIDIA B200 SXM": "b200",
+             "NVIDIA GB200 SXM": "gb200"}
 # aiconfigurator spells dtypes as PyTorch does; ctwin reads the short names.
 DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "fp8": "fp8", "fp8_e4m3fn": "fp8"}
 HOLDOUT_PERCENT = 30

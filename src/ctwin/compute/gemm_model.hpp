@@ -1,6 +1,7 @@
 #pragma once
-// GEMM kernel time: a calibrated efficiency table where it covers the shape, the roofline with
-// default efficiencies elsewhere.
+// GEMM kernel time: a calibrated efficiency table for the dtypes it has (clamped to its edges
+// beyond the measured sizes; fp16 and bf16 share a table when their peaks agree), the roofline
+// with default efficiencies for the others.
 //
 // Calibrated:   time = ideal_roofline_time / table_efficiency(M, N, K, dtype)
 // Uncalibrated: time = launch + max(compute / gemm_efficiency, memory / hbm_efficiency)
@@ -17,7 +18,8 @@
 
 namespace ctwin::compute {
 
-enum class GemmSource { kTable, kRoofline };
+/// kTableEdge: the shape lies beyond the table's measured sizes, so the edge's efficiency is used.
+enum class GemmSource { kTable, kTableEdge, kRoofline };
 
 struct GemmEstimate {
   SimTime time;

@@ -12,10 +12,13 @@ struct Bracket {
   std::size_t lo = 0;
   std::size_t hi = 0;
   double weight_hi = 0;  // in log space
+  bool clamped = false;
 };
 
-std::optional<Bracket> bracket(const std::vector<std::int64_t>& axis, std::int64_t value) {
-  if (axis.empty() || value < axis.front() || value > axis.back()) return std::nullopt;
+Bracket bracket(const std::vector<std::int64_t>& axis, std::int64_t value) {
+  CTWIN_ASSERT(!axis.empty(), "a read grid has non-empty axes");
+  if (value <= axis.front()) return Bracket{0, 0, 0, value < axis.front()};
+  if (value >= axis.back()) return Bracket{axis.size() - 1, axis.size() - 1, 0, value > axis.back()};
   std::size_t hi = 0;
   while (axis[hi] < value) ++hi;
   if (axis[hi] == value) return Bracket{hi, hi, 0};
@@ -49,23 +52,22 @@ double round_significant(double value, int digits) {
 
 }  // namespace
 
-std::optional<double> EfficiencyGrid::lookup(std::int64_t m_value, std::int64_t n_value, std::int64_t k_value) const {
-  const auto bm = bracket(m, m_value);
-  const auto bn = bracket(n, n_value);
-  const auto bk = bracket(k, k_value);
-  if (!bm || !bn || !bk) return std::nullopt;
+GridEfficiency EfficiencyGrid::lookup(std::int64_t m_value, std::int64_t n_value, std::int64_t k_value) const {
+  const Bracket m_bracket = bracket(m, m_value);
+  const Bracket n_bracket = bracket(n, n_value);
+  const Bracket k_bracket = bracket(k, k_value);
   double log_efficiency = 0;
   for (int corner = 0; corner < 8; ++corner) {
     const bool hm = (corner & 4) != 0;
     const bool hn = (corner & 2) != 0;
     const bool hk = (corner & 1) != 0;
-    const double weight = (hm ? bm->weight_hi : 1 - bm->weight_hi) * (hn ? bn->weight_hi : 1 - bn->weight_hi) *
-                          (hk ? bk->weight_hi : 1 - bk->weight_hi);
+    const double weight = (hm ? m_bracket.weight_hi : 1 - m_bracket.weight_hi) * (hn ? n_bracket.weight_hi : 1 - n_bracket.weight_hi) *
+                          (hk ? k_bracket.weight_hi : 1 - k_bracket.weight_hi);
     if (weight == 0) continue;
-    const double value = efficiency[index(hm ? bm->hi : bm->lo, hn ? bn->hi : bn->lo, hk ? bk->hi : bk->lo)];
+    const double value = efficiency[index(hm ? m_bracket.hi : m_bracket.lo, hn ? n_bracket.hi : n_bracket.lo, hk ? k_bracket.hi : k_bracket.lo)];
     log_efficiency += weight * std::log(value);
   }
-  return std::exp(log_efficiency);
+  return GridEfficiency{std::exp(log_efficiency), m_bracket.clamped || n_bracket.clamped || k_bracket.clamped};
 }
 
 void GemmEfficiencyTable::set(Dtype dtype, EfficiencyGrid grid) {
@@ -78,9 +80,11 @@ const EfficiencyGrid* GemmEfficiencyTable::grid(Dtype dtype) const {
   return it == grids_.end() ? nullptr : &it->second;
 }
 
-std::optional<double> GemmEfficiencyTable::lookup(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k) const {
+std::optional<GridEfficiency> GemmEfficiencyTable::lookup(Dtype dtype, std::int64_t m, std::int64_t n,
+                                                          std::int64_t k) const {
   const EfficiencyGrid* found = grid(dtype);
-  return found == nullptr ? std::nullopt : found->lookup(m, n, k);
+  if (found == nullptr) return std::nullopt;
+  return found->lookup(m, n, k);
 }
 
 GemmEfficiencyTable read_gemm_table(JsonObjectReader reader) {

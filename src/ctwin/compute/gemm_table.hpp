@@ -3,7 +3,10 @@
 // ideal roofline time (see gemm_roofline.hpp) that measured kernels achieved. Between grid
 // points the efficiency is interpolated trilinearly in log M, log N, log K, on log efficiency,
 // because GEMM sweeps are taken at geometric sizes and efficiency changes by factors, not steps.
-// Outside the grid the table says nothing and the caller falls back to the roofline.
+// Outside the grid each coordinate is clamped to the nearest edge: the roofline still carries the
+// shape's tile and wave quantization, and the efficiency measured at the edge (clocks under load,
+// kernel choice at that size) predicts beyond it better than an uncalibrated default does
+// (gemm_acceptance_test's extrapolation check fits on the inner sizes and judges the outer ones).
 
 #include <cstdint>
 #include <map>
@@ -18,6 +21,12 @@
 
 namespace ctwin::compute {
 
+/// An efficiency read from a grid, and whether a coordinate had to be clamped to reach it.
+struct GridEfficiency {
+  double efficiency = 1;
+  bool extrapolated = false;
+};
+
 /// One dtype's grid. `efficiency` is indexed [i_m][i_n][i_k], flattened with k fastest.
 struct EfficiencyGrid {
   std::vector<std::int64_t> m;
@@ -29,8 +38,8 @@ struct EfficiencyGrid {
   [[nodiscard]] std::size_t index(std::size_t i_m, std::size_t i_n, std::size_t i_k) const {
     return (i_m * n.size() + i_n) * k.size() + i_k;
   }
-  /// The interpolated efficiency, or nothing when (m, n, k) lies outside the grid's range.
-  [[nodiscard]] std::optional<double> lookup(std::int64_t m_value, std::int64_t n_value, std::int64_t k_value) const;
+  /// The interpolated efficiency; coordinates outside the grid's range take the nearest edge.
+  [[nodiscard]] GridEfficiency lookup(std::int64_t m_value, std::int64_t n_value, std::int64_t k_value) const;
 };
 
 class GemmEfficiencyTable {
@@ -38,7 +47,8 @@ class GemmEfficiencyTable {
   void set(Dtype dtype, EfficiencyGrid grid);
   [[nodiscard]] const EfficiencyGrid* grid(Dtype dtype) const;
   [[nodiscard]] const std::map<Dtype, EfficiencyGrid>& grids() const { return grids_; }
-  [[nodiscard]] std::optional<double> lookup(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k) const;
+  /// Nothing when the table has no grid for `dtype`.
+  [[nodiscard]] std::optional<GridEfficiency> lookup(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k) const;
 
  private:
   std::map<Dtype, EfficiencyGrid> grids_;

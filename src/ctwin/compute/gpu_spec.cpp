@@ -76,12 +76,21 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
   {
     JsonObjectReader sources = reader.object("sources");
     for (const char* field : kSourcedFields) spec.sources[field] = sources.string(field);
-    for (const char* field : {"efficiency", "gemm_tiles"}) {
+    for (const char* field : {"efficiency", "gemm_tiles", "gemm_table_from"}) {
       if (sources.has(field)) spec.sources[field] = sources.string(field);
     }
     sources.finish();
   }
   if (auto table = reader.optional_object("gemm_table")) spec.gemm_table = read_gemm_table(*table);
+  if (reader.has("gemm_table_from")) {
+    spec.gemm_table_from = reader.string("gemm_table_from");
+    const bool bare_name = !spec.gemm_table_from.empty() && spec.gemm_table_from.find('/') == std::string::npos &&
+                           !spec.gemm_table_from.ends_with(".json");
+    if (!bare_name) reader.fail("gemm_table_from", "expected the name of a profile next to this one, like \"b200\"");
+    if (!spec.sources.contains("gemm_table_from")) {
+      reader.fail("sources", "missing \"gemm_table_from\": say why that GPU's GEMMs stand for this one's");
+    }
+  }
   // Written by `ctwin calibrate` to say how the table was obtained; kept for people, not read.
   (void)reader.optional("calibration");
   (void)reader.optional("notes");
@@ -89,6 +98,24 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
   return spec;
 }
 
-GpuSpec load_gpu_spec(const std::filesystem::path& path) { return parse_gpu_spec(load_json_file(path), path.string()); }
+GpuSpec load_gpu_spec(const std::filesystem::path& path) {
+  GpuSpec spec = parse_gpu_spec(load_json_file(path), path.string());
+  if (spec.gemm_table_from.empty()) return spec;
+  const std::filesystem::path lender_path = path.parent_path() / (spec.gemm_table_from + ".json");
+  if (!std::filesystem::is_regular_file(lender_path)) {
+    throw InputError(path.string(), "/gemm_table_from", "no profile " + lender_path.string());
+  }
+  const GpuSpec lender = parse_gpu_spec(load_json_file(lender_path), lender_path.string());
+  if (!lender.gemm_table_from.empty() || !lender.gemm_table) {
+    throw InputError(path.string(), "/gemm_table_from",
+                     spec.gemm_table_from + " has no measured table of its own to lend");
+  }
+  GemmEfficiencyTable merged = spec.gemm_table.value_or(GemmEfficiencyTable{});
+  for (const auto& [dtype, grid] : lender.gemm_table->grids()) {
+    if (merged.grid(dtype) == nullptr && spec.peak_dense.contains(dtype)) merged.set(dtype, grid);
+  }
+  spec.gemm_table = std::move(merged);
+  return spec;
+}
 
 }  // namespace ctwin::compute

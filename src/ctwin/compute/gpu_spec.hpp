@@ -46,6 +46,9 @@ struct GpuSpec {
   std::vector<TileShape> gemm_tiles{{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
   KernelEfficiency efficiency;
   std::optional<GemmEfficiencyTable> gemm_table;
+  /// "gemm_table_from": a profile of the same silicon, next to this one's file, whose measured
+  /// grids stand in for the dtypes this profile has none for (load_gpu_spec merges them in).
+  std::string gemm_table_from;
   /// Field name -> where its figure comes from.
   std::map<std::string, std::string> sources;
 
@@ -54,8 +57,11 @@ struct GpuSpec {
 };
 
 /// Parses a GPU profile strictly (units required, unknown keys rejected, every figure must have
-/// an entry in "sources"); errors name `source` and the JSON pointer.
+/// an entry in "sources"); errors name `source` and the JSON pointer. A "gemm_table_from" is only
+/// recorded: resolving it needs the profile's file (load_gpu_spec).
 [[nodiscard]] GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source);
+/// parse_gpu_spec, then the borrowed grids of "gemm_table_from" merged in. The lender must be a
+/// plain measured profile (no borrowing of its own), so a table's origin is always one file away.
 [[nodiscard]] GpuSpec load_gpu_spec(const std::filesystem::path& path);
 
 }  // namespace ctwin::compute

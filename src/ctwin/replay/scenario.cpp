@@ -42,7 +42,13 @@ void inline_part(nlohmann::json& scenario, const std::string& key, const fs::pat
 
 compute::GpuSpec read_gpu(const nlohmann::json* given, const std::string& server_gpu, const fs::path& dir,
                           const fs::path& root, const std::string& source) {
-  if (given != nullptr && given->is_object()) return compute::parse_gpu_spec(*given, source + " /gpu");
+  if (given != nullptr && given->is_object()) {
+    compute::GpuSpec inline_spec = compute::parse_gpu_spec(*given, source + " /gpu");
+    if (!inline_spec.gemm_table_from.empty()) {
+      throw InputError(source, "/gpu/gemm_table_from", "an inline profile cannot borrow a table; name the profile file instead");
+    }
+    return inline_spec;
+  }
   std::string name = server_gpu;
   std::string pointer = "/cluster/server/gpu";
   if (given != nullptr && !given->is_null()) {

@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <vector>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <string>
 
@@ -72,6 +74,72 @@ TEST(GemmAcceptance, HeldOutErrorPerGpu) {
   }
 }
 
+// Beyond the measured sizes the table answers with its edge's efficiency. Whether that predicts
+// better than the uncalibrated roofline is checked the honest way: per axis, fit on the sweep
+// without its two largest sizes (or without its smallest well-sampled size and the odd square shapes
+// below it) and predict the rows left out, both ways.
+struct ExtrapolationCase {
+  const char* name;
+  std::int64_t compute::GemmShape::*axis;
+  bool beyond_largest;
+};
+
+TEST(GemmAcceptance, EdgeEfficiencyPredictsBeyondTheGridBetterThanTheDefaults) {
+  const ExtrapolationCase cases[] = {{"M largest", &compute::GemmShape::m, true},
+                                     {"N largest", &compute::GemmShape::n, true},
+                                     {"K largest", &compute::GemmShape::k, true},
+                                     {"N smallest", &compute::GemmShape::n, false},
+                                     {"K smallest", &compute::GemmShape::k, false}};
+  for (const std::string gpu : kGpus) {
+    GemmSweep all = sweep(gpu, "fit");
+    const GemmSweep holdout = sweep(gpu, "holdout");
+    all.rows.insert(all.rows.end(), holdout.rows.begin(), holdout.rows.end());
+    std::vector<double> edge_errors;
+    std::vector<double> default_errors;
+    for (const ExtrapolationCase& extrapolation : cases) {
+      std::map<std::int64_t, int> rows_per_size;
+      for (const auto& row : all.rows) ++rows_per_size[row.shape.*extrapolation.axis];
+      ASSERT_GE(rows_per_size.size(), 4u);
+      const std::int64_t third_largest = std::prev(rows_per_size.end(), 3)->first;
+      std::int64_t smallest_sampled = 0;
+      for (const auto& [size, rows] : rows_per_size) {
+        if (rows >= 20) {
+          smallest_sampled = size;
+          break;
+        }
+      }
+      const auto left_out = [&](std::int64_t size) {
+        return extrapolation.beyond_largest ? size > third_largest : size <= smallest_sampled;
+      };
+      GemmSweep inner{all.source, {}};
+      GemmSweep outer{all.source, {}};
+      for (const auto& row : all.rows) (left_out(row.shape.*extrapolation.axis) ? outer : inner).rows.push_back(row);
+      compute::GpuSpec calibrated = uncalibrated(gpu);
+      calibrated.gemm_table = fit_gemm_table(calibrated, inner);
+      const compute::GpuSpec defaults = uncalibrated(gpu);
+      std::vector<double> edge;
+      std::vector<double> fallback;
+      for (const auto& row : outer.rows) {
+        const compute::GemmEstimate estimate = compute::estimate_gemm(calibrated, row.shape);
+        ASSERT_EQ(estimate.source, compute::GemmSource::kTableEdge);
+        edge.push_back(std::fabs(estimate.time.seconds() / row.time_s - 1));
+        fallback.push_back(std::fabs(compute::estimate_gemm(defaults, row.shape).time.seconds() / row.time_s - 1));
+      }
+      edge_errors.insert(edge_errors.end(), edge.begin(), edge.end());
+      default_errors.insert(default_errors.end(), fallback.begin(), fallback.end());
+      std::printf("%-14s %-10s %4zu shapes beyond the fitted grid: edge efficiency %.1f%%, defaults %.1f%%\n",
+                  gpu.c_str(), extrapolation.name, edge.size(), 100 * error_stats(edge).median_abs,
+                  100 * error_stats(fallback).median_abs);
+    }
+    const double edge_median = error_stats(edge_errors).median_abs;
+    const double default_median = error_stats(default_errors).median_abs;
+    std::printf("%-14s all        %4zu shapes: edge efficiency %.1f%%, defaults %.1f%%\n", gpu.c_str(),
+                edge_errors.size(), 100 * edge_median, 100 * default_median);
+    EXPECT_LT(edge_median, default_median) << gpu;
+    EXPECT_LE(edge_median, 0.15) << gpu;
+  }
+}
+
 // The shipped profiles must be what `ctwin calibrate` makes of the fit split alone: refitting
 // here reproduces them up to the 5 significant digits the file keeps.
 TEST(GemmAcceptance, ShippedProfilesAreFittedToTheFitSplitOnly) {
@@ -123,19 +191,32 @@ TEST(GemmAcceptance, UncalibratedDefaultsWithin25Percent) {
 }
 
 // The best shapes of ml-engineering's maximum-achievable-matmul table (torch.mm, not TensorRT-LLM),
-// predicted with the shipped calibrated profiles. bf16 rows exist for A100 and B200 only; the
-// H100 row of that table is fp8 (see the README).
+// predicted with the shipped profiles: calibrated ones, and GB200 with the table it borrows from
+// B200. bf16 rows exist for A100, B200 and GB200; the H100 row of that table is fp8 (see the README).
+std::vector<std::string> mamf_gpu_column(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> gpus;
+  std::getline(in, line);
+  EXPECT_EQ(line, "m,n,k,dtype,tflops,gpu");
+  while (std::getline(in, line)) gpus.push_back(line.substr(line.rfind(',') + 1));
+  return gpus;
+}
+
 TEST(GemmAcceptance, MamfBestShapesWithin10Percent) {
-  const GemmSweep mamf = read_gemm_csv(kRoot / "validation/gemm/mamf.csv", MeasurementColumn::kRequired);
-  const char* const gpu_of_line[] = {"a100-sxm-80gb", "b200", "b200", "h100-sxm"};  // mamf.csv's gpu column
-  ASSERT_EQ(mamf.rows.size(), 4u);
+  const fs::path mamf_csv = kRoot / "validation/gemm/mamf.csv";
+  const GemmSweep mamf = read_gemm_csv(mamf_csv, MeasurementColumn::kRequired);
+  const std::vector<std::string> gpu_of_line = mamf_gpu_column(mamf_csv);
+  ASSERT_EQ(mamf.rows.size(), 5u);
+  ASSERT_EQ(gpu_of_line.size(), mamf.rows.size());
   for (std::size_t i = 0; i < mamf.rows.size(); ++i) {
     const auto& row = mamf.rows[i];
-    const compute::GpuSpec spec = compute::load_gpu_spec(kRoot / "models/gpus" / (std::string(gpu_of_line[i]) + ".json"));
+    const compute::GpuSpec spec = compute::load_gpu_spec(kRoot / "models/gpus" / (gpu_of_line[i] + ".json"));
     const compute::GemmEstimate estimate = compute::estimate_gemm(spec, row.shape);
     const double measured_tflops = row.shape.flops().count() / row.time_s * 1e-12;
     const double error = estimate.rate().teraflops() / measured_tflops - 1;
-    std::printf("MAMF %-14s %-4s %lldx%lldx%lld measured %.0f TFLOP/s, predicted %.0f (%+.1f%%, %s)\n", gpu_of_line[i],
+    std::printf("MAMF %-14s %-4s %lldx%lldx%lld measured %.0f TFLOP/s, predicted %.0f (%+.1f%%, %s)\n",
+                gpu_of_line[i].c_str(),
                 compute::dtype_name(row.shape.dtype).c_str(), static_cast<long long>(row.shape.m),
                 static_cast<long long>(row.shape.n), static_cast<long long>(row.shape.k), measured_tflops,
                 estimate.rate().teraflops(), 100 * error, compute::gemm_source_name(estimate.source).c_str());

@@ -93,8 +93,22 @@ TEST(GemmModel, CalibratedTableScalesTheIdealRoofline) {
   const GemmShape between{2048, 1024, 1024, Dtype::kBf16};
   EXPECT_NEAR(estimate_gemm(gpu, between).time.seconds(),
               ideal_gemm_roofline(gpu, between).time.seconds() / std::sqrt(0.5 * 0.8), 1e-12);
-  // Outside the grid, or for a dtype it lacks, the roofline answers.
-  EXPECT_EQ(estimate_gemm(gpu, {8192, 1024, 1024, Dtype::kBf16}).source, GemmSource::kRoofline);
+  // Beyond the grid the nearest edge's efficiency applies to the shape's own roofline, on either side.
+  const GemmShape beyond{8192, 1024, 1024, Dtype::kBf16};
+  EXPECT_EQ(estimate_gemm(gpu, beyond).source, GemmSource::kTableEdge);
+  EXPECT_NEAR(estimate_gemm(gpu, beyond).time.seconds(), ideal_gemm_roofline(gpu, beyond).time.seconds() / 0.8, 1e-12);
+  const GemmShape below{512, 4096, 256, Dtype::kBf16};
+  EXPECT_EQ(estimate_gemm(gpu, below).source, GemmSource::kTableEdge);
+  EXPECT_NEAR(estimate_gemm(gpu, below).time.seconds(), ideal_gemm_roofline(gpu, below).time.seconds() / 0.5, 1e-12);
+  // fp16 reads the bf16 table when the two peaks agree, and not otherwise.
+  gpu.peak_dense[Dtype::kFp16] = gpu.peak(Dtype::kBf16);
+  const GemmShape half{4096, 1024, 1024, Dtype::kFp16};
+  EXPECT_EQ(estimate_gemm(gpu, half).source, GemmSource::kTable);
+  EXPECT_NEAR(estimate_gemm(gpu, half).time.seconds(), ideal_gemm_roofline(gpu, half).time.seconds() / 0.8, 1e-12);
+  GpuSpec unequal = gpu;
+  unequal.peak_dense[Dtype::kFp16] = FlopRate::per_second(2 * gpu.peak(Dtype::kBf16).per_second());
+  EXPECT_EQ(estimate_gemm(unequal, half).source, GemmSource::kRoofline);
+  // For a dtype the table lacks, the roofline with default efficiencies answers.
   EXPECT_EQ(estimate_gemm(gpu, {4096, 1024, 1024, Dtype::kFp8}).source, GemmSource::kRoofline);
 }
 

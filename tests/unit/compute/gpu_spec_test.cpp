@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
@@ -83,6 +86,74 @@ TEST(GpuSpec, RejectsUnknownDtypeAndKey) {
   document = h100_document();
   document["gemm_table"]["bf16"]["efficiency"][0] = -1;
   expect_error(document, "/gemm_table/bf16/efficiency", "positive");
+}
+
+// Profiles of the same silicon borrow a measured table: the lender's grids fill the dtypes the
+// borrower has none of, its own grids win, and every way of naming a lender badly is an error.
+TEST(GpuSpec, BorrowedTablesComeFromTheSameSilicon) {
+  const GpuSpec b200 = load_gpu_spec(kGpus / "b200.json");
+  const GpuSpec gb200 = load_gpu_spec(kGpus / "gb200.json");
+  EXPECT_EQ(gb200.gemm_table_from, "b200");
+  ASSERT_TRUE(gb200.gemm_table.has_value());
+  for (const Dtype dtype : {Dtype::kBf16, Dtype::kFp8}) {
+    ASSERT_NE(gb200.gemm_table->grid(dtype), nullptr);
+    EXPECT_EQ(gb200.gemm_table->grid(dtype)->efficiency, b200.gemm_table->grid(dtype)->efficiency);
+  }
+  EXPECT_EQ(load_gpu_spec(kGpus / "h200.json").gemm_table_from, "h100-sxm");
+  EXPECT_EQ(load_gpu_spec(kGpus / "a100-sxm-40gb.json").gemm_table_from, "a100-sxm-80gb");
+  EXPECT_FALSE(load_gpu_spec(kGpus / "mi300x.json").gemm_table.has_value());
+}
+
+class BorrowedTableFiles : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("ctwin-borrow-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    write("lender.json", h100_document());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path write(const std::string& name, const nlohmann::json& document) {
+    std::ofstream(dir_ / name) << document.dump(2);
+    return dir_ / name;
+  }
+  static nlohmann::json borrower(const std::string& lender) {
+    nlohmann::json document = h100_document();
+    document.erase("gemm_table");
+    document["gemm_table_from"] = lender;
+    document["sources"]["gemm_table_from"] = "test: same silicon";
+    return document;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(BorrowedTableFiles, OwnGridsWinAndTheLenderFillsTheRest) {
+  nlohmann::json own_bf16 = borrower("lender");
+  own_bf16["gemm_table"] = {{"bf16", {{"m", {1}}, {"n", {1}}, {"k", {1}}, {"efficiency", {0.5}}}}};
+  const GpuSpec gpu = load_gpu_spec(write("gpu.json", own_bf16));
+  const GpuSpec lender = load_gpu_spec(dir_ / "lender.json");
+  ASSERT_TRUE(gpu.gemm_table.has_value());
+  EXPECT_EQ(gpu.gemm_table->grid(Dtype::kBf16)->efficiency, std::vector<double>{0.5});
+  EXPECT_EQ(gpu.gemm_table->grid(Dtype::kFp8)->efficiency, lender.gemm_table->grid(Dtype::kFp8)->efficiency);
+}
+
+TEST_F(BorrowedTableFiles, BadLendersAreErrors) {
+  const auto expect_load_error = [&](const nlohmann::json& document, const std::string& pointer,
+                                     const std::string& words) {
+    try {
+      (void)load_gpu_spec(write("gpu.json", document));
+      ADD_FAILURE() << "accepted " << document["gemm_table_from"];
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.pointer(), pointer) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  expect_load_error(borrower("missing"), "/gemm_table_from", "no profile");
+  expect_load_error(borrower("../lender"), "/gemm_table_from", "name of a profile");
+  write("chain.json", borrower("lender"));
+  expect_load_error(borrower("chain"), "/gemm_table_from", "no measured table of its own");
+  nlohmann::json unsourced = borrower("lender");
+  unsourced["sources"].erase("gemm_table_from");
+  expect_load_error(unsourced, "/sources", "gemm_table_from");
 }
 
 }  // namespace

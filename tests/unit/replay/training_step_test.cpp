@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/training_step.hpp"
 #include "ctwin/workload/flops.hpp"
 #include "kernel_sum.hpp"
@@ -73,6 +74,14 @@ TEST(TrainingStep, OverlappingGradientReductionIsNoSlower) {
 
 TEST(TrainingStep, UnsupportedPartsAreInputErrors) {
   EXPECT_THROW((void)scenario({"calibration=\"x.json\""}), InputError);
+  // An inline GPU profile has no file for "gemm_table_from" to be found next to.
+  const nlohmann::json gb200 = load_json_file(std::string(CTWIN_SOURCE_DIR) + "/models/gpus/gb200.json");
+  try {
+    (void)scenario({"gpu=" + gb200.dump()});
+    ADD_FAILURE() << "an inline profile borrowed a table";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.pointer(), "/gpu/gemm_table_from") << error.what();
+  }
 }
 
 }  // namespace
