@@ -18,6 +18,7 @@ OUT = os.path.join(HERE, "cases.json")
 A100 = "topologies/dgx-a100-superpod.json"
 H100 = "topologies/dgx-h100-superpod.json"
 B200 = "topologies/dgx-b200-superpod.json"
+JEAN_ZAY = "topologies/jean-zay-a100-opa.json"
 GB200 = "topologies/gb200-nvl72.json"
 GB300 = "topologies/gb300-nvl72.json"
 # torchtitan's Grand Teton hosts: 8 NVLink-connected H100 per host, "backend RDMA network with 400 Gb/s per
@@ -347,6 +348,39 @@ def torchtitan(run):
                 "tokens/s per GPU as published (TPS/GPU read at iteration 90)", assumptions, scen)
 
 
+def bloom(run):
+    m, p, t = run["model"], run["parallel"], run["training"]
+    slurm = "train/tr11-176B-ml/tr11-176B-ml.slurm @ 9e64ede"
+    model = gpt_model(m["name"], m["layers"], m["hidden"], m["heads"], 250880, m["seq_len"],
+                      [source_text(run), slurm + ": --pad-vocab-size-to 250880, --position-embedding-type alibi, "
+                       "--embed-layernorm; dropout left at Megatron's 0.1 defaults (README)"])
+    model["position_embedding"] = "alibi"
+    del model["max_positions"]
+    gpus = run["hardware"]["num_gpus"]
+    # DeepSpeed's bf16 optimizer keeps its own ZeRO-1-like sharding of the optimizer state over dp
+    # (slurm comment); its pipeline engine reduces gradients after the whole schedule.
+    scen = scenario(model, JEAN_ZAY, gpus, m["seq_len"], p["micro_batch"], p["global_batch"], t["precision"],
+                    p["tp"], p["pp"], 1, p["dp"], "full", False, True, 0, grad_overlap=False)
+    scen["training"]["attention"] = "unfused"
+    # --pp-partition-method 'type:transformer|embedding': DeepSpeed balances the 70 transformer layers
+    # and the two (tied) embedding layers, 72 / 12 = 6 per stage, so the first and last stage hold 5.
+    scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
+    scen["parallel"]["account_for_loss_in_pipeline_split"] = True
+    tokens_per_s_per_gpu = round(run["measured"]["samples_per_s"] * m["seq_len"] / gpus, 2)
+    return case(run, "tokens_per_s_per_gpu", tokens_per_s_per_gpu,
+                "samples per second from the logged iteration (19.561) x 2048 tokens / 384 GPUs; the source's "
+                "TFLOP/s counts 8 x parameters per token and no attention, so tokens/s is compared",
+                ["pipeline split as DeepSpeed's 'type:transformer|embedding' partition balances it: embedding and "
+                 "tied output embedding each take a layer's slot (6 per stage, 5 on the first and last)",
+                 "the embedding LayerNorm (one norm of b x s x h per micro-batch on the first stage) is not modelled",
+                 "DeepSpeed bf16 optimizer as ZeRO-1 (distributed optimizer), fp32 gradient accumulation and "
+                 "reduction, reduced after the schedule (DeepSpeed's pipeline engine does not overlap it)",
+                 "1F1B (DeepSpeed's TrainSchedule), unfused attention with fused softmax (Megatron-DeepSpeed 2022), "
+                 "no sequence parallelism",
+                 "Jean Zay's node and Omni-Path fabric as in topologies/jean-zay-a100-opa.json (NVSwitch board and "
+                 "non-blocking fat tree assumed; InfiniBand protocol costs for OPA)"], scen)
+
+
 def classify(run, arches):
     """Returns (case, None) or (None, reason)."""
     name, group = run["id"], run["group"]
@@ -356,9 +390,7 @@ def classify(run, arches):
         return None, ("missing fields: the source gives only GPUs, global batch, seq len and MFU (no TP/PP/micro batch, "
                       "no layers/hidden)")
     if name.startswith("bloom"):
-        return None, ("uneven pipeline stages: 70 layers over pp 12 as Megatron-DeepSpeed's partitioner placed them "
-                      "(not stated; ctwin's uneven split is first/last-stage counts only); also ALiBi and an "
-                      "embedding LayerNorm")
+        return bloom(run), None
     if name.startswith("opt-"):
         return None, "missing fields: TP degree, micro batch and precision split not stated; FSDP with ReLU MLP"
     if name.startswith("torchtitan-trainy"):
