@@ -61,4 +61,16 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
+void check_step_network(const std::string& network) {
+  if (network != "analytical" && network != "flow") {
+    throw InputError("--network", "", "unknown network model '" + network + "' (expected analytical or flow)");
+  }
+}
+
+std::string signed_percent(double error) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%+.1f%%", 100 * error);
+  return text;
+}
+
 }  // namespace ctwin::cli

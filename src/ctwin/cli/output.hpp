@@ -12,6 +12,9 @@ enum class Format { kTable, kJson, kCsv };
 /// Parses "table", "json" or "csv"; throws InputError naming --format otherwise.
 [[nodiscard]] Format parse_format(const std::string& text);
 
+/// The network models a training step runs on: "analytical" or "flow"; InputError naming --network otherwise.
+void check_step_network(const std::string& network);
+
 /// A table of already formatted cells, printed with aligned columns or as CSV.
 class Table {
  public:
@@ -26,5 +29,8 @@ class Table {
 
 /// printf-style number formatting into a std::string.
 [[nodiscard]] std::string fixed(double value, int decimals);
+
+/// A relative error as a signed percentage with one decimal: "+4.2%", "-0.5%".
+[[nodiscard]] std::string signed_percent(double error);
 
 }  // namespace ctwin::cli

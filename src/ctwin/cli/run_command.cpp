@@ -180,9 +180,7 @@ Action add_run_command(CLI::App& app) {
     if (format == Format::kCsv) throw InputError("--format", "", "ctwin run prints table or json");
     std::vector<std::string> overrides = o->overrides;
     if (!o->network.empty()) {
-      if (o->network != "analytical" && o->network != "flow") {
-        throw InputError("--network", "", "unknown network model '" + o->network + "' (expected analytical or flow)");
-      }
+      check_step_network(o->network);
       overrides.push_back("network=" + o->network);
     }
     const replay::Scenario scenario = replay::load_scenario(resolve_data_path(o->scenario), CTWIN_DATA_DIR, overrides);

@@ -10,6 +10,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/scaling_output.hpp"
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::cli {
@@ -55,9 +56,7 @@ Action add_scale_command(CLI::App& app) {
     query.repo_root = CTWIN_DATA_DIR;
     query.overrides = o->overrides;
     if (!o->network.empty()) {
-      if (o->network != "analytical" && o->network != "flow") {
-        throw InputError("--network", "", "unknown network model '" + o->network + "' (expected analytical or flow)");
-      }
+      check_step_network(o->network);
       query.overrides.push_back("network=" + o->network);
     }
     query.gpus = parse_sizes(o->gpus);
@@ -65,24 +64,9 @@ Action add_scale_command(CLI::App& app) {
     const analysis::ScalingStudy study = analysis::run_scaling(query);
 
     if (format == Format::kJson) {
-      nlohmann::json points = nlohmann::json::array();
-      for (const auto& p : study.points) {
-        nlohmann::json entry{{"gpus", p.gpus}, {"global_batch", p.global_batch}};
-        if (!p.invalid.empty()) {
-          entry["invalid"] = p.invalid;
-        } else {
-          entry.update({{"dp", p.report.dp},
-                        {"step_time_s", p.report.step_time_s},
-                        {"tokens_per_s", p.report.tokens_per_s},
-                        {"model_tflops_per_gpu", p.report.model_tflops_per_gpu},
-                        {"mfu", p.report.mfu},
-                        {"comm_ratio", p.report.comm_ratio},
-                        {"linearity", p.linearity},
-                        {"fits_memory", p.report.fits_memory}});
-        }
-        points.push_back(entry);
-      }
-      std::cout << nlohmann::json{{"model", study.model}, {"scaling", o->weak ? "weak" : "strong"}, {"points", points}}
+      std::cout << nlohmann::json{{"model", study.model},
+                                  {"scaling", o->weak ? "weak" : "strong"},
+                                  {"points", scaling_points_json(study)}}
                        .dump(2)
                 << '\n';
       return;

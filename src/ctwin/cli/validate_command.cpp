@@ -3,7 +3,8 @@
 // bundled topology that models the hardware, and the busbw error is reported per setup and,
 // for the acceptance groups, as a median over sizes at or above 1 MiB and below; with
 // --calibrated, also after calibrating on other logs of the same cluster. With --training it
-// validates training steps against published runs instead (validate_training.cpp).
+// validates training steps against published runs instead (validate_training.cpp), with
+// --scaling published scaling runs (validate_scaling.cpp).
 
 #include <iostream>
 #include <map>
@@ -16,6 +17,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/validate_scaling.hpp"
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/core/error.hpp"
 
@@ -35,6 +37,7 @@ struct ValidateOptions {
   bool rows = false;
   bool calibrated = false;
   bool training = false;
+  bool scaling = false;
   std::string cases;
 };
 
@@ -67,8 +70,6 @@ bool selected(const calibration::NcclSetup& setup, const ValidateOptions& option
 std::string percent(const ErrorSummary& summary) {
   return summary.count == 0 ? "-" : fixed(summary.median_abs_error * 100, 1) + "%";
 }
-
-std::string signed_percent(double error) { return (error >= 0 ? "+" : "") + fixed(error * 100, 1) + "%"; }
 
 std::string algo_proto(const calibration::BusbwComparison& row) {
   return std::string(collectives::name(row.algorithm)) + "/" + std::string(collectives::name(row.protocol));
@@ -218,7 +219,8 @@ void print_csv(const std::vector<SetupValidation>& results, std::ostream& out) {
 }  // namespace
 
 Action add_validate_command(CLI::App& app) {
-  auto* command = app.add_subcommand("validate", "Predicted vs measured: nccl-tests busbw for every logged setup, or (--training) published training runs");
+  auto* command = app.add_subcommand("validate", "Predicted vs measured: nccl-tests busbw for every logged setup, "
+                                                 "(--training) published training runs or (--scaling) scaling runs");
   auto options = std::make_shared<ValidateOptions>();
   command->add_option("--setups", options->setups, "manifest of measured logs")->capture_default_str();
   command->add_option("--role", options->role, "check (tests the defaults), underperforming, or all")
@@ -231,15 +233,30 @@ Action add_validate_command(CLI::App& app) {
   command->add_option("--format", options->format, "table, json or csv (csv: one line per size)")->capture_default_str();
   command->add_flag("--training", options->training,
                     "validate ctwin run against published training runs instead of nccl-tests logs");
-  command->add_option("--cases", options->cases, "with --training: the cases file (default "
-                      "validation/training/cases.json)");
+  command->add_flag("--scaling", options->scaling,
+                    "validate ctwin scale against published scaling runs (MFU per size and its trend)");
+  command->add_option("--cases", options->cases, "with --training or --scaling: the cases file (default "
+                      "validation/training/cases.json or scaling.json)");
   return [options, command] {
-    if (options->training) {
+    if (options->training || options->scaling) {
+      const std::string mode = options->training ? "--training" : "--scaling";
+      if (options->training && options->scaling) throw InputError("--scaling", "", "give --training or --scaling, not both");
       for (const char* nccl_only : {"--setups", "--role", "--calibrated", "--rows"}) {
         if (command->count(nccl_only) > 0) {
-          throw InputError(nccl_only, "", "applies to nccl-tests validation, not --training");
+          throw InputError(nccl_only, "", "applies to nccl-tests validation, not " + mode);
         }
       }
+    }
+    if (options->scaling) {
+      if (!options->only.empty()) throw InputError("--only", "", "applies to nccl-tests and --training validation");
+      ScalingValidateOptions scaling;
+      if (!options->cases.empty()) scaling.cases = options->cases;
+      scaling.network = options->network;
+      scaling.format = options->format;
+      run_scaling_validation(scaling);
+      return;
+    }
+    if (options->training) {
       TrainingValidateOptions training;
       if (!options->cases.empty()) training.cases = options->cases;
       training.only = options->only;
@@ -248,7 +265,7 @@ Action add_validate_command(CLI::App& app) {
       run_training_validation(training);
       return;
     }
-    if (!options->cases.empty()) throw InputError("--cases", "", "needs --training");
+    if (!options->cases.empty()) throw InputError("--cases", "", "needs --training or --scaling");
     const Format format = parse_format(options->format);
     if (options->role != "all" && options->role != "check" && options->role != "underperforming") {
       throw InputError("--role", "", "unknown value '" + options->role + "' (expected check, underperforming or all)");

@@ -51,12 +51,6 @@ std::string value_text(replay::TrainingMetric metric, double v) {
   return metric == replay::TrainingMetric::kMfu ? fixed(100 * v, 1) + " %" : fixed(v, 1);
 }
 
-std::string signed_percent(double e) {
-  std::string text = e >= 0 ? "+" : "";
-  text += fixed(100 * e, 1);
-  return text + "%";
-}
-
 std::map<std::string, std::vector<double>> errors_by_group(const std::vector<TrainingComparison>& results) {
   std::map<std::string, std::vector<double>> groups;
   for (const auto& r : results) groups[r.training_case->group].push_back(r.error);
@@ -149,9 +143,7 @@ void print_csv(const std::vector<TrainingComparison>& results, std::ostream& out
 
 void run_training_validation(const TrainingValidateOptions& options) {
   const Format format = parse_format(options.format);
-  if (options.network != "analytical" && options.network != "flow") {
-    throw InputError("--network", "", "unknown network model '" + options.network + "' (expected analytical or flow)");
-  }
+  check_step_network(options.network);
   const auto cases = replay::load_training_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
   std::vector<const replay::TrainingCase*> chosen;
   for (const auto& c : cases.cases) {

@@ -83,6 +83,10 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   Scenario s;
   s.source = source;
   JsonObjectReader reader(document, source, "");
+  // A scenario that reproduces a published run says which of its settings are the source's and which are assumed.
+  s.description = reader.string_or("description", "");
+  s.sources = reader.string_list_or_empty("sources");
+  s.assumptions = reader.string_list_or_empty("assumptions");
   const auto& model_doc = reader.required("model");
   if (!model_doc.is_object()) throw InputError(source, "/model", "expected a file path or an inline object");
   s.model = workload::is_hf_config(model_doc) ? workload::parse_hf_config(model_doc, model_origin)

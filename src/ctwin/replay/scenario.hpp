@@ -43,6 +43,9 @@ struct Scenario {
   workload::ParallelConfig split;  ///< validated against model and gpus
   OverlapConfig overlap;
   std::string network = "flow";  ///< "analytical" or "flow"
+  std::string description;
+  std::vector<std::string> sources;      ///< where the split and batch come from
+  std::vector<std::string> assumptions;  ///< settings the sources do not give, and why they were chosen
 };
 
 /// Loads and validates `path` after applying `overrides` ("parallel.tp=4"). `repo_root` is the

@@ -221,3 +221,25 @@ TEST(TrainingStep, Bf16GradientsHalveTheGradientBuffersAndTheReducedBytes) {
 
 }  // namespace
 }  // namespace ctwin::replay
+
+namespace ctwin::replay {
+namespace {
+
+// A scenario that reproduces a published run keeps its provenance; the keys are read strictly.
+TEST(TrainingStep, ScenarioCarriesItsSourcesAndAssumptions) {
+  const Scenario s = load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/gpt3-177b-h100-strong.json",
+                                   CTWIN_SOURCE_DIR);
+  EXPECT_FALSE(s.description.empty());
+  EXPECT_FALSE(s.sources.empty());
+  EXPECT_FALSE(s.assumptions.empty());
+  EXPECT_TRUE(scenario({}).sources.empty());  // optional
+  try {
+    (void)scenario({"sources=\"one string\""});
+    ADD_FAILURE() << "a string where a list of sources belongs was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/sources"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ctwin::replay

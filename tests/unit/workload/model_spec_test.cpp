@@ -40,7 +40,7 @@ TEST(ModelSpec, EveryBundledModelLoadsWithSources) {
     EXPECT_FALSE(model.sources.empty()) << entry.path();
     ++files;
   }
-  EXPECT_EQ(files, 10);
+  EXPECT_EQ(files, 11);
 }
 
 TEST(ModelSpec, StrictAboutKeys) {

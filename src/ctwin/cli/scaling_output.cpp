@@ -1,0 +1,27 @@
+#include "ctwin/cli/scaling_output.hpp"
+
+namespace ctwin::cli {
+
+nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : study.points) {
+    nlohmann::json entry{{"gpus", p.gpus}, {"global_batch", p.global_batch}};
+    if (!p.invalid.empty()) {
+      entry["invalid"] = p.invalid;
+    } else {
+      entry.update({{"dp", p.report.dp},
+                    {"step_time_s", p.report.step_time_s},
+                    {"tokens_per_s", p.report.tokens_per_s},
+                    {"model_tflops_per_gpu", p.report.model_tflops_per_gpu},
+                    {"mfu", p.report.mfu},
+                    {"comm_ratio", p.report.comm_ratio},
+                    {"bubble_s", p.report.breakdown.bubble_s},
+                    {"linearity", p.linearity},
+                    {"fits_memory", p.report.fits_memory}});
+    }
+    points.push_back(entry);
+  }
+  return points;
+}
+
+}  // namespace ctwin::cli

@@ -1,0 +1,119 @@
+// ctwin validate --scaling: published scaling runs replayed by the scaling study (library:
+// analysis/scaling_validation). This file only lays the comparison out.
+
+#include "ctwin/cli/validate_scaling.hpp"
+
+#include <iostream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/analysis/scaling_validation.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/cli/scaling_output.hpp"
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+using analysis::ScalingComparison;
+
+/// Measured MFU by GPU count, for the sizes the source published.
+std::map<std::int64_t, const analysis::MfuComparison*> measured_by_size(const ScalingComparison& c) {
+  std::map<std::int64_t, const analysis::MfuComparison*> out;
+  for (const auto& p : c.points) out[p.measured.gpus] = &p;
+  return out;
+}
+
+std::string trend_sentence(const ScalingComparison& c) {
+  const auto& first = c.points.front().measured;
+  const auto& last = c.points.back().measured;
+  return "MFU(" + std::to_string(last.gpus) + ") / MFU(" + std::to_string(first.gpus) + "): measured " +
+         fixed(c.measured_ratio, 3) + " (" + fixed(c.measured_ratio_low, 3) + " to " + fixed(c.measured_ratio_high, 3) +
+         " within the source's rounding), predicted " + fixed(c.predicted_ratio, 3) + ": trend " +
+         (c.trend_reproduced() ? "reproduced" : "NOT reproduced");
+}
+
+void print_table(const std::vector<ScalingComparison>& results, const std::string& network, std::ostream& out) {
+  out << "# ctwin validate --scaling: predicted vs published MFU over a scaling run, network " << network
+      << "; error = predicted / measured - 1\n";
+  for (const auto& c : results) {
+    const auto& study = *c.scaling_case;
+    out << "\n" << study.id << ": " << c.study.model << ", " << (study.weak ? "weak" : "strong") << " scaling ("
+        << study.source << ")\n";
+    Table table({"gpus", "dp", "step s", "MFU", "measured", "error", "comm %", "bubble %", "linearity", "fits"});
+    const auto measured = measured_by_size(c);
+    for (const auto& p : c.study.points) {
+      if (!p.invalid.empty()) {
+        table.add_row({std::to_string(p.gpus), "-", "-", "-", "-", "-", "-", "-", "-", "invalid: " + p.invalid});
+        continue;
+      }
+      const auto& r = p.report;
+      const auto m = measured.find(p.gpus);
+      const bool has = m != measured.end();
+      table.add_row({std::to_string(p.gpus), std::to_string(r.dp), fixed(r.step_time_s, 3), fixed(100 * r.mfu, 1) + " %",
+                     has ? fixed(100 * m->second->measured.mfu, 1) + " %" : "",
+                     has ? signed_percent(m->second->error) : "", fixed(100 * r.comm_ratio, 1),
+                     fixed(100 * r.breakdown.bubble_s / r.step_time_s, 1), fixed(p.linearity, 3),
+                     r.fits_memory ? "yes" : "NO"});
+    }
+    table.print(out, Format::kTable, "  ");
+    out << "  " << trend_sentence(c) << "\n";
+  }
+}
+
+nlohmann::json to_json(const std::vector<ScalingComparison>& results, const std::string& network) {
+  nlohmann::json studies = nlohmann::json::array();
+  for (const auto& c : results) {
+    nlohmann::json measured = nlohmann::json::array();
+    for (const auto& m : c.points) {
+      measured.push_back({{"run", m.measured.run}, {"gpus", m.measured.gpus}, {"measured_mfu", m.measured.mfu},
+                          {"predicted_mfu", m.predicted}, {"error", m.error}});
+    }
+    studies.push_back({{"id", c.scaling_case->id},
+                       {"model", c.study.model},
+                       {"points", scaling_points_json(c.study)},
+                       {"measured", measured},
+                       {"measured_ratio", c.measured_ratio},
+                       {"measured_ratio_low", c.measured_ratio_low},
+                       {"measured_ratio_high", c.measured_ratio_high},
+                       {"predicted_ratio", c.predicted_ratio},
+                       {"trend_reproduced", c.trend_reproduced()}});
+  }
+  return {{"network", network}, {"studies", studies}};
+}
+
+void print_csv(const std::vector<ScalingComparison>& results, std::ostream& out) {
+  Table table({"study", "gpus", "predicted_mfu", "measured_mfu", "error"});
+  for (const auto& c : results) {
+    const auto measured = measured_by_size(c);
+    for (const auto& p : c.study.points) {
+      if (!p.invalid.empty()) continue;
+      const auto m = measured.find(p.gpus);
+      const bool has = m != measured.end();
+      table.add_row({c.scaling_case->id, std::to_string(p.gpus), fixed(p.report.mfu, 4),
+                     has ? fixed(m->second->measured.mfu, 4) : "", has ? fixed(m->second->error, 4) : ""});
+    }
+  }
+  table.print(out, Format::kCsv);
+}
+
+}  // namespace
+
+void run_scaling_validation(const ScalingValidateOptions& options) {
+  const Format format = parse_format(options.format);
+  check_step_network(options.network);
+  const auto cases = analysis::load_scaling_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
+  std::vector<ScalingComparison> results;
+  for (const auto& study : cases.studies) results.push_back(analysis::validate_scaling(study, CTWIN_DATA_DIR, options.network));
+  if (format == Format::kJson) {
+    std::cout << to_json(results, options.network).dump(2) << '\n';
+  } else if (format == Format::kCsv) {
+    print_csv(results, std::cout);
+  } else {
+    print_table(results, options.network, std::cout);
+  }
+}
+
+}  // namespace ctwin::cli
