@@ -306,6 +306,9 @@ bool FlowModel::grow_at_unfair_boundary(bool through_saturated) {
   bool grew = false;
   const std::size_t candidates = problem_links_.size();
   for (std::size_t local = 0; local < candidates; ++local) {
+    // A part not solved again this round passed these checks last round, and nothing it
+    // reads has changed since: a flow joining on one of its links would have joined the part.
+    if (!solver_.resolved(static_cast<std::uint32_t>(local))) continue;
     const fabric::LinkId link_id = problem_links_[local];
     const LinkState& link = links_[link_id];
     if (link.in_set) continue;
@@ -347,9 +350,17 @@ void FlowModel::solve() {
     for (int round = 1;; ++round) {
       ++solves_;
       solved_flows_ += component_flows_.size();
+      const std::size_t first_new = offsets_.size() - 1;
       extend_problem();
       rates_.resize(component_flows_.size());
-      solver_.solve(offsets_, local_links_, residual_, caps_, rates_);
+      // Only the parts of the problem that this round's newcomers touch are solved again;
+      // the rest saw no change and keep last round's rates (max_min_solver.hpp). Full
+      // re-solves, the tests' reference, solve the whole problem at once.
+      if (options_.incremental) {
+        solver_.solve_growing(offsets_, local_links_, residual_, caps_, rates_, first_new);
+      } else {
+        solver_.solve(offsets_, local_links_, residual_, caps_, rates_);
+      }
       for (std::size_t i = 0; i < component_flows_.size(); ++i) rate_of_[component_flows_[i]].proposed = rates_[i];
       // Most changes settle within a round or two of local growth. One that keeps spreading
       // (a fabric saturated end to end) takes in everything reachable through full links at

@@ -10,9 +10,11 @@
 // max-min fair overall exactly when each link shared with an outside flow passes two checks:
 // an inside flow limited there is not slower than the outside flows, and an outside flow that
 // was limited there still is (the link stays full, no inside flow overtakes it). A link that
-// fails joins the set with all its flows and the set is solved again. The result equals a
-// full re-solve (tests check this on mixed patterns); the cost follows how far a change
-// actually spreads, not the size of the fabric or of the saturated region.
+// fails joins the set with all its flows and the set is solved again: only its connected
+// parts that the newcomers touch, since the others' inputs did not change (max_min_solver.hpp),
+// and only their links are checked again. The result equals a full re-solve (tests check
+// this on mixed and random patterns); the cost follows how far a change actually spreads, not
+// the size of the fabric or of the saturated region.
 //
 // Links that cannot bind are left out altogether: each flow runs at most at its path's slowest
 // link (its cap), so a link whose flows' caps add up to no more than its capacity never limits

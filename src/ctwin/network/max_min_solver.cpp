@@ -1,6 +1,7 @@
 #include "ctwin/network/max_min_solver.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "ctwin/core/error.hpp"
 
@@ -45,6 +46,135 @@ void MaxMinSolver::solve(std::span<const std::uint32_t> offsets, std::span<const
     solve_by_heap(offsets, links, caps, rates);
   } else {
     solve_by_scan(offsets, links, caps, rates);
+  }
+}
+
+std::uint32_t MaxMinSolver::find(std::uint32_t link) const {
+  while (parent_[link] != link) {
+    parent_[link] = parent_[parent_[link]];
+    link = parent_[link];
+  }
+  return link;
+}
+
+void MaxMinSolver::unite_links_of_flows(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+                                        std::size_t first, std::size_t last) {
+  for (std::size_t f = first; f < last; ++f) {
+    if (offsets[f] == offsets[f + 1]) continue;
+    std::uint32_t root = find(links[offsets[f]]);
+    for (std::uint32_t j = offsets[f] + 1; j < offsets[f + 1]; ++j) {
+      std::uint32_t other = find(links[j]);
+      if (other == root) continue;
+      if (other < root) std::swap(root, other);
+      parent_[other] = root;
+    }
+  }
+}
+
+void MaxMinSolver::solve_growing(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+                                 std::span<const double> capacity, std::span<const double> caps,
+                                 std::span<double> rates, std::size_t first_new) {
+  const std::size_t flow_count = rates.size();
+  const std::size_t link_count = capacity.size();
+  CTWIN_ASSERT(offsets.size() == flow_count + 1, "one offset per flow plus the end");
+  CTWIN_ASSERT(first_new <= flow_count, "a growing problem keeps its flows");
+  if (first_new == 0) united_flows_ = 0;
+  if (flow_count + link_count <= split_limit_) {
+    all_resolved_ = true;
+    solve(offsets, links, capacity, caps, rates);
+    return;
+  }
+  // Parts only merge as flows join, so the union-find carries over from the last call and
+  // only the flows added since need uniting.
+  if (united_flows_ == 0) {
+    parent_.resize(link_count);
+    std::iota(parent_.begin(), parent_.end(), 0U);
+  } else {
+    CTWIN_ASSERT(parent_.size() <= link_count, "a growing problem keeps its links");
+    for (auto l = static_cast<std::uint32_t>(parent_.size()); l < link_count; ++l) parent_.push_back(l);
+  }
+  unite_links_of_flows(offsets, links, united_flows_, flow_count);
+  united_flows_ = flow_count;
+
+  resolved_.assign(link_count, 0);
+  for (std::size_t f = first_new; f < flow_count; ++f) {
+    if (offsets[f] == offsets[f + 1]) {
+      CTWIN_ASSERT(caps[f] > 0, "flow caps are positive");
+      rates[f] = caps[f];  // crosses nothing shared
+    } else {
+      resolved_[find(links[offsets[f]])] = 1;
+    }
+  }
+  // Number the parts being solved, then list their flows and links in index order (CSR), so
+  // each part keeps the relative order a whole solve would see.
+  part_of_root_.assign(link_count, kNone);
+  part_flow_start_.assign(1, 0);
+  for (std::size_t f = 0; f < flow_count; ++f) {
+    if (offsets[f] == offsets[f + 1]) continue;
+    const std::uint32_t root = find(links[offsets[f]]);
+    if (!resolved_[root]) continue;
+    if (part_of_root_[root] == kNone) {
+      part_of_root_[root] = static_cast<std::uint32_t>(part_flow_start_.size() - 1);
+      part_flow_start_.push_back(0);
+    }
+    ++part_flow_start_[part_of_root_[root] + 1];
+  }
+  const std::size_t parts = part_flow_start_.size() - 1;
+  part_link_start_.assign(parts + 1, 0);
+  for (std::uint32_t l = 0; l < link_count; ++l) {
+    const std::uint32_t root = find(l);
+    if (resolved_[root]) ++part_link_start_[part_of_root_[root] + 1];
+  }
+  if (parts == 1 && part_link_start_[1] == link_count) {
+    // One part spans the problem: solve it as it stands, no renumbering.
+    all_resolved_ = true;
+    solve(offsets, links, capacity, caps, rates);
+    return;
+  }
+  all_resolved_ = false;
+  for (std::size_t p = 0; p < parts; ++p) {
+    part_flow_start_[p + 1] += part_flow_start_[p];
+    part_link_start_[p + 1] += part_link_start_[p];
+  }
+  part_flows_.resize(part_flow_start_.back());
+  part_links_.resize(part_link_start_.back());
+  renumbered_.resize(link_count);
+  {
+    std::vector<std::uint32_t>& cursor = sub_offsets_;  // scratch until the parts are built
+    cursor.assign(part_flow_start_.begin(), part_flow_start_.end() - 1);
+    for (std::size_t f = 0; f < flow_count; ++f) {
+      if (offsets[f] == offsets[f + 1]) continue;
+      const std::uint32_t root = find(links[offsets[f]]);
+      if (resolved_[root]) part_flows_[cursor[part_of_root_[root]]++] = static_cast<std::uint32_t>(f);
+    }
+    cursor.assign(part_link_start_.begin(), part_link_start_.end() - 1);
+    for (std::uint32_t l = 0; l < link_count; ++l) {
+      const std::uint32_t root = find(l);
+      if (!resolved_[root]) continue;
+      const std::uint32_t p = part_of_root_[root];
+      renumbered_[l] = cursor[p] - part_link_start_[p];
+      part_links_[cursor[p]++] = l;
+    }
+  }
+  for (std::size_t p = 0; p < parts; ++p) {
+    sub_offsets_.assign(1, 0);
+    sub_links_.clear();
+    sub_caps_.clear();
+    sub_capacity_.clear();
+    for (std::uint32_t i = part_flow_start_[p]; i < part_flow_start_[p + 1]; ++i) {
+      const std::uint32_t f = part_flows_[i];
+      for (std::uint32_t j = offsets[f]; j < offsets[f + 1]; ++j) sub_links_.push_back(renumbered_[links[j]]);
+      sub_offsets_.push_back(static_cast<std::uint32_t>(sub_links_.size()));
+      sub_caps_.push_back(caps[f]);
+    }
+    for (std::uint32_t i = part_link_start_[p]; i < part_link_start_[p + 1]; ++i) {
+      sub_capacity_.push_back(capacity[part_links_[i]]);
+    }
+    sub_rates_.resize(sub_caps_.size());
+    solve(sub_offsets_, sub_links_, sub_capacity_, sub_caps_, sub_rates_);
+    for (std::uint32_t i = part_flow_start_[p]; i < part_flow_start_[p + 1]; ++i) {
+      rates[part_flows_[i]] = sub_rates_[i - part_flow_start_[p]];
+    }
   }
 }
 

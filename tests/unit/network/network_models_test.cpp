@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <filesystem>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -189,6 +190,45 @@ TEST(FlowModel, DrainsOfEqualFlowsLeaveSlowerFlowsOutOfTheSolve) {
   ASSERT_GT(last->seconds(), 1.5 * first->seconds());
   const double transfers = static_cast<double>(pattern.transfers.size());
   EXPECT_LT(static_cast<double>(model.solved_flows()), 1.5 * transfers) << model.solves() << " solves";
+}
+
+// Random traffic on small builds: random pairs and sizes, several flows per pair, chains of
+// dependent transfers and bursts that start together, so that solves grow over several rounds
+// and large problems split into parts. Every completion must equal a full re-solve's.
+TEST(FlowModel, IncrementalSolveEqualsFullSolveOnRandomTraffic) {
+  struct Build {
+    const char* topology;
+    int gpus;
+    std::vector<std::string> overrides;
+  };
+  const std::vector<Build> builds = {
+      {"dgx-h100-superpod", 64, {"fabric.nodes_per_su=2", "fabric.oversubscription.leaf=2"}},
+      {"dgx-h100-superpod", 128, {"fabric.nodes_per_su=4", "fabric.switch.ports=16"}},
+      {"hgx-h100-roce", 96, {"fabric.oversubscription.leaf=3"}},
+      {"pcie-l40s", 32, {}},
+  };
+  std::mt19937 random(2024);
+  for (const auto& build : builds) {
+    const auto built = bundled_fabric(build.topology, build.gpus, build.overrides);
+    for (int trial = 0; trial < 3; ++trial) {
+      TrafficPattern pattern{"random", {}};
+      const int transfers = 200 + static_cast<int>(random() % 600);
+      for (int i = 0; i < transfers; ++i) {
+        const auto src = static_cast<GpuId>(random() % static_cast<unsigned>(build.gpus));
+        const auto dst = static_cast<GpuId>(random() % static_cast<unsigned>(build.gpus));
+        const Bytes size((1 + static_cast<std::int64_t>(random() % 64)) << 16);
+        const std::int64_t after = i > 0 && random() % 3 != 0 ? static_cast<std::int64_t>(random() % i) : -1;
+        pattern.transfers.push_back({{src, dst, size, {random() % 4, false}}, after});
+      }
+      const auto incremental = play(built, pattern, "flow", {true});
+      const auto full = play(built, pattern, "flow", {false});
+      ASSERT_EQ(incremental.completed_at.size(), full.completed_at.size());
+      for (std::size_t i = 0; i < full.completed_at.size(); ++i) {
+        ASSERT_NEAR(incremental.completed_at[i].seconds(), full.completed_at[i].seconds(), 1e-9)
+            << build.topology << " trial " << trial << " #" << i;
+      }
+    }
+  }
 }
 
 TEST(FlowModel, OversubscriptionSlowsCrossLeafTraffic) {
