@@ -407,6 +407,8 @@ def bloom(run):
     scen = scenario(model, JEAN_ZAY, gpus, m["seq_len"], p["micro_batch"], p["global_batch"], t["precision"],
                     p["tp"], p["pp"], 1, p["dp"], "full", False, True, 0, grad_overlap=False)
     scen["training"]["attention"] = "unfused"
+    # BF16_Optimizer.step() all-gathers the updated parameter shards before it returns.
+    scen["overlap"]["dp_param_gather"] = False
     # --pp-partition-method 'type:transformer|embedding': DeepSpeed balances the 70 transformer layers
     # and the two (tied) embedding layers, 72 / 12 = 6 per stage, so the first and last stage hold 5.
     scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
@@ -419,7 +421,8 @@ def bloom(run):
                  "tied output embedding each take a layer's slot (6 per stage, 5 on the first and last)",
                  "the embedding LayerNorm (one norm of b x s x h per micro-batch on the first stage) is not modelled",
                  "DeepSpeed bf16 optimizer as ZeRO-1 (distributed optimizer), fp32 gradient accumulation and "
-                 "reduction, reduced after the schedule (DeepSpeed's pipeline engine does not overlap it)",
+                 "reduction, reduced after the schedule (DeepSpeed's pipeline engine does not overlap it); the "
+                 "updated parameters all-gathered inside the optimizer step, not overlapped with the next forward",
                  "1F1B (DeepSpeed's TrainSchedule), unfused attention with fused softmax (Megatron-DeepSpeed 2022), "
                  "no sequence parallelism",
                  "Jean Zay's node and Omni-Path fabric as in topologies/jean-zay-a100-opa.json (NVSwitch board and "

@@ -275,14 +275,20 @@ class Builder {
   /// Parameter all_gathers of `layers` layers from `first_layer` on, queued at the start of a pass
   /// so that each layer's gather runs ahead of its compute (prefetch); returns, per layer, the
   /// index of its last gather (an MoE layer gathers its experts over expert DP after the rest).
+  /// Once-per-step gathers (the distributed optimizer's) are issued at the step's start.
   std::vector<int> gathers(std::vector<OpNode>& ops, std::int64_t layers, Occurs occurs, std::int64_t first_layer) const {
+    const bool at_step_start = occurs == Occurs::kFirstMicroBatch;
     std::vector<int> out;
     for (std::int64_t i = first_layer; i < first_layer + layers; ++i) {
       const CommCall gather{Op::kAllGather, dp_group_, Bytes(dense_group_params(i) * 2), 2};
-      int last = add(ops, comm_op("dp_param_all_gather", Stream::kDp, gather, Join::kStepEnd, occurs));
+      OpNode dense = comm_op("dp_param_all_gather", Stream::kDp, gather, Join::kStepEnd, occurs);
+      dense.prefetch = at_step_start;
+      int last = add(ops, dense);
       if (expert_params(i) > 0 && expert_dp_group_.size > 1) {
         const CommCall experts{Op::kAllGather, expert_dp_group_, Bytes(expert_params(i) * 2), 2};
-        last = add(ops, comm_op("expert_dp_param_all_gather", Stream::kDp, experts, Join::kStepEnd, occurs));
+        OpNode expert = comm_op("expert_dp_param_all_gather", Stream::kDp, experts, Join::kStepEnd, occurs);
+        expert.prefetch = at_step_start;
+        last = add(ops, expert);
       }
       out.push_back(last);
     }

@@ -62,6 +62,11 @@ struct OpNode {
   Occurs occurs = Occurs::kEvery;
   int wait_for = -1;  ///< index of an earlier op of the same list that must end before this starts
   bool optimizer = false;
+  /// Issued when the step starts, ahead of its list, in chunk order (only first-micro-batch,
+  /// Join::kStepEnd ops): Megatron's overlapped parameter all-gathers are dispatched before the
+  /// forward that needs them (schedules.py launches chunk k+1's while chunk k runs), not when
+  /// the pipeline reaches that forward.
+  bool prefetch = false;
   std::optional<CommCall> comm{};  ///< what a communication op moves (none for kernels)
 };
 

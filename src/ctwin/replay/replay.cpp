@@ -30,7 +30,12 @@ class Replayer {
 
   ReplayResult run() {
     const std::uint64_t events_before = sim_.events_processed();
-    for (int id = 0; id < static_cast<int>(ranks_.size()); ++id) sim_.schedule_in(SimTime(), [this, id] { try_start(id); });
+    for (int id = 0; id < static_cast<int>(ranks_.size()); ++id) {
+      sim_.schedule_in(SimTime(), [this, id] {
+        prefetch(id);
+        try_start(id);
+      });
+    }
     sim_.run();
     ReplayResult result;
     result.ranks_per_stage = locals_;
@@ -57,6 +62,7 @@ class Replayer {
     std::uint64_t list = 0;              // the rank's op list it belongs to
     std::size_t index = 0;
     int send_to = -1;                    // receiving rank of a send
+    bool prefetched = false;             // an OpNode::prefetch op, issued at the step's start
   };
   struct StreamState {
     bool running = false;
@@ -80,6 +86,8 @@ class Replayer {
     bool issued_all = false;
     int task_pending = 0;
     int step_pending = 0;
+    // Per chunk, per op of its forward list: 0 not prefetched, 1 in flight, 2 done.
+    std::vector<std::vector<char>> prefetched;
     SimTime step_join;
     RankTimeline timeline;
   };
@@ -144,6 +152,36 @@ class Replayer {
     issue(id, 0);
   }
 
+  /// Issues every OpNode::prefetch op of the rank's first-micro-batch forwards, in schedule order.
+  void prefetch(int id) {
+    Rank& r = rank(id);
+    const StageWork& stage = work_.stages[static_cast<std::size_t>(r.stage)];
+    r.prefetched.assign(stage.chunks.size(), {});
+    for (const PipelineTask& task : order_[static_cast<std::size_t>(r.stage)]) {
+      if (!task.forward || task.micro_batch != 0) continue;
+      const auto& ops = stage.chunks[static_cast<std::size_t>(task.chunk)].forward;
+      auto& state = r.prefetched[static_cast<std::size_t>(task.chunk)];
+      state.assign(ops.size(), 0);
+      for (std::size_t index = 0; index < ops.size(); ++index) {
+        const OpNode& op = ops[index];
+        if (!op.prefetch || !occurs(op, &task)) continue;
+        CTWIN_ASSERT(op.join == Join::kStepEnd && op.wait_for < 0, "a prefetched op waits for nothing in its list");
+        state[index] = 1;
+        ++r.step_pending;
+        Job job{&op, &task, 0, index};
+        job.prefetched = true;
+        submit(id, job);
+      }
+    }
+  }
+
+  /// 0, 1 or 2 as in Rank::prefetched, for op `index` of the list `task` runs.
+  char prefetch_state(const Rank& r, const PipelineTask* task, std::size_t index) const {
+    if (task == nullptr || !task->forward || r.prefetched.empty()) return 0;
+    const auto& state = r.prefetched[static_cast<std::size_t>(task->chunk)];
+    return index < state.size() && task->micro_batch == 0 ? state[index] : 0;
+  }
+
   bool occurs(const OpNode& op, const PipelineTask* task) const {
     if (task == nullptr || op.occurs == Occurs::kEvery) return true;
     if (op.occurs == Occurs::kFirstMicroBatch) return task->micro_batch == 0;
@@ -158,6 +196,10 @@ class Replayer {
       const OpNode& op = ops[index];
       if (!occurs(op, r.task)) {
         r.done[index] = 1;  // nothing to wait for
+        continue;
+      }
+      if (const char state = prefetch_state(r, r.task, index); state != 0) {
+        r.done[index] = state == 2;  // in flight: an op waiting for it parks until it completes
         continue;
       }
       if (op.wait_for >= 0 && !r.done[static_cast<std::size_t>(op.wait_for)]) {
@@ -254,6 +296,16 @@ class Replayer {
         break;
       case Join::kNow:
         break;
+    }
+    if (job.prefetched) {
+      r.prefetched[static_cast<std::size_t>(job.task->chunk)][job.index] = 2;
+      if (r.task != job.task) return;  // its list has not started yet
+      r.done[job.index] = 1;
+      if (r.parked_on == static_cast<int>(job.index)) {
+        r.parked_on = -1;
+        issue(id, r.parked_at);
+      }
+      return;
     }
     if (job.list != r.list) return;  // a Join::kStepEnd op of an earlier list
     r.done[job.index] = 1;

@@ -122,6 +122,32 @@ TEST(TrainingStep, UnoverlappedGradientReductionWaitsForTheWholeSchedule) {
   EXPECT_LE(step.replay.step_time, overlapped.replay.step_time + reduce_time + reduce_time);
 }
 
+// The distributed optimizer's overlapped parameter all-gathers are dispatched ahead of the
+// forwards that need them (Megatron's schedules launch a chunk's gather while the chunk before it
+// runs), so they start with the step on every pipeline rank, in chunk order, instead of waiting
+// for the pipeline to reach each chunk: on a deep interleaved pipeline with a slow, wide DP group
+// that made overlapping them slower than gathering after the optimizer.
+TEST(TrainingStep, OverlappedParameterGathersStartWithTheStep) {
+  const std::vector<std::string> split = {"parallel.pp=4", "parallel.vpp=2", "parallel.schedule=\"interleaved\"",
+                                          "gpus=512", "training.global_batch=256", "network=\"analytical\""};
+  const auto step = simulate_step(scenario(split));
+  for (const auto& rank : step.replay.ranks) {
+    int last_chunk = 0;
+    SimTime first_gather = SimTime::from_ps(std::numeric_limits<std::int64_t>::max());
+    for (const auto& busy : rank.busy) {
+      if (std::string(busy.name) != "dp_param_all_gather") continue;
+      first_gather = std::min(first_gather, busy.start);
+      EXPECT_GE(busy.chunk, last_chunk) << "gathers run in chunk order";
+      last_chunk = busy.chunk;
+    }
+    EXPECT_EQ(first_gather, SimTime()) << "the first gather starts with the step, not when the pipeline arrives";
+    EXPECT_EQ(last_chunk, 1);
+  }
+  auto after_optimizer = split;
+  after_optimizer.push_back("overlap.dp_param_gather=false");
+  EXPECT_LT(step.replay.step_time, simulate_step(scenario(after_optimizer)).replay.step_time);
+}
+
 }  // namespace
 }  // namespace ctwin::replay
 
