@@ -148,10 +148,14 @@ ModelStateBytes model_state_bytes(double parameters, std::int64_t shards, int ze
 
 MemoryBreakdown memory_per_gpu(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus,
                                const MemoryOptions& options) {
-  MemoryBreakdown first = stage_memory(model, split, gpus, 0, options);
-  if (split.pp == 1) return first;
-  MemoryBreakdown last = stage_memory(model, split, gpus, split.pp - 1, options);
-  return last.total() > first.total() ? last : first;
+  // Every stage, not just the ends: with uneven splits (embedding and loss slots, first/last-stage
+  // counts) a stage next to the first holds more layers and nearly as many micro-batches.
+  MemoryBreakdown worst = stage_memory(model, split, gpus, 0, options);
+  for (std::int64_t stage = 1; stage < split.pp; ++stage) {
+    MemoryBreakdown here = stage_memory(model, split, gpus, stage, options);
+    if (here.total() > worst.total()) worst = here;
+  }
+  return worst;
 }
 
 bool fits_memory(const MemoryBreakdown& memory, const compute::GpuSpec& gpu) {

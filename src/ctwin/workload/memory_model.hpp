@@ -1,7 +1,7 @@
 #pragma once
 // Memory per GPU of one training step: model states (weights, gradients, optimizer), activations
 // of the micro-batches in flight, embedding and logits buffers, fp8 weight copies and a fixed
-// framework overhead. The worst pipeline stage (first or last) is reported.
+// framework overhead. The worst pipeline stage is reported.
 //
 // Model states, per parameter held by the GPU (Rajbhandari et al., "ZeRO", SC'20, section 3.1:
 // mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes, K = 12 being the fp32 master copy and two
@@ -45,7 +45,7 @@ struct MemoryOptions {
 };
 
 struct MemoryBreakdown {
-  std::int64_t stage = 0;           ///< pipeline rank reported (the larger of first and last)
+  std::int64_t stage = 0;           ///< pipeline rank reported: the one that needs the most
   double parameters = 0;            ///< parameters held (before ZeRO-3 sharding)
   double in_flight = 0;             ///< micro-batches of activations held, in whole-stage units
   Bytes weights;

@@ -140,6 +140,23 @@ TEST(MemoryModel, ShardingDividesModelStatesOfARealModel) {
   }
 }
 
+// With the embedding and the loss taking a layer's slot, the first stage holds one layer fewer
+// than the second but one more micro-batch in flight: 7 layers x 16 < 8 layers x 15 under 1F1B on
+// 16 stages, so the second stage is the one that must fit.
+TEST(MemoryModel, TheWorstStageIsFoundAmongAllStages) {
+  ParallelConfig s = tp_split(8, true, Recompute::kNone);
+  s.seq_len = 8192;
+  s.pp = 16;
+  s.schedule = PipelineSchedule::kOneFOneB;
+  s.embedding_in_split = true;
+  s.loss_in_split = true;
+  s.global_batch = 64;
+  s.distributed_optimizer = true;
+  const auto memory = memory_per_gpu(bundled("llama3-405b"), s, 8 * 16);
+  EXPECT_EQ(memory.stage, 1);
+  EXPECT_DOUBLE_EQ(memory.in_flight, 15.0);
+}
+
 TEST(MemoryModel, FitsMemoryComparesWithHbm) {
   const auto h100 = ctwin::compute::load_gpu_spec(std::string(CTWIN_SOURCE_DIR) + "/models/gpus/h100-sxm.json");
   ParallelConfig s;
