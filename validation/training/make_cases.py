@@ -196,6 +196,7 @@ MBRIDGE_MOE = {
     # account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split".
     "qwen3235ba22b": ("models/llm/qwen3-moe.json", 94, True),
     "deepseekv3": ("models/llm/deepseek-v3.json", 61, False),
+    "gptoss120b": ("models/llm/gpt-oss-120b.json", 36, False),
 }
 
 # Megatron-Bridge recipes llama31_405b_pretrain_config and qwen3_235b_a22b_pretrain_config set both.
@@ -207,6 +208,11 @@ MOE_ASSUMPTIONS = [
     "MoE: alltoall token dispatcher, dropless routing with perfectly balanced experts (the table's runs force-balance "
     "tokens), expert_tp 1, grouped expert GEMMs, no overlap of the EP all-to-all with compute (not in the table)",
 ]
+
+
+GPT_OSS_ASSUMPTION = ("GPT-OSS: sliding-window (128) attention on every other layer as a fused kernel over the "
+                      "window; its learned attention sinks (one scalar per head) and expert biases are left out, the "
+                      "clamped SwiGLU costs what SwiGLU does")
 
 
 def moe_key(name):
@@ -248,6 +254,8 @@ def mbridge(run):
     slots = (key is not None and MBRIDGE_MOE[key][2]) or "llama31405b" in run["id"]
     if key is not None:
         assumptions += MOE_ASSUMPTIONS
+    if key == "gptoss120b":
+        assumptions.append(GPT_OSS_ASSUMPTION)
     if slots:
         assumptions.append(SPLIT_SLOTS_ASSUMPTION)
     if fsdp > 0:
@@ -323,10 +331,6 @@ def mbridge_blocker(run):
         return "precision not in the source table (25.09 archive rows give no precision column)"
     if "(" in str(p.get("cp")):
         return "two configurations in one cell (cp %s): which one was measured is not stated" % p["cp"]
-    if "gptoss" in name:
-        return ("GPT-OSS attention: sliding-window (128 tokens) attention on every other layer and learned attention "
-                "sinks, and biased experts with a clamped SwiGLU; ctwin models full causal attention and bias-free "
-                "experts only")
     if "wmtp" in name:
         return ("DeepSeek-V3 with its MTP (multi-token prediction) module: an extra transformer layer and output head "
                 "per step that ctwin does not model")

@@ -21,6 +21,9 @@ void validate(const AttentionShape& s) {
     throw InputError("attention", "heads_kv",
                      std::to_string(s.heads_kv) + " does not divide " + std::to_string(s.heads_q) + " query heads");
   }
+  if (s.window < 0 || (s.window > 0 && s.seq_q != s.seq_kv)) {
+    throw InputError("attention", "window", "a sliding window needs seq_q == seq_kv and a non-negative size");
+  }
 }
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -34,6 +37,10 @@ double lse_bytes(const AttentionShape& s) { return d(s.batch) * d(s.heads_q) * d
 
 FlopCount flash_attention_forward_flops(const AttentionShape& s) {
   const double full = 4.0 * d(s.batch) * d(s.heads_q) * d(s.seq_q) * d(s.seq_kv) * d(s.head_dim);
+  if (s.window > 0 && s.window < s.seq_kv) {
+    const double w = d(s.window) / d(s.seq_kv);  // fraction of the keys a query can see
+    return FlopCount(full * (s.causal ? w - w * w / 2 : w));
+  }
   if (!s.causal) return FlopCount(full);
   if (s.seq_q == s.seq_kv) return FlopCount(full / 2);
   // Bottom-right aligned mask (see the header): the fraction of the S_q × S_kv pairs computed.

@@ -8,7 +8,10 @@
 // and a causal mask halves both (only the lower triangle is computed). With S_q ≠ S_kv the causal
 // mask is aligned to the bottom-right corner, as FlashAttention ≥ 2.1 and cuDNN do (the last
 // query sees every key): S_q ≤ S_kv computes S_q·S_kv − S_q²/2 pairs, S_q > S_kv only S_kv²/2
-// (the first S_q − S_kv query rows see no key). Context parallelism's chunks need this. GQA shares K and V among
+// (the first S_q − S_kv query rows see no key). Context parallelism's chunks need this. A sliding
+// window of W keys (Mistral, Gemma 2, GPT-OSS: each query sees itself and the W − 1 keys before
+// it) computes S·W − W²/2 pairs with the causal mask, in the same continuous count as S²/2, and
+// S·W without it (S_q = S_kv = S ≥ W; a window at least S long changes nothing). GQA shares K and V among
 // query heads: it changes bytes, not FLOPs. Bytes are what the fused kernel moves through HBM:
 // Q, K, V and O once (forward); Q, K, V, O, dO read and dQ, dK, dV written (backward); plus the
 // fp32 log-sum-exp per query row. Time is the roofline with the attention efficiencies of the
@@ -31,6 +34,7 @@ struct AttentionShape {
   std::int64_t head_dim = 0;
   bool causal = true;
   Dtype dtype = Dtype::kBf16;
+  std::int64_t window = 0;  ///< sliding window in keys; 0: every key (needs seq_q == seq_kv when set)
 };
 
 [[nodiscard]] FlopCount flash_attention_forward_flops(const AttentionShape& shape);

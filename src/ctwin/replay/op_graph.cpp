@@ -47,7 +47,7 @@ class Builder {
     zero_ = p_.zero_stage();
     if (p_.cp > 1) {
       // CP rank cp − 1: see context_parallel.hpp. Members are TP apart (rank order tp-cp-ep-dp-pp).
-      const auto a = attention();
+      const auto a = attention(0);  // CP refuses sliding windows: every layer alike
       cp_.emplace(s_.gpu,
                   CpAttentionInput{p_.micro_batch, p_.seq_len, p_.cp, p_.cp - 1, a.heads_q, a.heads_kv, a.head_dim,
                                    p_.cp_comm, a.dtype},
@@ -103,9 +103,11 @@ class Builder {
   SimTime memory(MemoryKernel kind, std::int64_t elements, bool backward) const {
     return compute::estimate_memory_kernel(s_.gpu, {kind, elements, compute::Dtype::kBf16, backward}).time;
   }
-  compute::AttentionShape attention() const {
-    return {p_.micro_batch, p_.seq_len / p_.cp, p_.seq_len / p_.cp, m_.heads / t_, attention_kv_heads(m_, t_),
-            head_dim_, true, compute::Dtype::kBf16};
+  compute::AttentionShape attention(std::int64_t layer) const {
+    compute::AttentionShape shape{p_.micro_batch, p_.seq_len / p_.cp, p_.seq_len / p_.cp, m_.heads / t_,
+                                  attention_kv_heads(m_, t_), head_dim_, true, compute::Dtype::kBf16};
+    shape.window = m_.attention_window(layer);
+    return shape;
   }
   /// Whether global layer `layer` has routed experts (the first first_dense_layers do not).
   bool is_moe(std::int64_t layer) const { return m_.has_moe && layer >= m_.moe.first_dense_layers; }
@@ -141,11 +143,11 @@ class Builder {
   std::int64_t score_rows() const { return p_.micro_batch * (m_.heads / t_) * (p_.seq_len / p_.cp); }
   std::int64_t score_elements() const { return score_rows() * (p_.seq_len / p_.cp); }
 
-  void attention_forward(std::vector<OpNode>& ops, const std::string& suffix) const {
+  void attention_forward(std::vector<OpNode>& ops, const std::string& suffix, std::int64_t layer) const {
     if (cp_) return cp_->forward(ops, !suffix.empty());
     if (p_.flash_attention) {
       add(ops, {suffix.empty() ? "flash_attention" : "flash_attention_recompute", Stream::kCompute,
-                compute::estimate_flash_attention_forward(s_.gpu, attention()).time});
+                compute::estimate_flash_attention_forward(s_.gpu, attention(layer)).time});
       return;
     }
     const std::int64_t s = p_.seq_len / p_.cp;
@@ -159,10 +161,10 @@ class Builder {
     compute(ops, again ? "attention_values_gemm_recompute" : "attention_values_gemm", gemm(score_rows(), head_dim_, s));
   }
 
-  void attention_backward(std::vector<OpNode>& ops) const {
+  void attention_backward(std::vector<OpNode>& ops, std::int64_t layer) const {
     if (cp_) return cp_->backward(ops);
     if (p_.flash_attention) {
-      compute(ops, "flash_attention_bwd", compute::estimate_flash_attention_backward(s_.gpu, attention()).time);
+      compute(ops, "flash_attention_bwd", compute::estimate_flash_attention_backward(s_.gpu, attention(layer)).time);
       return;
     }
     const std::int64_t s = p_.seq_len / p_.cp;
@@ -175,7 +177,8 @@ class Builder {
     compute(ops, "attention_scores_wgrad", gemm(score_rows(), head_dim_, s));
   }
 
-  void layer_forward(std::vector<OpNode>& ops, int wait_for, bool moe) const {
+  /// Global layer `layer` (its attention window, whether it has routed experts).
+  void layer_forward(std::vector<OpNode>& ops, int wait_for, std::int64_t layer) const {
     const std::int64_t h = m_.hidden;
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false), wait_for);
     tp_in(ops);
@@ -186,13 +189,13 @@ class Builder {
     if (m_.position == workload::PositionEmbedding::kRope) {
       compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), false));
     }
-    attention_forward(ops, "");
+    attention_forward(ops, "", layer);
     compute(ops, "proj_gemm", gemm(tokens_, h, attn_cols_));
     tp_out(ops);
     if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
     compute(ops, "residual", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, false));
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false));
-    if (moe) {
+    if (is_moe(layer)) {
       moe_->forward(ops, [this](std::vector<OpNode>& o) {
         if (shared_ffn_cols_ > 0) mlp_forward(o, shared_ffn_cols_, shared_up_cols_);
       });
@@ -250,12 +253,12 @@ class Builder {
     return reduce;
   }
 
-  void layer_backward(std::vector<OpNode>& ops, int wait_for, bool moe) const {
+  void layer_backward(std::vector<OpNode>& ops, int wait_for, std::int64_t layer) const {
     const std::int64_t h = m_.hidden;
-    if (p_.recompute == workload::Recompute::kFull) layer_forward(ops, wait_for, moe), wait_for = -1;
+    if (p_.recompute == workload::Recompute::kFull) layer_forward(ops, wait_for, layer), wait_for = -1;
     if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true), wait_for), wait_for = -1;
     compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true), wait_for);
-    int reduce = moe ? moe_->backward(ops, [this](std::vector<OpNode>& o) {
+    int reduce = is_moe(layer) ? moe_->backward(ops, [this](std::vector<OpNode>& o) {
                          return shared_ffn_cols_ > 0 ? mlp_backward(o, shared_ffn_cols_, shared_up_cols_) : -1;
                        })
                      : mlp_backward(ops, ffn_cols_, up_cols_);
@@ -263,8 +266,8 @@ class Builder {
     if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true));
     compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true));
     row_parallel_backward(ops, "proj_dgrad", "proj_wgrad", attn_cols_);
-    if (p_.recompute == workload::Recompute::kSelective) attention_forward(ops, "_recompute");
-    attention_backward(ops);
+    if (p_.recompute == workload::Recompute::kSelective) attention_forward(ops, "_recompute", layer);
+    attention_backward(ops, layer);
     if (m_.position == workload::PositionEmbedding::kRope) {
       compute(ops, "rotary_bwd", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), true));
     }
@@ -321,7 +324,7 @@ class Builder {
     else if (overlapped_gather) fwd_gathers = gathers(w.forward, layers, Occurs::kFirstMicroBatch, first_layer);
     if (first) compute(w.forward, "embedding", memory(MemoryKernel::kGelu, sp_tokens_ * h, false));
     for (std::int64_t i = 0; i < layers; ++i) {
-      layer_forward(w.forward, fwd_gathers.empty() ? -1 : fwd_gathers[static_cast<std::size_t>(i)], is_moe(first_layer + i));
+      layer_forward(w.forward, fwd_gathers.empty() ? -1 : fwd_gathers[static_cast<std::size_t>(i)], first_layer + i);
     }
     const std::int64_t vocab_cols = m_.vocab / t_;
     if (last) {
@@ -347,7 +350,7 @@ class Builder {
     }
     for (std::int64_t i = layers - 1; i >= 0; --i) {
       const std::int64_t layer = first_layer + i;
-      layer_backward(w.backward, bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)], is_moe(layer));
+      layer_backward(w.backward, bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)], layer);
       if (per_layer_reduce && dp_group_.size > 1) {
         add(w.backward, grad_reduce(dense_group_params(layer), Join::kStepEnd, reduce_when));
       }

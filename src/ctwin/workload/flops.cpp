@@ -17,7 +17,18 @@ ForwardPerToken forward_flops_per_token(const ModelSpec& model, std::int64_t seq
                           dense * static_cast<double>(layer.dense_mlp_matmul) + moe * moe_mlp);
   const double per_layer_core = 2.0 * static_cast<double>(seq_len) * static_cast<double>(model.heads) *
                                 static_cast<double>(model.qk_head_dim() + model.v_head_dim());
-  out.attention_core = static_cast<double>(model.layers) * per_layer_core * (mask == AttentionMask::kCausal ? 0.5 : 1.0);
+  // The share of the s keys a query attends to: a sliding window of w < s keys sees w/s of them,
+  // w/s − (w/s)²/2 on average under the causal mask (the flash_attention.hpp count).
+  const double s = static_cast<double>(seq_len);
+  for (std::int64_t layer = 0; layer < model.layers; ++layer) {
+    const std::int64_t window = model.attention_window(layer);
+    double share = mask == AttentionMask::kCausal ? 0.5 : 1.0;
+    if (window > 0 && window < seq_len) {
+      const double w = static_cast<double>(window) / s;
+      share = mask == AttentionMask::kCausal ? w - w * w / 2 : w;
+    }
+    out.attention_core += per_layer_core * share;
+  }
   out.logits = 2.0 * static_cast<double>(model.hidden) * static_cast<double>(model.vocab);
   return out;
 }

@@ -48,6 +48,36 @@ void read_mla(JsonObjectReader& reader, ModelSpec& model) {
 
 }  // namespace
 
+// sliding_window applies when use_sliding_window is not false (Qwen2/3 keep a window size they do not
+// use); layer_types, where given (GPT-OSS), says which layers, and must be every layer or all but
+// every k-th, the patterns ModelSpec holds.
+void read_sliding_window(JsonObjectReader& reader, const nlohmann::json& document, ModelSpec& model) {
+  const auto window = document.find("sliding_window");
+  if (window == document.end() || window->is_null() || !reader.boolean_or("use_sliding_window", true)) return;
+  model.sliding_window = reader.integer("sliding_window", 1, kMaxDim);
+  const auto types = document.find("layer_types");
+  if (types == document.end()) return;
+  if (!types->is_array() || static_cast<std::int64_t>(types->size()) != model.layers) {
+    reader.fail("layer_types", "expected one entry per layer (" + std::to_string(model.layers) + ")");
+  }
+  std::int64_t first_global = 0;
+  for (std::int64_t layer = 0; layer < model.layers; ++layer) {
+    if ((*types)[static_cast<std::size_t>(layer)] != "sliding_attention") {
+      first_global = layer + 1;
+      break;
+    }
+  }
+  if (first_global == 0) return;  // every layer windowed
+  model.global_every = first_global;
+  for (std::int64_t layer = 0; layer < model.layers; ++layer) {
+    const bool windowed = (*types)[static_cast<std::size_t>(layer)] == "sliding_attention";
+    if (windowed != (model.attention_window(layer) > 0)) {
+      reader.fail("layer_types", "only every layer windowed, or all but every k-th, is modelled; layer " +
+                                     std::to_string(layer) + " breaks the pattern");
+    }
+  }
+}
+
 ModelSpec parse_hf_config(const nlohmann::json& document, const std::string& source) {
   JsonObjectReader reader(document, source, "");
   ModelSpec model;
@@ -89,6 +119,7 @@ ModelSpec parse_hf_config(const nlohmann::json& document, const std::string& sou
   model.attention = model.kv_heads == model.heads ? AttentionKind::kMha : AttentionKind::kGqa;
   read_mla(reader, model);
   read_moe(reader, model);
+  read_sliding_window(reader, document, model);
   // No reader.finish(): the remaining keys are the ones the header says are ignored.
   return model;
 }

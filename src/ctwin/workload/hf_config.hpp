@@ -11,7 +11,8 @@
 //   num_local_experts | n_routed_experts | num_experts, num_experts_per_tok,
 //   moe_intermediate_size (else intermediate_size, as Mixtral), n_shared_experts,
 //   first_k_dense_replace, decoder_sparse_step and mlp_only_layers (only the all-MoE layout),
-//   q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim.
+//   q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window
+//   (unless use_sliding_window is false) and layer_types (GPT-OSS: sliding/full alternating).
 // Assumed for these families: RMSNorm, rotary positions, no dropout.
 
 #include <string>

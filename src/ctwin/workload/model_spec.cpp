@@ -41,6 +41,11 @@ void read_attention(JsonObjectReader reader, ModelSpec& model) {
                               std::to_string(model.heads));
     }
   }
+  model.sliding_window = reader.integer_or("sliding_window", 1, kMaxDim, 0);
+  model.global_every = reader.integer_or("global_every", 1, kMaxDim, 0);
+  if (model.global_every > 0 && model.sliding_window == 0) {
+    reader.fail("global_every", "only meaningful with a sliding_window");
+  }
   reader.finish();
 }
 
@@ -48,6 +53,12 @@ void read_attention(JsonObjectReader reader, ModelSpec& model) {
 
 std::int64_t ModelSpec::qk_head_dim() const {
   return attention == AttentionKind::kMla ? mla.qk_nope_head_dim + mla.qk_rope_head_dim : head_dim;
+}
+
+std::int64_t ModelSpec::attention_window(std::int64_t layer) const {
+  if (sliding_window == 0) return 0;
+  const bool global = global_every > 0 && (layer + 1) % global_every == 0;
+  return global ? 0 : sliding_window;
 }
 
 std::int64_t ModelSpec::v_head_dim() const { return attention == AttentionKind::kMla ? mla.v_head_dim : head_dim; }

@@ -75,6 +75,11 @@ struct ModelSpec {
   bool dropout = false;
   AttentionKind attention = AttentionKind::kMha;
   MlaRanks mla;                  ///< meaningful when attention == kMla
+  /// Sliding-window attention: each query sees itself and the sliding_window − 1 keys before it
+  /// (0: no window). With global_every = k, every k-th layer (layers k, 2k, ... counting from 1,
+  /// Megatron's window_attn_skip_freq) attends to every key instead; 0: all layers windowed.
+  std::int64_t sliding_window = 0;
+  std::int64_t global_every = 0;
   bool has_moe = false;
   MoeSpec moe;                   ///< meaningful when has_moe
 
@@ -83,6 +88,8 @@ struct ModelSpec {
   /// Width of one query head's dot product with a key (MLA: nope + rope parts).
   [[nodiscard]] std::int64_t qk_head_dim() const;
   [[nodiscard]] std::int64_t v_head_dim() const;
+  /// The window of global layer `layer` (0-based), 0 for a layer that sees every key.
+  [[nodiscard]] std::int64_t attention_window(std::int64_t layer) const;
 };
 
 [[nodiscard]] std::string activation_name(Activation activation);

@@ -137,7 +137,13 @@ void validate_experts(const ModelSpec& model, const ParallelConfig& split, std::
   }
 }
 
-void validate_sequence(const ParallelConfig& split) {
+void validate_sequence(const ModelSpec& model, const ParallelConfig& split) {
+  if (model.sliding_window > 0 && split.cp > 1) {
+    fail(split, "cp", "context parallelism with sliding-window attention is not modelled (cp " + str(split.cp) + ")");
+  }
+  if (model.sliding_window > 0 && !split.flash_attention) {
+    fail(split, "attention", "sliding-window attention is modelled as a fused kernel only");
+  }
   if (split.cp > 1 && split.seq_len % (2 * split.cp) != 0) {
     fail(split, "seq_len", "seq_len " + str(split.seq_len) + " is not a multiple of 2·cp " + str(2 * split.cp) +
                                " (ring attention balances causal work over 2·cp chunks)");
@@ -286,7 +292,7 @@ void validate(const ModelSpec& model, const ParallelConfig& split, std::int64_t 
   const std::int64_t dp = split.data_parallel(gpus);
   validate_tensor(model, split);
   validate_experts(model, split, dp);
-  validate_sequence(split);
+  validate_sequence(model, split);
   validate_sharding(split);
   if (split.global_batch % (split.micro_batch * dp) != 0) {
     fail(split, "global_batch", "global_batch " + str(split.global_batch) + " is not a multiple of micro_batch·dp = " +

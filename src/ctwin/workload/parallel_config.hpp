@@ -17,6 +17,7 @@
 //   global_batch divisible by micro_batch·dp (micro-batches per step = global / (micro·dp))
 //   cp > 1: seq_len divisible by 2·cp (ring attention splits each sequence in 2·cp chunks to
 //        balance causal work) and a fused attention kernel (TransformerEngine's CP runs on it);
+//        a sliding-window model needs cp 1 and a fused kernel (ctwin models neither otherwise);
 //        sequence parallel: seq_len / cp divisible by tp
 //   interleaved schedule: pp > 1, vpp > 1, micro-batches per step divisible by pp; vpp > 1 only
 //        with the interleaved schedule

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ctwin/compute/flash_attention.hpp"
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/compute/grouped_gemm.hpp"
@@ -25,6 +27,32 @@ TEST(FlashAttention, FlopsMatchTheFlashAttention2Count) {
   EXPECT_DOUBLE_EQ(flash_attention_backward_flops(shape).count(), 2.5 * full);
   shape.causal = true;
   EXPECT_DOUBLE_EQ(flash_attention_forward_flops(shape).count(), full / 2);
+}
+
+// A window of W keys: S·W − W²/2 query-key pairs under the causal mask (the continuous count the
+// causal S²/2 uses), S·W without it; a window as long as the sequence changes nothing, and the
+// kernel still moves the same Q, K, V and O.
+TEST(FlashAttention, SlidingWindowCountsTheBand) {
+  AttentionShape shape{.batch = 2, .seq_q = 4096, .seq_kv = 4096, .heads_q = 64, .heads_kv = 8, .head_dim = 64};
+  const AttentionShape full = shape;
+  shape.window = 128;
+  const double per_pair = 4.0 * 2 * 64 * 64;
+  EXPECT_DOUBLE_EQ(flash_attention_forward_flops(shape).count(), per_pair * (4096.0 * 128 - 128.0 * 128 / 2));
+  EXPECT_DOUBLE_EQ(flash_attention_backward_flops(shape).count(), 2.5 * flash_attention_forward_flops(shape).count());
+  shape.causal = false;
+  EXPECT_DOUBLE_EQ(flash_attention_forward_flops(shape).count(), per_pair * 4096.0 * 128);
+  shape.causal = true;
+  EXPECT_EQ(flash_attention_forward_bytes(shape).count(), flash_attention_forward_bytes(full).count());
+  shape.window = 4096;
+  EXPECT_DOUBLE_EQ(flash_attention_forward_flops(shape).count(), flash_attention_forward_flops(full).count());
+  // Against a token-by-token count: query i sees min(i + 1, W) keys; the continuous form is W/2 pairs
+  // per sequence and head short, 0.01 % here.
+  double pairs = 0;
+  for (int i = 0; i < 4096; ++i) pairs += std::min(i + 1, 128);
+  shape.window = 128;
+  EXPECT_NEAR(flash_attention_forward_flops(shape).count() / (per_pair * pairs), 1.0, 1e-3);
+  shape.seq_q = 2048;
+  EXPECT_THROW((void)estimate_flash_attention_forward(round_gpu(), shape), InputError);
 }
 
 TEST(FlashAttention, GqaKeepsFlopsAndCutsBytes) {

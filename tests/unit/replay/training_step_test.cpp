@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "ctwin/compute/flash_attention.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/training_step.hpp"
@@ -120,6 +121,27 @@ TEST(TrainingStep, UnoverlappedGradientReductionWaitsForTheWholeSchedule) {
                                                       {"parallel.pp=8", "gpus=128", "training.global_batch=512",
                                                        "network=\"analytical\"", "overlap.dp_grad_reduce=true"}));
   EXPECT_LE(step.replay.step_time, overlapped.replay.step_time + reduce_time + reduce_time);
+}
+
+// GPT-OSS alternates windowed and global layers: the op graph runs each layer's flash kernels with
+// that layer's window, so their times are the compute twin's for the band and for every key.
+TEST(TrainingStep, SlidingWindowLayersRunTheirOwnAttentionKernels) {
+  const Scenario s = scenario({"model=\"models/llm/gpt-oss-120b.json\"", "parallel.tp=1", "parallel.pp=1",
+                               "parallel.ep=8", "gpus=8", "training.global_batch=8", "network=\"analytical\""});
+  const auto work = simulate_step(s).work;
+  std::vector<SimTime> forward;
+  for (const auto& op : work.stages[0].chunks[0].forward) {
+    if (std::string(op.name) == "flash_attention") forward.push_back(op.duration);
+  }
+  ASSERT_EQ(forward.size(), 36u);
+  compute::AttentionShape shape{1, 8192, 8192, 64, 8, 64, true, compute::Dtype::kBf16};
+  const SimTime global = compute::estimate_flash_attention_forward(s.gpu, shape).time;
+  shape.window = 128;
+  const SimTime windowed = compute::estimate_flash_attention_forward(s.gpu, shape).time;
+  EXPECT_LT(windowed, global);
+  for (std::size_t layer = 0; layer < forward.size(); ++layer) {
+    EXPECT_EQ(forward[layer], layer % 2 == 0 ? windowed : global) << layer;
+  }
 }
 
 // The distributed optimizer's overlapped parameter all-gathers are dispatched ahead of the

@@ -96,6 +96,21 @@ TEST(Flops, CausalMaskHalvesOnlyTheAttentionCore) {
   EXPECT_DOUBLE_EQ(full.attention_core, 2.0 * 8192 * 32 * 256 * 32);
 }
 
+// GPT-OSS at 4,096 tokens: 18 global layers see s keys (half under the causal mask) and 18 windowed
+// layers 128 of them, W/s − (W/s)²/2 of the full count under the mask.
+TEST(Flops, SlidingWindowLayersCountTheirBand) {
+  const auto oss = bundled("gpt-oss-120b");
+  const double per_layer = 2.0 * 4096 * 64 * (64 + 64);
+  const double w = 128.0 / 4096;
+  const auto full = forward_flops_per_token(oss, 4096, AttentionMask::kFull);
+  EXPECT_DOUBLE_EQ(full.attention_core, 18 * per_layer + 18 * per_layer * w);
+  const auto causal = forward_flops_per_token(oss, 4096, AttentionMask::kCausal);
+  EXPECT_DOUBLE_EQ(causal.attention_core, 18 * per_layer * 0.5 + 18 * per_layer * (w - w * w / 2));
+  // Shorter than the window, windowed layers are ordinary ones.
+  EXPECT_DOUBLE_EQ(forward_flops_per_token(oss, 128, AttentionMask::kFull).attention_core,
+                   36 * 2.0 * 128 * 64 * 128);
+}
+
 TEST(Flops, MoeCountsOnlyActiveExperts) {
   // Dense-equivalent rule of thumb: GEMM FLOPs per token = 2 × active non-embedding parameters.
   const auto model = bundled("mixtral-8x7b");

@@ -40,7 +40,7 @@ TEST(ModelSpec, EveryBundledModelLoadsWithSources) {
     EXPECT_FALSE(model.sources.empty()) << entry.path();
     ++files;
   }
-  EXPECT_EQ(files, 11);
+  EXPECT_EQ(files, 12);
 }
 
 TEST(ModelSpec, StrictAboutKeys) {
@@ -68,6 +68,27 @@ TEST(ModelSpec, RejectsInconsistentShapes) {
   auto pos = bundled_json("llama3-8b");
   pos["max_positions"] = 8192;
   EXPECT_NE(error_of(pos).find("/max_positions: only a learned"), std::string::npos);
+}
+
+// GPT-OSS: windowed layers first, every second layer global (Megatron's window_attn_skip_freq 2,
+// Hugging Face's layer_types sliding/full alternating from layer 0).
+TEST(ModelSpec, SlidingWindowLayers) {
+  const auto oss = bundled("gpt-oss-120b");
+  EXPECT_EQ(oss.sliding_window, 128);
+  for (std::int64_t layer = 0; layer < oss.layers; ++layer) {
+    EXPECT_EQ(oss.attention_window(layer), layer % 2 == 0 ? 128 : 0) << layer;
+  }
+  auto every = bundled_json("gpt-oss-120b");
+  every["attention"].erase("global_every");
+  const auto all = parse_model_spec(every, "m.json");
+  EXPECT_EQ(all.attention_window(1), 128);
+  EXPECT_EQ(bundled("llama3-8b").attention_window(0), 0);
+  auto orphan = bundled_json("llama3-8b");
+  orphan["attention"] = {{"kind", "gqa"}, {"global_every", 2}};
+  EXPECT_EQ(error_of(orphan), "/attention/global_every: only meaningful with a sliding_window");
+  auto zero = bundled_json("gpt-oss-120b");
+  zero["attention"]["sliding_window"] = 0;
+  EXPECT_NE(error_of(zero).find("/attention/sliding_window"), std::string::npos) << error_of(zero);
 }
 
 TEST(HfConfig, LlamaConfigMatchesTheBundledFile) {
@@ -101,6 +122,34 @@ TEST(HfConfig, DeepSeekAndQwenMoeNames) {
     "mlp_only_layers": [], "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 128,
     "num_hidden_layers": 94, "vocab_size": 151936, "tie_word_embeddings": false})");
   EXPECT_EQ(count_parameters(parse_hf_config(qwen, "config.json")).total, count_parameters(bundled("qwen3-moe")).total);
+}
+
+TEST(HfConfig, SlidingWindowFromLayerTypes) {
+  nlohmann::json oss = {{"model_type", "gpt_oss"}, {"num_hidden_layers", 36}, {"hidden_size", 2880},
+                        {"intermediate_size", 2880}, {"num_attention_heads", 64}, {"num_key_value_heads", 8},
+                        {"head_dim", 64}, {"vocab_size", 201088}, {"tie_word_embeddings", false},
+                        {"num_local_experts", 128}, {"num_experts_per_tok", 4}, {"sliding_window", 128}};
+  nlohmann::json types = nlohmann::json::array();
+  for (int layer = 0; layer < 36; ++layer) types.push_back(layer % 2 == 0 ? "sliding_attention" : "full_attention");
+  oss["layer_types"] = types;
+  const auto model = parse_hf_config(oss, "config.json");
+  const auto bundled_oss = bundled("gpt-oss-120b");
+  for (std::int64_t layer = 0; layer < 36; ++layer) {
+    EXPECT_EQ(model.attention_window(layer), bundled_oss.attention_window(layer)) << layer;
+  }
+  // Qwen keeps a window size it does not use.
+  auto unused = oss;
+  unused.erase("layer_types");
+  unused["use_sliding_window"] = false;
+  EXPECT_EQ(parse_hf_config(unused, "config.json").attention_window(0), 0);
+  auto odd = oss;
+  odd["layer_types"][3] = "sliding_attention";
+  try {
+    (void)parse_hf_config(odd, "config.json");
+    ADD_FAILURE() << "accepted an irregular layer_types";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.pointer(), "/layer_types");
+  }
 }
 
 TEST(HfConfig, NamesTheMissingKey) {

@@ -106,6 +106,17 @@ TEST(ParallelConfig, ContextParallelNeedsTwoChunksPerRank) {
   EXPECT_TRUE(rejected(rejection(bundled("llama3-8b"), s, 8), "/training/seq_len", "2·cp 4"));
 }
 
+TEST(ParallelConfig, SlidingWindowNeedsOneContextRankAndAFusedKernel) {
+  const auto oss = bundled("gpt-oss-120b");
+  auto cp = split(1, 1, 8, 8192);
+  cp.cp = 2;
+  EXPECT_TRUE(rejected(rejection(oss, cp, 16), "/parallel/cp", "sliding-window"));
+  auto unfused = split(1, 1, 8, 8192);
+  unfused.flash_attention = false;
+  EXPECT_TRUE(rejected(rejection(oss, unfused, 8), "/training/attention", "fused kernel"));
+  EXPECT_EQ(rejection(oss, split(1, 1, 8, 8192), 8), "accepted");
+}
+
 TEST(ParallelConfig, ScheduleRules) {
   auto s = split(1, 4, 6);  // 6 micro-batches over 4 stages
   s.vpp = 2;
