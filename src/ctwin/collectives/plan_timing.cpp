@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/engine/simulator.hpp"
@@ -49,6 +50,13 @@ double pipeline_rest_s(const std::array<int, 3>& pipeline_hops, int latency_hops
   return std::max(0.0, depth_s - mean_hop_s);
 }
 
+// A pipelined phase (a tree, NVLS, a chain) pays its depth's latency once, as NCCL's tuning
+// model counts it, whatever the class of the hop a transfer crosses: its data streams through
+// every hop at once.
+bool pipelined(const Phase& phase) {
+  return phase.latency_hops > 1 || std::any_of(phase.pipeline_hops.begin(), phase.pipeline_hops.end(), [](int h) { return h > 0; });
+}
+
 // The protocol's bus-bandwidth ceiling as a floor on the time, latency included.
 double ceiling_bound_s(const ProtocolCost& cost, double size_bytes) {
   if (cost.max_bus_GBps <= 0) return 0;
@@ -75,6 +83,7 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
     profile.repeat = phase.repeat;
     profile.latency_hops = phase.latency_hops;
     profile.pipeline_hops = phase.pipeline_hops;
+    profile.pipelined = pipelined(phase);
     profile.transfers = phase.transfers.size();
     const std::size_t count = phase.transfers.size();
     std::vector<SimTime> done(count);
@@ -87,7 +96,7 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
     }
     model->run();
     events_ += simulator.events_processed();
-    std::array<std::vector<Line>, 2> lines;
+    std::array<std::vector<Line>, 6> lines;
     for (std::size_t i = 0; i < count; ++i) {
       const auto& planned = phase.transfers[i];
       path.clear();
@@ -95,13 +104,13 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
       const double latency = fabric::path_properties(fabric, path).latency.seconds();
       // Seconds per byte of the transfer, times its bytes per byte of the collective.
       const double drain = std::max(0.0, done[i].seconds() - latency) / bytes[i] * planned.fraction;
-      ShareGroup& group = profile.groups[share_group(planned)];
+      ShareGroup& group = profile.groups[group_of(planned)];
       group.latency_sum_s += latency;
       group.drain_sum_s_per_byte += drain;
       ++group.count;
       group.slowest_s_per_transfer_byte =
           std::max(group.slowest_s_per_transfer_byte, std::max(0.0, done[i].seconds() - latency) / bytes[i]);
-      lines[share_group(planned)].push_back({latency, drain});
+      lines[group_of(planned)].push_back({latency, drain});
       ++profile.hop_counts[static_cast<std::size_t>(planned.hop)];
     }
     for (std::size_t g = 0; g < lines.size(); ++g) profile.groups[g].front = undominated(std::move(lines[g]));
@@ -113,8 +122,12 @@ std::size_t PlanProfile::share_group(const PlannedTransfer& transfer) {
   return transfer.route.leg == fabric::SwitchLeg::kWhole ? 0 : 1;
 }
 
+std::size_t PlanProfile::group_of(const PlannedTransfer& transfer) {
+  return share_group(transfer) * 3 + static_cast<std::size_t>(transfer.hop);
+}
+
 double PlanProfile::payload_share(const ProtocolCost& cost, std::size_t group) {
-  return group == 0 ? cost.bandwidth_share : cost.switch_share;
+  return group < 3 ? cost.bandwidth_share : cost.switch_share;
 }
 
 std::vector<PlanProfile::Line> PlanProfile::undominated(std::vector<Line> lines) {
@@ -131,7 +144,7 @@ std::vector<PlanProfile::Line> PlanProfile::undominated(std::vector<Line> lines)
   return front;
 }
 
-static_assert(static_cast<std::size_t>(HopClass::kNet) == 2, "PhaseProfile::hop_counts has a slot per HopClass");
+static_assert(static_cast<std::size_t>(HopClass::kNet) == 2, "PhaseProfile::hop_counts and groups have a slot per HopClass");
 
 SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const {
   const auto base = tuning.cost(context_, protocol, HopClass::kNvlink);
@@ -143,22 +156,26 @@ SimTime PlanProfile::time(Bytes size, Protocol protocol, const CollectiveTuning&
   const double s = static_cast<double>(size.count());
   double total = base.base_latency.seconds();
   for (const auto& phase : phases_) {
-    // A phase's steps are bounded two ways: each connection moves its steps one after the
-    // other (bandwidth: the busiest transfer, latency included, once per step), and data
-    // crosses one hop per step (latency: the mean transfer plus its hop's pipeline cost).
-    double busiest = 0;
-    double sum = 0;
-    for (std::size_t g = 0; g < phase.groups.size(); ++g) {
-      const ShareGroup& group = phase.groups[g];
-      const double bytes = s / payload_share(base, g);
-      for (const Line& line : group.front) busiest = std::max(busiest, line.latency_s + line.drain_s_per_byte * bytes);
-      sum += group.latency_sum_s + group.drain_sum_s_per_byte * bytes;
-    }
     const double transfers = static_cast<double>(std::max<std::size_t>(1, phase.transfers));
     double hop = 0;
     for (std::size_t c = 0; c < hop_latency_s.size(); ++c) hop += static_cast<double>(phase.hop_counts[c]) * hop_latency_s[c];
     hop /= transfers;
-    total += phase.repeat * std::max(busiest, sum / transfers + hop) +
+    // A phase's steps are bounded two ways: each connection waits for the latency that starts
+    // it, then moves its steps one after the other (bandwidth: its transfer, latency
+    // included, once per step), and data crosses one hop per step (latency: the mean
+    // transfer plus its hop's pipeline cost).
+    double connection = 0;
+    double sum = 0;
+    for (std::size_t g = 0; g < phase.groups.size(); ++g) {
+      const ShareGroup& group = phase.groups[g];
+      const double bytes = s / payload_share(base, g);
+      const double first = phase.pipelined ? hop : hop_latency_s[g % 3];
+      for (const Line& line : group.front) {
+        connection = std::max(connection, first + phase.repeat * (line.latency_s + line.drain_s_per_byte * bytes));
+      }
+      sum += group.latency_sum_s + group.drain_sum_s_per_byte * bytes;
+    }
+    total += std::max(connection, phase.repeat * (sum / transfers + hop)) +
              pipeline_rest_s(phase.pipeline_hops, phase.latency_hops, hop, hop_latency_s);
   }
   return SimTime::from_seconds(std::max(total, ceiling_bound_s(base, s)));
@@ -195,7 +212,8 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
 
   struct Step {
     const Phase* phase;
-    SimTime pipeline_latency;  // a pipelined phase pays its depth's latency once
+    SimTime pipeline_latency;  // beyond one hop: a pipelined phase pays its depth's latency once
+    std::optional<SimTime> depth;  // a pipelined phase's whole latency, the same for every transfer
     std::vector<int> waiting;  // per transfer: its inputs (arrivals at its source, its own last send) still due
     std::vector<std::vector<std::uint32_t>> fed_by_gpu;  // per (GPU, channel): transfers it sends
     std::vector<std::uint32_t> after_barrier;  // transfers whose source received nothing before
@@ -212,8 +230,19 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
     }
     const SimTime pipeline = SimTime::from_seconds(pipeline_rest_s(
         phase.pipeline_hops, phase.latency_hops, mean_hop_latency_s(hops, where, protocol, tuning), hop_latency_s));
-    for (int k = 0; k < phase.repeat; ++k) steps.push_back({&phase, pipeline, {}, {}, {}, {}, phase.transfers.size()});
+    // Every transfer of a pipelined phase waits for the whole depth, as the steady state
+    // counts it: the mean hop, then the rest.
+    const std::optional<SimTime> depth =
+        pipelined(phase) ? std::optional(SimTime::from_seconds(mean_hop_latency_s(hops, where, protocol, tuning)) + pipeline)
+                         : std::nullopt;
+    for (int k = 0; k < phase.repeat; ++k) {
+      steps.push_back({&phase, pipeline, depth, {}, {}, {}, {}, phase.transfers.size()});
+    }
   }
+  // The latency between a transfer's data arriving and the transfer starting.
+  const auto start_latency = [&](const Step& step, std::uint32_t j) {
+    return step.depth ? *step.depth : cost_of(step.phase->transfers[j].hop).hop_latency + step.pipeline_latency;
+  };
   // Channels are independent pipelines, as in NCCL: a transfer on channel c waits for what
   // its source received on channel c in the step before, and for its source's own send of the
   // step before on that channel (a connection moves its steps in order).
@@ -262,10 +291,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
           Step& next = steps[s + 1];
           for (fabric::GpuId gpu : {arrived.dst, arrived.src}) {
             for (std::uint32_t j : next.fed_by_gpu[slot(gpu, arrived)]) {
-              const auto& waiting_transfer = next.phase->transfers[j];
-              const SimTime ready = gpu == arrived.dst ? simulator.now() + cost_of(waiting_transfer.hop).hop_latency +
-                                                              next.pipeline_latency
-                                                        : simulator.now();
+              const SimTime ready = gpu == arrived.dst ? simulator.now() + start_latency(next, j) : simulator.now();
               next.ready_at[j] = std::max(next.ready_at[j], ready);
               if (--next.waiting[j] == 0) launch(s + 1, j);
             }
@@ -273,8 +299,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
         }
         if (--steps[s].remaining == 0 && s + 1 < steps.size()) {
           for (std::uint32_t j : steps[s].after_barrier) {
-            steps[s + 1].ready_at[j] =
-                simulator.now() + cost_of(steps[s + 1].phase->transfers[j].hop).hop_latency + steps[s + 1].pipeline_latency;
+            steps[s + 1].ready_at[j] = simulator.now() + start_latency(steps[s + 1], j);
             launch(s + 1, j);
           }
         }
@@ -283,7 +308,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
   };
   if (!steps.empty()) {
     for (std::uint32_t i = 0; i < steps[0].phase->transfers.size(); ++i) {
-      steps[0].ready_at[i] = cost_of(steps[0].phase->transfers[i].hop).hop_latency + steps[0].pipeline_latency;
+      steps[0].ready_at[i] = start_latency(steps[0], i);
       launch(0, i);
     }
   }

@@ -6,19 +6,28 @@
 // fluid model, transfers that start together with sizes in fixed proportion drain at times
 // that scale with the size, so one simulation gives every size of a sweep:
 //   x_t(S) = latency_t + drain_t · S / S_ref / share          (transfer t of a step)
-//   phase(S) = repeat · max( max_t x_t, mean_t x_t + hop ) + (latency_hops − 1) · hop
+//   phase(S) = max( max_t (first_t + repeat · x_t), repeat · (mean_t x_t + hop) ) + rest
 //   time(S) = max( base latency + Σ phase(S), base latency + S · bus bytes per byte / ceiling )
 // the last term being NCCL's ceiling on the protocol's bus bandwidth, where it has one.
-// where hop is the mean pipeline latency of the phase's hops for the protocol: each
-// connection moves its steps in order (the first bound), and data advances one hop per step
-// (the second).
+// hop is the mean pipeline latency of the phase's hops for the protocol. Each connection
+// moves its steps in order, after waiting once for the latency that starts it (first_t: its
+// own hop, or for a pipelined phase the mean hop, the depth being paid as one); data advances
+// one hop per step (the second bound). rest is a pipelined phase's depth beyond one hop.
 // A sweep asks for every size and protocol, and a phase may hold a million transfers, so the
 // profile keeps only what the formula reads: the sums of latencies and drains, the count of
-// hops per class, and for the max the transfers no other transfer beats on both latency and
-// drain (each x_t is a line in S; the max of all lines is the max of those).
+// hops per class, and for the max, per hop class, the transfers no other transfer beats on
+// both latency and drain (each x_t is a line in S; the max of all lines is the max of those).
 // Every transfer: every step of every phase is simulated, each transfer waiting for the data
 // its source received in the step before, and for its hop's latency. Slow, for checking the
 // steady state on small cases.
+//
+// Where the two differ: a ring across nodes mixes fast NVLink hops with a slow network hop.
+// Played step by step, its channels drift out of phase (the slow connection throttles them
+// and each NVLink then carries channels at different points of their rings), so a transfer
+// shares its links with fewer others than when every transfer starts together, as the steady
+// state simulates them. How far they drift depends on the ratio of hop latency to drain, that
+// is on the size, which one simulation scaled linearly cannot see; see README, Communication
+// twin.
 
 #include <array>
 #include <cstdint>
@@ -51,7 +60,8 @@ class PlanProfile {
     double latency_s = 0;
     double drain_s_per_byte = 0;
   };
-  // Transfers that get one payload share: whole paths, or legs into and out of an NVSwitch.
+  // Transfers of one hop class that get one payload share (whole paths, or legs into and out
+  // of an NVSwitch).
   struct ShareGroup {
     std::vector<Line> front;  // the lines that are the max somewhere: drain down, latency up
     double latency_sum_s = 0;
@@ -60,14 +70,17 @@ class PlanProfile {
     double slowest_s_per_transfer_byte = 0;  // the pipeline's pace: its slowest hop
   };
   struct PhaseProfile {
-    std::array<ShareGroup, 2> groups;        // [0] whole paths, [1] switch legs
+    // [share group · 3 + HopClass]: share group 0 whole paths, 1 switch legs.
+    std::array<ShareGroup, 6> groups;
     std::array<std::size_t, 3> hop_counts{};  // transfers per HopClass
     std::size_t transfers = 0;
     int repeat = 1;
     int latency_hops = 1;
     std::array<int, 3> pipeline_hops{};
+    bool pipelined = false;
   };
   [[nodiscard]] static std::size_t share_group(const PlannedTransfer& transfer);
+  [[nodiscard]] static std::size_t group_of(const PlannedTransfer& transfer);
   [[nodiscard]] static double payload_share(const ProtocolCost& cost, std::size_t group);
   [[nodiscard]] static std::vector<Line> undominated(std::vector<Line> lines);
 

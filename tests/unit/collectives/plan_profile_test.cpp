@@ -77,26 +77,31 @@ double formula_s(const std::vector<SimulatedPhase>& phases, const CostContext& w
   double total = base.base_latency.seconds();
   for (const auto& simulated : phases) {
     const auto& transfers = simulated.phase->transfers;
-    double busiest = 0;
-    double mean = 0;
+    const auto hop_of = [&](HopClass c) { return tuning.cost(where, protocol, c).hop_latency.seconds(); };
     double hop = 0;
+    for (const auto& transfer : transfers) hop += hop_of(transfer.hop);
+    const double n = static_cast<double>(std::max<std::size_t>(1, transfers.size()));
+    hop /= n;
+    const auto& depth_hops = simulated.phase->pipeline_hops;
+    const bool pipelined =
+        simulated.phase->latency_hops > 1 || std::any_of(depth_hops.begin(), depth_hops.end(), [](int h) { return h > 0; });
+    const double repeat = simulated.phase->repeat;
+    double connection = 0;
+    double mean = 0;
     for (std::size_t t = 0; t < transfers.size(); ++t) {
       const bool leg = transfers[t].route.leg != fabric::SwitchLeg::kWhole;
       const double x = simulated.latency_s[t] + simulated.drain_s_per_byte[t] * s / (leg ? base.switch_share : base.bandwidth_share);
-      busiest = std::max(busiest, x);
+      connection = std::max(connection, (pipelined ? hop : hop_of(transfers[t].hop)) + repeat * x);
       mean += x;
-      hop += tuning.cost(where, protocol, transfers[t].hop).hop_latency.seconds();
     }
-    const double n = static_cast<double>(std::max<std::size_t>(1, transfers.size()));
     mean /= n;
-    hop /= n;
     // The depth beyond the first hop: per class where the plan counts them, else mean hops.
     double depth = 0;
     for (HopClass c : {HopClass::kNvlink, HopClass::kPcie, HopClass::kNet}) {
-      depth += simulated.phase->pipeline_hops[static_cast<std::size_t>(c)] * tuning.cost(where, protocol, c).hop_latency.seconds();
+      depth += depth_hops[static_cast<std::size_t>(c)] * hop_of(c);
     }
     const double rest = depth == 0 ? (simulated.phase->latency_hops - 1) * hop : std::max(0.0, depth - hop);
-    total += simulated.phase->repeat * std::max(busiest, mean + hop) + rest;
+    total += std::max(connection, repeat * (mean + hop)) + rest;
   }
   const double ceiling = base.max_bus_GBps > 0
                              ? base.base_latency.seconds() + s * base.bus_bytes_per_byte / (base.max_bus_GBps * 1e9)
