@@ -66,6 +66,7 @@ nlohmann::json report_json(const replay::Scenario& s, const replay::StepReport& 
       {"memory_gib_per_gpu",
        {{"weights", m.weights}, {"grads", m.grads}, {"optimizer", m.optimizer}, {"activations", m.activations},
         {"other", m.other}, {"total", m.total}}},
+      {"memory_pipeline_stage", r.memory_stage},
       {"fits_memory", r.fits_memory},
       {"events", r.events}};
   if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
@@ -151,7 +152,7 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   row("optimizer", b.optimizer_s);
   parts.print(std::cout, Format::kTable, "  ");
   const auto& m = r.memory_gib_per_gpu;
-  std::cout << "memory per GPU (GiB): weights " << fixed(m.weights, 1) << ", grads " << fixed(m.grads, 1)
+  std::cout << "memory per GPU (GiB, pipeline stage " << r.memory_stage << "): weights " << fixed(m.weights, 1) << ", grads " << fixed(m.grads, 1)
             << ", optimizer " << fixed(m.optimizer, 1) << ", activations " << fixed(m.activations, 1) << ", other "
             << fixed(m.other, 1) << ", total " << fixed(m.total, 1) << " of " << fixed(static_cast<double>(s.gpu.hbm_capacity.count()) / (1 << 30), 1)
             << ": " << (r.fits_memory ? "fits" : "does NOT fit") << "\n";

@@ -104,6 +104,7 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   const auto memory = workload::memory_per_gpu(scenario.model, scenario.split, scenario.gpus, memory_options);
   r.memory_gib_per_gpu = {gib(memory.weights),     gib(memory.gradients), gib(memory.optimizer), gib(memory.activations),
                           gib(memory.fp8_buffers + memory.overhead), gib(memory.total())};
+  r.memory_stage = memory.stage;
   r.fits_memory = workload::fits_memory(memory, scenario.gpu);
   r.micro_batches = scenario.split.micro_batches(scenario.gpus);
   r.dp = scenario.split.data_parallel(scenario.gpus);

@@ -40,6 +40,7 @@ struct StepReport {
   double comm_ratio = 0;  ///< exposed communication / step
   StepBreakdown breakdown;
   MemoryGib memory_gib_per_gpu;
+  std::int64_t memory_stage = 0;  ///< the pipeline rank memory_gib_per_gpu describes: the one needing most
   bool fits_memory = false;
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
