@@ -5,6 +5,7 @@
 #include <string>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "ctwin/core/error.hpp"
 
@@ -42,10 +43,24 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
     : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
-  link_latency_.reserve(links_.size());
+  const std::size_t classes = std::min<std::size_t>(options_.latency_classes, kOwnLatency);
+  std::map<SimTime, std::uint16_t> class_of;
   for (std::size_t id = 0; id < links_.size(); ++id) {
-    links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
-    link_latency_.push_back(fabric.links()[id].latency);
+    const fabric::Link& link = fabric.links()[id];
+    links_[id].capacity = link.achieved().bytes_per_second();
+    const auto [known, added] = class_of.try_emplace(link.latency, static_cast<std::uint16_t>(latencies_.size()));
+    if (added) latencies_.push_back(link.latency);
+    links_[id].latency_class = known->second;
+    if (latencies_.size() > classes) break;
+  }
+  if (latencies_.size() > classes) {  // too many to number: every link keeps its own
+    latencies_.clear();
+    link_latency_.reserve(links_.size());
+    for (std::size_t id = 0; id < links_.size(); ++id) {
+      links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
+      links_[id].latency_class = kOwnLatency;
+      link_latency_.push_back(fabric.links()[id].latency);
+    }
   }
 }
 
@@ -91,8 +106,9 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   SimTime latency;
   double cap = route_scratch_.empty() ? 0 : std::numeric_limits<double>::infinity();
   for (fabric::LinkId link : route_scratch_) {
-    latency += link_latency_[link];
-    cap = std::min(cap, links_[link].capacity);
+    const LinkState& state = links_[link];
+    latency += state.latency_class == kOwnLatency ? link_latency_[link] : latencies_[state.latency_class];
+    cap = std::min(cap, state.capacity);
   }
   Flow& flow = flows_[id];
   flow.assign_path(route_scratch_);

@@ -37,6 +37,7 @@
 #include <optional>
 #include <span>
 
+#include "ctwin/network/detail/huge_page_allocator.hpp"
 #include "ctwin/network/drain_queue.hpp"
 #include "ctwin/network/link_flows.hpp"
 #include "ctwin/network/max_min_solver.hpp"
@@ -48,6 +49,10 @@ struct FlowModelOptions {
   /// Re-solve only the part of the network a change reaches (see above); false re-solves all
   /// flows every time (slow, for tests).
   bool incremental = true;
+  /// Distinct link latencies the model numbers inside its link states (at most 65,535); a
+  /// fabric with more keeps every link's latency apart instead. Only the speed differs; tests
+  /// lower it to take the other path.
+  std::size_t latency_classes = 65535;
 };
 
 class FlowModel final : public NetworkModel {
@@ -82,10 +87,12 @@ class FlowModel final : public NetworkModel {
     SimTime settled_at;
     SimTime latency;
     Bytes size;
-    std::array<std::uint32_t, kInlineHops> inline_positions{};  // index in the link's flow list
+    // A drain reads the positions and the callback right after the lines above: each starts
+    // a line of its own, so neither straddles two.
+    alignas(64) std::array<std::uint32_t, kInlineHops> inline_positions{};  // index in the link's flow list
+    Completion done;
     std::vector<fabric::LinkId> spilled_path;
     std::vector<std::uint32_t> spilled_positions;
-    Completion done;
 
     [[nodiscard]] std::span<const fabric::LinkId> path() const {
       return hops <= kInlineHops ? std::span<const fabric::LinkId>(inline_path.data(), hops) : spilled_path;
@@ -107,6 +114,10 @@ class FlowModel final : public NetworkModel {
     double carried = 0;   // bytes of drained flows
     std::int32_t local = -1;  // index in the problem being solved, -1 when not in it
     bool in_set = false;      // in the component being solved
+    // The link's latency as an index into latencies_ (kOwnLatency: see link_latency_). A
+    // fabric has a few distinct latencies, so a starting flow reads its path's latencies
+    // from the lines it loads anyway instead of missing on a second array per hop.
+    std::uint16_t latency_class = 0;
     LinkFlows flows;
   };
   static_assert(sizeof(LinkState) == 64, "a link's state fills one cache line");
@@ -143,10 +154,15 @@ class FlowModel final : public NetworkModel {
 
   FlowModelOptions options_;
   MaxMinSolver solver_;
-  std::vector<LinkState> links_;
-  std::vector<SimTime> link_latency_;  // apart from LinkState: read once per flow, never by solves
+  template <typename T>
+  using HugeVector = std::vector<T, detail::HugePageAllocator<T>>;
+  HugeVector<LinkState> links_;
+  static constexpr std::uint16_t kOwnLatency = 0xffff;
+  std::vector<SimTime> latencies_;  // distinct link latencies, by latency_class
+  // Per link, only when a fabric has more distinct latencies than classes (kOwnLatency).
+  std::vector<SimTime> link_latency_;
 
-  std::vector<Flow> flows_;
+  HugeVector<Flow> flows_;
   // Rates apart from Flow: boundary checks read the rates of many flows and nothing else.
   struct Rate {
     double current = 0;   // bytes/s

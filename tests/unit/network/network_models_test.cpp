@@ -257,6 +257,35 @@ TEST(FlowModel, ZeroBytesTakeThePathLatency) {
   EXPECT_EQ(play(built, single(3, 3, 1_MiB), "flow").makespan, SimTime());
 }
 
+// Latencies numbered inside the link states (the default) and kept per link (a fabric with
+// too many distinct latencies to number) give the same times to the picosecond, and both
+// equal a full re-solve, on random traffic with zero-byte transfers and PXN.
+TEST(FlowModel, LatencyClassesEqualLatenciesKeptPerLink) {
+  std::mt19937 random(77);
+  for (const char* topology : {"dgx-h100-superpod", "pcie-l40s"}) {
+    const int gpus = std::string(topology) == "pcie-l40s" ? 32 : 64;
+    const auto built = bundled_fabric(topology, gpus);
+    TrafficPattern pattern{"random", {}};
+    for (int i = 0; i < 400; ++i) {
+      const auto src = static_cast<GpuId>(random() % static_cast<unsigned>(gpus));
+      const auto dst = static_cast<GpuId>(random() % static_cast<unsigned>(gpus));
+      const Bytes size(random() % 8 == 0 ? 0 : (1 + static_cast<std::int64_t>(random() % 32)) << 16);
+      const std::int64_t after = i > 0 && random() % 2 == 0 ? static_cast<std::int64_t>(random() % i) : -1;
+      pattern.transfers.push_back({{src, dst, size, {random() % 3, random() % 3 == 0}}, after});
+    }
+    FlowModelOptions per_link;
+    per_link.latency_classes = 0;
+    const auto numbered = play(built, pattern, "flow");
+    const auto apart = play(built, pattern, "flow", per_link);
+    const auto full = play(built, pattern, "flow", {false});
+    ASSERT_EQ(numbered.completed_at.size(), apart.completed_at.size());
+    for (std::size_t i = 0; i < numbered.completed_at.size(); ++i) {
+      ASSERT_EQ(numbered.completed_at[i], apart.completed_at[i]) << topology << " #" << i;
+      ASSERT_NEAR(numbered.completed_at[i].seconds(), full.completed_at[i].seconds(), 1e-9) << topology << " #" << i;
+    }
+  }
+}
+
 TEST(FlowModel, RepeatedRunsAreIdentical) {
   const auto built = bundled_fabric("hgx-h100-roce", 128, {"fabric.oversubscription.leaf=2"});
   const auto pattern = make_pattern("alltoall_chain", built, {2_MiB, false, 5, 3});
