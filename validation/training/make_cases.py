@@ -342,8 +342,8 @@ def mbridge_blocker(run):
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
         if (layers + (2 if slots else 0)) % stages != 0:
             return ("uneven pipeline layout: %d layers (%d with the embedding and loss as layers) do not split into "
-                    "pp %s x vp %s = %d equal chunks; the run's layout is not in the source, and ctwin splits "
-                    "unevenly only as first/last-stage layer counts or embedding/loss slots"
+                    "pp %s x vp %s = %d equal chunks, and the run's layout is not in the source (ctwin takes one as "
+                    "parallel.pipeline_layout, but guessing it would make the case an assumption about placement)"
                     % (layers, layers + 2, p["pp"], p["vp"], stages))
     if "405b" in name:
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)

@@ -14,6 +14,7 @@
 #include "ctwin/workload/flops.hpp"
 #include "ctwin/workload/memory_model.hpp"
 #include "ctwin/workload/parameter_count.hpp"
+#include "ctwin/workload/pipeline_layout.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -22,6 +23,7 @@ struct ModelOptions {
   std::string model;
   std::int64_t tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, expert_tp = 1;
   std::int64_t first_stage_layers = -1, last_stage_layers = -1;  // -1: even stages
+  std::string pipeline_layout;                                    // empty: even stages
   std::string dp = "auto";
   std::int64_t gpus = 0;  // 0: tp·pp·cp·dp
   std::int64_t seq = 4096;
@@ -76,6 +78,11 @@ workload::ParallelConfig split_from(const ModelOptions& o) {
   }
   if (o.first_stage_layers >= 0) split.first_stage_layers = o.first_stage_layers;
   if (o.last_stage_layers >= 0) split.last_stage_layers = o.last_stage_layers;
+  if (!o.pipeline_layout.empty()) {
+    const workload::ParsedLayout layout = workload::parse_pipeline_layout(o.pipeline_layout);
+    if (layout.error) throw InputError("--pipeline-layout", "", *layout.error);
+    split.pipeline_layout = layout.layers;
+  }
   split.cp = o.cp;
   split.ep = o.ep;
   split.expert_tp = o.expert_tp;
@@ -119,6 +126,8 @@ Action add_model_command(CLI::App& app) {
   command->add_option("--first-stage-layers", o->first_stage_layers,
                       "layers on the first pipeline stage (uneven stages; the rest split evenly)");
   command->add_option("--last-stage-layers", o->last_stage_layers, "layers on the last pipeline stage (uneven stages)");
+  command->add_option("--pipeline-layout", o->pipeline_layout,
+                      "layers per virtual stage in Megatron's layout syntax, e.g. \"Et*3|(tt|)*29|tL\"");
   command->add_option("--cp", o->cp, "context-parallel size")->capture_default_str();
   command->add_option("--ep", o->ep, "expert-parallel size")->capture_default_str();
   command->add_option("--expert-tp", o->expert_tp, "tensor-parallel size inside experts")->capture_default_str();

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/workload/pipeline_layout.hpp"
 
 namespace ctwin::workload {
 namespace {
@@ -21,6 +22,7 @@ constexpr FieldName kFields[] = {
     {"last_stage_layers", "parallel", "--last-stage-layers"},
     {"account_for_embedding_in_pipeline_split", "parallel", "--account-for-embedding-in-pipeline-split"},
     {"account_for_loss_in_pipeline_split", "parallel", "--account-for-loss-in-pipeline-split"},
+    {"pipeline_layout", "parallel", "--pipeline-layout"},
     {"cp", "parallel", "--cp"},
     {"cp_comm", "parallel", "--cp-comm"},
     {"attention", "training", "--attention"},
@@ -81,6 +83,22 @@ void validate_schedule_batches(const ParallelConfig& split, std::int64_t micro_b
 }
 
 void validate_pipeline(const ModelSpec& model, const ParallelConfig& split, std::int64_t micro_batches) {
+  if (!split.pipeline_layout.empty()) {
+    if (split.first_stage_layers || split.last_stage_layers || split.embedding_in_split || split.loss_in_split) {
+      fail(split, "pipeline_layout",
+           "cannot be combined with first/last_stage_layers or account_for_embedding/loss_in_pipeline_split");
+    }
+    const auto stages = static_cast<std::int64_t>(split.pipeline_layout.size());
+    if (stages != split.pp * split.vpp) {
+      fail(split, "pipeline_layout", "has " + str(stages) + " stages but pp·vpp = " + str(split.pp * split.vpp));
+    }
+    std::int64_t layers = 0;
+    for (std::int64_t n : split.pipeline_layout) layers += n;
+    if (layers != model.layers) {
+      fail(split, "pipeline_layout", "places " + str(layers) + " layers but " + model.name + " has " + str(model.layers));
+    }
+    return validate_schedule_batches(split, micro_batches);
+  }
   if (split.embedding_in_split || split.loss_in_split) {
     const char* field = split.embedding_in_split ? "account_for_embedding_in_pipeline_split"
                                                  : "account_for_loss_in_pipeline_split";
@@ -234,6 +252,22 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   if (parallel.has("last_stage_layers")) split.last_stage_layers = parallel.integer("last_stage_layers", 0, kMax);
   split.embedding_in_split = parallel.boolean_or("account_for_embedding_in_pipeline_split", false);
   split.loss_in_split = parallel.boolean_or("account_for_loss_in_pipeline_split", false);
+  if (const auto* layout = parallel.optional("pipeline_layout")) {
+    if (layout->is_string()) {
+      const ParsedLayout parsed = parse_pipeline_layout(layout->get<std::string>());
+      if (parsed.error) parallel.fail("pipeline_layout", *parsed.error);
+      split.pipeline_layout = parsed.layers;
+    } else if (layout->is_array()) {
+      for (const auto& n : *layout) {
+        if (!n.is_number_integer() || n.get<std::int64_t>() < 0) {
+          parallel.fail("pipeline_layout", "expected layer counts >= 0 per virtual stage, got " + n.dump());
+        }
+        split.pipeline_layout.push_back(n.get<std::int64_t>());
+      }
+    } else {
+      parallel.fail("pipeline_layout", "expected Megatron's layout text (\"Et*3|(tt|)*29|L\") or layer counts per virtual stage");
+    }
+  }
   split.cp = parallel.integer_or("cp", 1, kMax, 1);
   split.cp_comm = parallel.choice_or("cp_comm", {"p2p", "all_gather"}, "p2p") == "p2p" ? CpComm::kP2p : CpComm::kAllGather;
   split.ep = parallel.integer_or("ep", 1, kMax, 1);
@@ -251,6 +285,7 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
 }
 
 std::int64_t ParallelConfig::stage_layers(std::int64_t model_layers, std::int64_t stage) const {
+  if (!pipeline_layout.empty()) return chunk_layers(model_layers, stage, 0);
   if (!first_stage_layers && !last_stage_layers) return model_layers / (pp * vpp);
   if (stage == 0 && first_stage_layers) return *first_stage_layers;
   if (stage == pp - 1 && last_stage_layers) return *last_stage_layers;
@@ -259,6 +294,7 @@ std::int64_t ParallelConfig::stage_layers(std::int64_t model_layers, std::int64_
 }
 
 std::int64_t ParallelConfig::chunk_layers(std::int64_t model_layers, std::int64_t stage, std::int64_t chunk) const {
+  if (!pipeline_layout.empty()) return pipeline_layout[static_cast<std::size_t>(chunk * pp + stage)];
   if (first_stage_layers || last_stage_layers) return stage_layers(model_layers, stage);
   const std::int64_t chunks = pp * vpp;
   const std::int64_t per = (model_layers + (embedding_in_split ? 1 : 0) + (loss_in_split ? 1 : 0)) / chunks;
@@ -267,6 +303,11 @@ std::int64_t ParallelConfig::chunk_layers(std::int64_t model_layers, std::int64_
 }
 
 std::int64_t ParallelConfig::chunk_first_layer(std::int64_t model_layers, std::int64_t stage, std::int64_t chunk) const {
+  if (!pipeline_layout.empty()) {
+    std::int64_t first = 0;
+    for (std::int64_t v = 0; v < chunk * pp + stage; ++v) first += pipeline_layout[static_cast<std::size_t>(v)];
+    return first;
+  }
   if (first_stage_layers || last_stage_layers) return stage_first_layer(model_layers, stage);
   const std::int64_t per = (model_layers + (embedding_in_split ? 1 : 0) + (loss_in_split ? 1 : 0)) / (pp * vpp);
   const std::int64_t g = chunk * pp + stage;
@@ -274,6 +315,7 @@ std::int64_t ParallelConfig::chunk_first_layer(std::int64_t model_layers, std::i
 }
 
 std::int64_t ParallelConfig::stage_first_layer(std::int64_t model_layers, std::int64_t stage) const {
+  if (!pipeline_layout.empty()) return chunk_first_layer(model_layers, stage, 0);
   std::int64_t first = 0;
   for (std::int64_t s = 0; s < stage; ++s) first += stage_layers(model_layers, s);
   return first;

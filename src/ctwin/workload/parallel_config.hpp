@@ -7,6 +7,8 @@
 // megatron/core/parallel_state.py initialize_model_parallel; DeepSpeed for ZeRO-2/3):
 //   gpus = tp·pp·cp·dp (dp "auto" is gpus / (tp·pp·cp))
 //   heads and kv_heads (query groups) divisible by tp; ffn_hidden and experts' width by tp / expert_tp
+//   pipeline_layout: one entry per virtual stage (pp·vpp), summing to the layers, and alone (not
+//        with first/last-stage counts or the embedding/loss slots);
 //   layers divisible by pp·vpp (every virtual stage holds the same number of layers); with
 //        account_for_embedding/loss_in_pipeline_split, layers + 1 per flag divisible by pp·vpp
 //        (Megatron-Core transformer_block.py get_num_layers_to_build: the embedding takes a
@@ -28,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/workload/model_spec.hpp"
@@ -60,6 +63,9 @@ struct ParallelConfig {
   /// the first (last) model chunk of the pipeline holds one transformer layer fewer.
   bool embedding_in_split = false;
   bool loss_in_split = false;
+  /// Megatron-Core's --pipeline-model-parallel-layout (pipeline_layout.hpp): transformer layers per
+  /// virtual stage, in virtual-stage order (chunk·pp + rank); empty: the even split above.
+  std::vector<std::int64_t> pipeline_layout;
   std::int64_t cp = 1;
   CpComm cp_comm = CpComm::kP2p;
   std::int64_t ep = 1;

@@ -123,6 +123,40 @@ TEST(TrainingStep, UnoverlappedGradientReductionWaitsForTheWholeSchedule) {
   EXPECT_LE(step.replay.step_time, overlapped.replay.step_time + reduce_time + reduce_time);
 }
 
+// A Megatron pipeline layout places each virtual stage's layers: the op graph builds exactly the
+// layers the layout gives chunk c of rank r (virtual stage c·pp + r), embedding first, loss last.
+TEST(TrainingStep, PipelineLayoutPlacesTheLayers) {
+  const Scenario s = scenario({"parallel.pp=2", "parallel.vpp=2", "parallel.schedule=\"interleaved\"",
+                               "parallel.pipeline_layout=\"Et*7|t*9|t*9|t*7L\"", "network=\"analytical\""});
+  const auto work = simulate_step(s).work;
+  const std::int64_t expected[2][2] = {{7, 9}, {9, 7}};  // [rank][chunk]: virtual stages 0, 2 and 1, 3
+  for (int rank = 0; rank < 2; ++rank) {
+    for (int chunk = 0; chunk < 2; ++chunk) {
+      std::int64_t layers = 0;
+      bool embedding = false;
+      bool logits = false;
+      for (const auto& op : work.stages[static_cast<std::size_t>(rank)].chunks[static_cast<std::size_t>(chunk)].forward) {
+        const std::string name = op.name;
+        layers += name == "qkv_gemm";
+        embedding |= name == "embedding";
+        logits |= name == "logits_gemm";
+      }
+      EXPECT_EQ(layers, expected[rank][chunk]) << rank << " " << chunk;
+      EXPECT_EQ(embedding, rank == 0 && chunk == 0);
+      EXPECT_EQ(logits, rank == 1 && chunk == 1);
+    }
+  }
+  EXPECT_THROW((void)scenario({"parallel.pp=2", "parallel.vpp=2", "parallel.schedule=\"interleaved\"",
+                               "parallel.pipeline_layout=\"Et*7|t*9|t*9|t*6L\""}),
+               InputError);
+  // The even layout written out is the even split.
+  const std::vector<std::string> interleaved = {"parallel.pp=2", "parallel.vpp=2", "parallel.schedule=\"interleaved\"",
+                                                "network=\"analytical\""};
+  auto even = interleaved;
+  even.push_back("parallel.pipeline_layout=\"Et*8|t*8|t*8|t*8L\"");
+  EXPECT_EQ(simulate_step(scenario(even)).replay.step_time, simulate_step(scenario(interleaved)).replay.step_time);
+}
+
 // GPT-OSS alternates windowed and global layers: the op graph runs each layer's flash kernels with
 // that layer's window, so their times are the compute twin's for the band and for every key.
 TEST(TrainingStep, SlidingWindowLayersRunTheirOwnAttentionKernels) {
@@ -261,7 +295,9 @@ TEST(TrainingStep, Bf16GradientsHalveTheGradientBuffersAndTheReducedBytes) {
   EXPECT_LT(bf16.report.breakdown.exposed_comm_s.dp, fp32.report.breakdown.exposed_comm_s.dp);
   for (const auto* step : {&fp32, &bf16}) {
     for (const auto& op : step->work.stages.front().after_backward) {
-      if (op.comm) EXPECT_EQ(op.comm->element_bytes, step == &fp32 ? 4 : 2) << op.name;
+      if (op.comm) {
+        EXPECT_EQ(op.comm->element_bytes, step == &fp32 ? 4 : 2) << op.name;
+      }
     }
   }
   EXPECT_THROW((void)scenario({"training.grad_reduce_in_fp32=\"no\""}), InputError);

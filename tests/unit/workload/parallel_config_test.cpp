@@ -117,6 +117,29 @@ TEST(ParallelConfig, SlidingWindowNeedsOneContextRankAndAFusedKernel) {
   EXPECT_EQ(rejection(oss, split(1, 1, 8, 8192), 8), "accepted");
 }
 
+TEST(ParallelConfig, PipelineLayoutRules) {
+  const auto llama = bundled("llama3-8b");  // 32 layers
+  auto s = split(1, 2, 8);
+  s.vpp = 2;
+  s.schedule = PipelineSchedule::kInterleaved;
+  s.pipeline_layout = {7, 9, 9, 7};
+  EXPECT_EQ(rejection(llama, s, 2), "accepted");
+  // Virtual stage v = chunk·pp + rank.
+  EXPECT_EQ(s.chunk_layers(32, 0, 1), 9);
+  EXPECT_EQ(s.chunk_layers(32, 1, 1), 7);
+  EXPECT_EQ(s.chunk_first_layer(32, 1, 0), 7);
+  EXPECT_EQ(s.chunk_first_layer(32, 0, 1), 16);
+  auto sum = s;
+  sum.pipeline_layout = {7, 9, 9, 6};
+  EXPECT_TRUE(rejected(rejection(llama, sum, 2), "/parallel/pipeline_layout", "places 31 layers"));
+  auto stages = s;
+  stages.pipeline_layout = {16, 16};
+  EXPECT_TRUE(rejected(rejection(llama, stages, 2), "/parallel/pipeline_layout", "2 stages but pp·vpp = 4"));
+  auto both = s;
+  both.embedding_in_split = true;
+  EXPECT_TRUE(rejected(rejection(llama, both, 2), "/parallel/pipeline_layout", "cannot be combined"));
+}
+
 TEST(ParallelConfig, ScheduleRules) {
   auto s = split(1, 4, 6);  // 6 micro-batches over 4 stages
   s.vpp = 2;
