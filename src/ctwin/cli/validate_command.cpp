@@ -6,9 +6,11 @@
 // validates training steps against published runs instead (validate_training.cpp), with
 // --scaling published scaling runs (validate_scaling.cpp).
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -37,6 +39,7 @@ struct ValidateOptions {
   bool rows = false;
   bool calibrated = false;
   bool training = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool scaling = false;
   std::string cases;
 };
@@ -237,10 +240,13 @@ Action add_validate_command(CLI::App& app) {
                     "validate ctwin scale against published scaling runs (MFU per size and its trend)");
   command->add_option("--cases", options->cases, "with --training or --scaling: the cases file (default "
                       "validation/training/cases.json or scaling.json)");
+  command->add_option("--jobs", options->jobs, "with --training: cases simulated at once (default: one per core)")
+      ->check(CLI::Range(1, 1024));
   return [options, command] {
     if (options->training || options->scaling) {
       const std::string mode = options->training ? "--training" : "--scaling";
       if (options->training && options->scaling) throw InputError("--scaling", "", "give --training or --scaling, not both");
+      if (options->scaling && command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
       for (const char* nccl_only : {"--setups", "--role", "--calibrated", "--rows"}) {
         if (command->count(nccl_only) > 0) {
           throw InputError(nccl_only, "", "applies to nccl-tests validation, not " + mode);
@@ -262,10 +268,12 @@ Action add_validate_command(CLI::App& app) {
       training.only = options->only;
       training.network = options->network;
       training.format = options->format;
+      training.jobs = options->jobs;
       run_training_validation(training);
       return;
     }
     if (!options->cases.empty()) throw InputError("--cases", "", "needs --training or --scaling");
+    if (command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
     const Format format = parse_format(options->format);
     if (options->role != "all" && options->role != "check" && options->role != "underperforming") {
       throw InputError("--role", "", "unknown value '" + options->role + "' (expected check, underperforming or all)");

@@ -160,7 +160,7 @@ void run_training_validation(const TrainingValidateOptions& options) {
       if (i + 1 == n) std::cerr << '\n';
     };
   }
-  const auto results = replay::validate_training(chosen, options.network, progress);
+  const auto results = replay::validate_training(chosen, options.network, progress, options.jobs);
   if (format == Format::kJson) {
     print_json(results, cases, options.network, std::cout);
   } else if (format == Format::kCsv) {

@@ -11,6 +11,7 @@ struct TrainingValidateOptions {
   std::vector<std::string> only;
   std::string network = "flow";
   std::string format = "table";
+  unsigned jobs = 1;  ///< cases simulated at once
 };
 
 /// Prints predicted vs measured per case, per group, and the runs that cannot be expressed.

@@ -1,8 +1,12 @@
 #include "ctwin/replay/training_validation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "ctwin/core/error.hpp"
@@ -116,27 +120,55 @@ double predicted_metric(TrainingMetric metric, const StepReport& report, std::in
   return 0;
 }
 
+namespace {
+
+TrainingComparison compare(const TrainingCase& c, const std::optional<std::string>& network) {
+  Scenario scenario = c.scenario;
+  if (network) scenario.network = *network;
+  TrainingComparison comparison;
+  comparison.training_case = &c;
+  try {
+    comparison.report = simulate_step(scenario).report;
+  } catch (const InputError& e) {
+    // The case file promised this run is expressible; say which case broke that promise.
+    throw InputError(e.source(), e.pointer(), "case " + c.id + ": " + e.message());
+  }
+  comparison.predicted = predicted_metric(c.metric, comparison.report, scenario.gpus);
+  comparison.error = comparison.predicted / c.measured - 1;
+  CTWIN_ASSERT(std::isfinite(comparison.error), "a simulated step has a finite, positive throughput");
+  return comparison;
+}
+
+}  // namespace
+
 std::vector<TrainingComparison> validate_training(const std::vector<const TrainingCase*>& chosen,
                                                   const std::optional<std::string>& network,
-                                                  const TrainingProgress& progress) {
-  std::vector<TrainingComparison> out;
-  out.reserve(chosen.size());
-  for (const TrainingCase* c : chosen) {
-    if (progress) progress(out.size(), chosen.size(), *c);
-    Scenario scenario = c->scenario;
-    if (network) scenario.network = *network;
-    TrainingComparison comparison;
-    comparison.training_case = c;
-    try {
-      comparison.report = simulate_step(scenario).report;
-    } catch (const InputError& e) {
-      // The case file promised this run is expressible; say which case broke that promise.
-      throw InputError(e.source(), e.pointer(), "case " + c->id + ": " + e.message());
+                                                  const TrainingProgress& progress, unsigned jobs) {
+  std::vector<TrainingComparison> out(chosen.size());
+  std::vector<std::exception_ptr> failures(chosen.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < chosen.size(); i = next++) {
+      try {
+        out[i] = compare(*chosen[i], network);
+      } catch (...) {
+        failures[i] = std::current_exception();
+      }
+      if (progress) {
+        const std::lock_guard lock(progress_mutex);
+        progress(done++, chosen.size(), *chosen[i]);
+      }
     }
-    comparison.predicted = predicted_metric(c->metric, comparison.report, scenario.gpus);
-    comparison.error = comparison.predicted / c->measured - 1;
-    CTWIN_ASSERT(std::isfinite(comparison.error), "a simulated step has a finite, positive throughput");
-    out.push_back(std::move(comparison));
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(chosen.size())));
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& helper : helpers) helper.join();
+  for (const auto& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
   }
   return out;
 }

@@ -64,14 +64,17 @@ struct TrainingComparison {
 /// The prediction of `report` in `metric` for a step on `gpus` GPUs.
 [[nodiscard]] double predicted_metric(TrainingMetric metric, const StepReport& report, std::int64_t gpus);
 
-/// Runs every case of `chosen` (network overridden when `network` is set). Throws InputError,
-/// naming the case, when a case's scenario cannot be simulated.
-/// Called before each case is simulated: its index, the number of cases, the case.
+/// Runs every case of `chosen` (network overridden when `network` is set), `jobs` at a time on
+/// threads of their own (each case is a separate simulation; results keep the order of `chosen`
+/// whatever the jobs). Throws InputError, naming the case, when a case's scenario cannot be
+/// simulated: the first such case in `chosen` order.
+/// Called, one call at a time, when a case finishes: cases done so far, the number of cases, the case.
 using TrainingProgress = std::function<void(std::size_t, std::size_t, const TrainingCase&)>;
 
 [[nodiscard]] std::vector<TrainingComparison> validate_training(const std::vector<const TrainingCase*>& chosen,
                                                                 const std::optional<std::string>& network,
-                                                                const TrainingProgress& progress = {});
+                                                                const TrainingProgress& progress = {},
+                                                                unsigned jobs = 1);
 
 struct ErrorStats {
   std::size_t count = 0;

@@ -117,7 +117,7 @@ TEST(TrainingValidation, Sc21CaseIsComparedInThePapersHardwareFlops) {
   EXPECT_TRUE(std::isfinite(results[0].error));
 }
 
-TEST(TrainingValidation, ProgressNamesEachCaseBeforeItRuns) {
+TEST(TrainingValidation, ProgressCountsEachCaseAsItFinishes) {
   std::vector<const TrainingCase*> chosen;
   for (const auto& c : bundled().cases) {
     if (c.id.find("sc21-table1-1.7B") != std::string::npos || c.id.find("sc21-table1-3.6B") != std::string::npos) {
@@ -134,6 +134,35 @@ TEST(TrainingValidation, ProgressNamesEachCaseBeforeItRuns) {
                                          });
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(seen, (std::vector<std::string>{chosen[0]->id, chosen[1]->id}));
+}
+
+// Cases run on several threads give exactly what one thread gives, in the same order, and the
+// progress callback counts every case once.
+TEST(TrainingValidation, ParallelJobsGiveTheSameResultsInOrder) {
+  std::vector<const TrainingCase*> chosen;
+  for (const auto& c : bundled().cases) {
+    if (c.id.find("sc21") != std::string::npos || c.id.find("nemo2407-llama2") != std::string::npos) chosen.push_back(&c);
+  }
+  ASSERT_GE(chosen.size(), 12u);
+  const auto serial = validate_training(chosen, std::string("analytical"));
+  std::vector<std::size_t> counts;
+  std::set<std::string> finished;
+  const auto parallel = validate_training(
+      chosen, std::string("analytical"),
+      [&](std::size_t i, std::size_t, const TrainingCase& c) {
+        counts.push_back(i);
+        finished.insert(c.id);
+      },
+      4);
+  ASSERT_EQ(parallel.size(), serial.size());
+  for (std::size_t i = 0; i < serial.size(); ++i) {
+    EXPECT_EQ(parallel[i].training_case, chosen[i]);
+    EXPECT_EQ(parallel[i].predicted, serial[i].predicted) << chosen[i]->id;
+    EXPECT_EQ(parallel[i].report.step_time_s, serial[i].report.step_time_s) << chosen[i]->id;
+  }
+  ASSERT_EQ(counts.size(), chosen.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) EXPECT_EQ(counts[i], i);
+  EXPECT_EQ(finished.size(), chosen.size());
 }
 
 TEST(TrainingValidation, TokensPerGpuIsTheStepsTokensOverGpus) {
