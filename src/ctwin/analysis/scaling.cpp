@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/parallel_for.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/training_step.hpp"
 
@@ -19,8 +20,10 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
 
   ScalingStudy study;
   study.model = base.model.name;
-  for (std::int64_t gpus : query.gpus) {
-    ScalingPoint point;
+  study.points.resize(query.gpus.size());
+  parallel_for(query.gpus.size(), query.jobs, [&](std::size_t i) {
+    const std::int64_t gpus = query.gpus[i];
+    ScalingPoint& point = study.points[i];
     point.gpus = gpus;
     point.global_batch = base.split.global_batch;
     std::vector<std::string> overrides = query.overrides;
@@ -31,8 +34,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
       if (scaled % base.gpus != 0) {
         point.invalid = "the global batch " + std::to_string(base.split.global_batch) + " × " + std::to_string(gpus) +
                         " / " + std::to_string(base.gpus) + " GPUs is not whole";
-        study.points.push_back(std::move(point));
-        continue;
+        return;
       }
       point.global_batch = scaled / base.gpus;
       overrides.push_back("training.global_batch=" + std::to_string(point.global_batch));
@@ -44,8 +46,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
       // The split cannot use this many GPUs: a fact about the size, reported with the reason.
       point.invalid = std::string(error.what());
     }
-    study.points.push_back(std::move(point));
-  }
+  });
 
   const auto first = std::find_if(study.points.begin(), study.points.end(), [](const ScalingPoint& p) { return p.invalid.empty(); });
   if (first == study.points.end()) {

@@ -18,6 +18,7 @@ struct ScalingQuery {
   std::vector<std::string> overrides;  ///< applied at every size, before the size's own
   std::vector<std::int64_t> gpus;      ///< the sizes, ascending
   bool weak = false;
+  unsigned jobs = 1;  ///< sizes simulated at once (each on its own thread; results do not depend on it)
 };
 
 struct ScalingPoint {

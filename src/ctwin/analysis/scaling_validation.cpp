@@ -6,6 +6,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::analysis {
 namespace {
@@ -100,6 +101,7 @@ ScalingComparison validate_scaling(const ScalingCase& scaling_case, const fs::pa
   if (network) query.overrides.push_back("network=" + *network);
   query.gpus = scaling_case.gpus;
   query.weak = scaling_case.weak;
+  query.jobs = default_jobs();
 
   ScalingComparison out;
   out.scaling_case = &scaling_case;

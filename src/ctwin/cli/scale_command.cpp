@@ -12,6 +12,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/scaling_output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -23,6 +24,7 @@ struct ScaleOptions {
   std::string network;
   std::vector<std::string> overrides;
   std::string format = "table";
+  unsigned jobs = default_jobs();
 };
 
 std::vector<std::int64_t> parse_sizes(const std::string& text) {
@@ -49,6 +51,7 @@ Action add_scale_command(CLI::App& app) {
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
   command->add_option("--set", o->overrides, "override a scenario field at every size: parallel.tp=4 (repeatable)");
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--jobs", o->jobs, "sizes simulated at once (default: one per core)")->check(CLI::Range(1, 1024));
   return [o] {
     const Format format = parse_format(o->format);
     analysis::ScalingQuery query;
@@ -61,6 +64,7 @@ Action add_scale_command(CLI::App& app) {
     }
     query.gpus = parse_sizes(o->gpus);
     query.weak = o->weak;
+    query.jobs = o->jobs;
     const analysis::ScalingStudy study = analysis::run_scaling(query);
 
     if (format == Format::kJson) {

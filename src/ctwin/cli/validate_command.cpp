@@ -10,7 +10,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -22,6 +21,7 @@
 #include "ctwin/cli/validate_scaling.hpp"
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -39,7 +39,7 @@ struct ValidateOptions {
   bool rows = false;
   bool calibrated = false;
   bool training = false;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  unsigned jobs = default_jobs();
   bool scaling = false;
   std::string cases;
 };

@@ -1,16 +1,14 @@
 #include "ctwin/replay/training_validation.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <utility>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/parallel_for.hpp"
 #include "ctwin/replay/training_step.hpp"
 
 namespace ctwin::replay {
@@ -145,31 +143,15 @@ std::vector<TrainingComparison> validate_training(const std::vector<const Traini
                                                   const std::optional<std::string>& network,
                                                   const TrainingProgress& progress, unsigned jobs) {
   std::vector<TrainingComparison> out(chosen.size());
-  std::vector<std::exception_ptr> failures(chosen.size());
-  std::atomic<std::size_t> next{0};
   std::mutex progress_mutex;
   std::size_t done = 0;
-  const auto work = [&] {
-    for (std::size_t i = next++; i < chosen.size(); i = next++) {
-      try {
-        out[i] = compare(*chosen[i], network);
-      } catch (...) {
-        failures[i] = std::current_exception();
-      }
-      if (progress) {
-        const std::lock_guard lock(progress_mutex);
-        progress(done++, chosen.size(), *chosen[i]);
-      }
+  parallel_for(chosen.size(), jobs, [&](std::size_t i) {
+    out[i] = compare(*chosen[i], network);
+    if (progress) {
+      const std::lock_guard lock(progress_mutex);
+      progress(done++, chosen.size(), *chosen[i]);
     }
-  };
-  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(chosen.size())));
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
-  work();
-  for (auto& helper : helpers) helper.join();
-  for (const auto& failure : failures) {
-    if (failure) std::rethrow_exception(failure);
-  }
+  });
   return out;
 }
 

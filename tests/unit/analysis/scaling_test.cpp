@@ -43,6 +43,21 @@ TEST(Scaling, EachPointIsTheScenarioRunAtThatSize) {
   EXPECT_DOUBLE_EQ(study.points.front().report.step_time_s, replay::simulate_step(scenario).report.step_time_s);
 }
 
+TEST(Scaling, JobsDoNotChangeTheStudy) {
+  auto serial = query_for({8, 16, 32, 64, 96}, false);
+  auto parallel = serial;
+  parallel.jobs = 3;
+  const auto one = run_scaling(serial);
+  const auto three = run_scaling(parallel);
+  ASSERT_EQ(one.points.size(), three.points.size());
+  for (std::size_t i = 0; i < one.points.size(); ++i) {
+    EXPECT_EQ(three.points[i].gpus, one.points[i].gpus);
+    EXPECT_EQ(three.points[i].invalid, one.points[i].invalid);
+    EXPECT_EQ(three.points[i].report.step_time_s, one.points[i].report.step_time_s);
+    EXPECT_EQ(three.points[i].linearity, one.points[i].linearity);
+  }
+}
+
 TEST(Scaling, WeakScalingGrowsTheBatchWithTheGpus) {
   const auto study = run_scaling(query_for({16, 64, 256}, true));
   // The scenario runs 128 sequences on 64 GPUs: 2 per GPU at every size.
