@@ -67,6 +67,7 @@ nlohmann::json report_json(const replay::Scenario& s, const replay::StepReport& 
        {{"weights", m.weights}, {"grads", m.grads}, {"optimizer", m.optimizer}, {"activations", m.activations},
         {"other", m.other}, {"total", m.total}}},
       {"memory_pipeline_stage", r.memory_stage},
+      {"memory_total_gib_per_stage", r.memory_total_gib_per_stage},
       {"fits_memory", r.fits_memory},
       {"events", r.events}};
   if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes

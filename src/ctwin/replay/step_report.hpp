@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
@@ -41,6 +42,7 @@ struct StepReport {
   StepBreakdown breakdown;
   MemoryGib memory_gib_per_gpu;
   std::int64_t memory_stage = 0;  ///< the pipeline rank memory_gib_per_gpu describes: the one needing most
+  std::vector<double> memory_total_gib_per_stage;  ///< every pipeline rank's total, in rank order
   bool fits_memory = false;
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;

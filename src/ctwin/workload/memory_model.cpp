@@ -146,16 +146,21 @@ ModelStateBytes model_state_bytes(double parameters, std::int64_t shards, int ze
   return out;
 }
 
+std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus,
+                                              const MemoryOptions& options) {
+  std::vector<MemoryBreakdown> stages;
+  for (std::int64_t stage = 0; stage < split.pp; ++stage) stages.push_back(stage_memory(model, split, gpus, stage, options));
+  return stages;
+}
+
 MemoryBreakdown memory_per_gpu(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus,
                                const MemoryOptions& options) {
   // Every stage, not just the ends: with uneven splits (embedding and loss slots, first/last-stage
-  // counts) a stage next to the first holds more layers and nearly as many micro-batches.
-  MemoryBreakdown worst = stage_memory(model, split, gpus, 0, options);
-  for (std::int64_t stage = 1; stage < split.pp; ++stage) {
-    MemoryBreakdown here = stage_memory(model, split, gpus, stage, options);
-    if (here.total() > worst.total()) worst = here;
-  }
-  return worst;
+  // counts, layouts) a stage next to the first holds more layers and nearly as many micro-batches.
+  const std::vector<MemoryBreakdown> stages = memory_per_stage(model, split, gpus, options);
+  return *std::max_element(stages.begin(), stages.end(), [](const MemoryBreakdown& a, const MemoryBreakdown& b) {
+    return a.total() < b.total();
+  });
 }
 
 bool fits_memory(const MemoryBreakdown& memory, const compute::GpuSpec& gpu) {

@@ -30,6 +30,7 @@
 //   assumption, not a measurement; set MemoryOptions::overhead).
 
 #include <cstdint>
+#include <vector>
 
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/units.hpp"
@@ -69,7 +70,10 @@ struct ModelStateBytes {
 [[nodiscard]] ModelStateBytes model_state_bytes(double parameters, std::int64_t shards, int zero_stage,
                                                 bool fp32_gradients);
 
-/// The worst-stage breakdown; call validate() on the split first.
+/// The breakdown of every pipeline stage, in stage order; call validate() on the split first.
+[[nodiscard]] std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& model, const ParallelConfig& split,
+                                                            std::int64_t gpus, const MemoryOptions& options = {});
+/// The worst stage of memory_per_stage (the lowest stage among equals).
 [[nodiscard]] MemoryBreakdown memory_per_gpu(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus,
                                              const MemoryOptions& options = {});
 

@@ -155,6 +155,14 @@ TEST(MemoryModel, TheWorstStageIsFoundAmongAllStages) {
   const auto memory = memory_per_gpu(bundled("llama3-405b"), s, 8 * 16);
   EXPECT_EQ(memory.stage, 1);
   EXPECT_DOUBLE_EQ(memory.in_flight, 15.0);
+  const auto stages = memory_per_stage(bundled("llama3-405b"), s, 8 * 16);
+  ASSERT_EQ(stages.size(), 16u);
+  for (std::size_t stage = 0; stage < stages.size(); ++stage) {
+    EXPECT_EQ(stages[stage].stage, static_cast<std::int64_t>(stage));
+    EXPECT_LE(stages[stage].total(), memory.total());
+  }
+  EXPECT_EQ(stages[1].total(), memory.total());
+  EXPECT_LT(stages[0].total(), memory.total());
 }
 
 TEST(MemoryModel, FitsMemoryComparesWithHbm) {
