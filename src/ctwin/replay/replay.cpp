@@ -56,6 +56,8 @@ class Replayer {
   // micro-batch; after-backward ops have forward 2) and index in the op list.
   using Rendezvous = std::tuple<int, std::int64_t, int, int, int, std::size_t>;
 
+  enum class Prefetch : char { kNone, kInFlight, kDone };
+
   struct Job {
     const OpNode* op = nullptr;          // null for a pipeline send
     const PipelineTask* task = nullptr;  // null for after-backward ops
@@ -86,8 +88,8 @@ class Replayer {
     bool issued_all = false;
     int task_pending = 0;
     int step_pending = 0;
-    // Per chunk, per op of its forward list: 0 not prefetched, 1 in flight, 2 done.
-    std::vector<std::vector<char>> prefetched;
+    // Per chunk, per op of its forward list.
+    std::vector<std::vector<Prefetch>> prefetched;
     SimTime step_join;
     RankTimeline timeline;
   };
@@ -161,12 +163,12 @@ class Replayer {
       if (!task.forward || task.micro_batch != 0) continue;
       const auto& ops = stage.chunks[static_cast<std::size_t>(task.chunk)].forward;
       auto& state = r.prefetched[static_cast<std::size_t>(task.chunk)];
-      state.assign(ops.size(), 0);
+      state.assign(ops.size(), Prefetch::kNone);
       for (std::size_t index = 0; index < ops.size(); ++index) {
         const OpNode& op = ops[index];
         if (!op.prefetch || !occurs(op, &task)) continue;
         CTWIN_ASSERT(op.join == Join::kStepEnd && op.wait_for < 0, "a prefetched op waits for nothing in its list");
-        state[index] = 1;
+        state[index] = Prefetch::kInFlight;
         ++r.step_pending;
         Job job{&op, &task, 0, index};
         job.prefetched = true;
@@ -175,11 +177,11 @@ class Replayer {
     }
   }
 
-  /// 0, 1 or 2 as in Rank::prefetched, for op `index` of the list `task` runs.
-  char prefetch_state(const Rank& r, const PipelineTask* task, std::size_t index) const {
-    if (task == nullptr || !task->forward || r.prefetched.empty()) return 0;
+  /// Whether op `index` of the list `task` runs was issued at the step's start, and how far it got.
+  Prefetch prefetch_state(const Rank& r, const PipelineTask* task, std::size_t index) const {
+    if (task == nullptr || !task->forward || r.prefetched.empty()) return Prefetch::kNone;
     const auto& state = r.prefetched[static_cast<std::size_t>(task->chunk)];
-    return index < state.size() && task->micro_batch == 0 ? state[index] : 0;
+    return index < state.size() && task->micro_batch == 0 ? state[index] : Prefetch::kNone;
   }
 
   bool occurs(const OpNode& op, const PipelineTask* task) const {
@@ -198,8 +200,8 @@ class Replayer {
         r.done[index] = 1;  // nothing to wait for
         continue;
       }
-      if (const char state = prefetch_state(r, r.task, index); state != 0) {
-        r.done[index] = state == 2;  // in flight: an op waiting for it parks until it completes
+      if (const Prefetch state = prefetch_state(r, r.task, index); state != Prefetch::kNone) {
+        r.done[index] = state == Prefetch::kDone;  // in flight: an op waiting for it parks until it completes
         continue;
       }
       if (op.wait_for >= 0 && !r.done[static_cast<std::size_t>(op.wait_for)]) {
@@ -298,7 +300,7 @@ class Replayer {
         break;
     }
     if (job.prefetched) {
-      r.prefetched[static_cast<std::size_t>(job.task->chunk)][job.index] = 2;
+      r.prefetched[static_cast<std::size_t>(job.task->chunk)][job.index] = Prefetch::kDone;
       if (r.task != job.task) return;  // its list has not started yet
       r.done[job.index] = 1;
       if (r.parked_on == static_cast<int>(job.index)) {
