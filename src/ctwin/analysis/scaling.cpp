@@ -1,6 +1,7 @@
 #include "ctwin/analysis/scaling.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -21,6 +22,13 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
   ScalingStudy study;
   study.model = base.model.name;
   study.points.resize(query.gpus.size());
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  const auto report_progress = [&](std::int64_t gpus) {
+    if (!query.progress) return;
+    const std::lock_guard lock(progress_mutex);
+    query.progress(done++, query.gpus.size(), gpus);
+  };
   parallel_for(query.gpus.size(), query.jobs, [&](std::size_t i) {
     const std::int64_t gpus = query.gpus[i];
     ScalingPoint& point = study.points[i];
@@ -34,6 +42,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
       if (scaled % base.gpus != 0) {
         point.invalid = "the global batch " + std::to_string(base.split.global_batch) + " × " + std::to_string(gpus) +
                         " / " + std::to_string(base.gpus) + " GPUs is not whole";
+        report_progress(gpus);
         return;
       }
       point.global_batch = scaled / base.gpus;
@@ -46,6 +55,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
       // The split cannot use this many GPUs: a fact about the size, reported with the reason.
       point.invalid = std::string(error.what());
     }
+    report_progress(gpus);
   });
 
   const auto first = std::find_if(study.points.begin(), study.points.end(), [](const ScalingPoint& p) { return p.invalid.empty(); });

@@ -5,6 +5,7 @@
 // grows the global batch with the GPU count (each DP replica keeps its share).
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct ScalingQuery {
   std::vector<std::int64_t> gpus;      ///< the sizes, ascending
   bool weak = false;
   unsigned jobs = 1;  ///< sizes simulated at once (each on its own thread; results do not depend on it)
+  /// Called, one call at a time, as each size finishes: sizes done so far, the number of sizes, its GPUs.
+  std::function<void(std::size_t, std::size_t, std::int64_t)> progress;
 };
 
 struct ScalingPoint {

@@ -1,5 +1,8 @@
 // ctwin scale: a scenario's throughput and linearity over GPU counts (strong or weak scaling).
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -65,6 +68,13 @@ Action add_scale_command(CLI::App& app) {
     query.gpus = parse_sizes(o->gpus);
     query.weak = o->weak;
     query.jobs = o->jobs;
+    // Progress on a terminal only: sizes on flow take seconds each, and stdout may be a pipe to a parser.
+    if (isatty(fileno(stderr)) != 0) {
+      query.progress = [](std::size_t i, std::size_t n, std::int64_t gpus) {
+        std::cerr << "\r\033[K[" << i + 1 << "/" << n << "] " << gpus << " GPUs" << std::flush;
+        if (i + 1 == n) std::cerr << '\n';
+      };
+    }
     const analysis::ScalingStudy study = analysis::run_scaling(query);
 
     if (format == Format::kJson) {

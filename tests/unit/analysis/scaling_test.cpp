@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ctwin/analysis/scaling.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/scenario.hpp"
@@ -47,6 +49,13 @@ TEST(Scaling, JobsDoNotChangeTheStudy) {
   auto serial = query_for({8, 16, 32, 64, 96}, false);
   auto parallel = serial;
   parallel.jobs = 3;
+  std::vector<std::size_t> counts;
+  std::vector<std::int64_t> sizes;
+  parallel.progress = [&](std::size_t i, std::size_t n, std::int64_t gpus) {
+    EXPECT_EQ(n, 5u);
+    counts.push_back(i);
+    sizes.push_back(gpus);
+  };
   const auto one = run_scaling(serial);
   const auto three = run_scaling(parallel);
   ASSERT_EQ(one.points.size(), three.points.size());
@@ -56,6 +65,9 @@ TEST(Scaling, JobsDoNotChangeTheStudy) {
     EXPECT_EQ(three.points[i].report.step_time_s, one.points[i].report.step_time_s);
     EXPECT_EQ(three.points[i].linearity, one.points[i].linearity);
   }
+  EXPECT_EQ(counts, (std::vector<std::size_t>{0, 1, 2, 3, 4}));  // every size reported once, invalid ones too
+  std::sort(sizes.begin(), sizes.end());
+  EXPECT_EQ(sizes, (std::vector<std::int64_t>{8, 16, 32, 64, 96}));
 }
 
 TEST(Scaling, WeakScalingGrowsTheBatchWithTheGpus) {
