@@ -76,6 +76,9 @@ TEST_F(ValidateTrainingCli, NcclOnlyFlagsAndCasesWithoutTrainingAreRefused) {
   EXPECT_TRUE(one_line_error(run_ctwin("validate --training --calibrated"), {"--calibrated"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --cases " + shell_quote(kCases)), {"--cases"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --training --only no-such-case"), {"--only"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --jobs 2"), {"--jobs", "--training"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --jobs 2"), {"--jobs", "--training"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --jobs 0"), {"--jobs"}));
 }
 
 }  // namespace
