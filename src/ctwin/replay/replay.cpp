@@ -163,10 +163,10 @@ class Replayer {
       if (!task.forward || task.micro_batch != 0) continue;
       const auto& ops = stage.chunks[static_cast<std::size_t>(task.chunk)].forward;
       auto& state = r.prefetched[static_cast<std::size_t>(task.chunk)];
-      state.assign(ops.size(), Prefetch::kNone);
       for (std::size_t index = 0; index < ops.size(); ++index) {
         const OpNode& op = ops[index];
         if (!op.prefetch || !occurs(op, &task)) continue;
+        if (state.empty()) state.assign(ops.size(), Prefetch::kNone);  // only chunks that prefetch hold states
         CTWIN_ASSERT(op.join == Join::kStepEnd && op.wait_for < 0, "a prefetched op waits for nothing in its list");
         state[index] = Prefetch::kInFlight;
         ++r.step_pending;

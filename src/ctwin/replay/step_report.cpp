@@ -103,7 +103,7 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   memory_options.fp32_gradients = scenario.split.grad_reduce_in_fp32;
   const auto stages = workload::memory_per_stage(scenario.model, scenario.split, scenario.gpus, memory_options);
   for (const auto& stage : stages) r.memory_total_gib_per_stage.push_back(gib(stage.total()));
-  const auto memory = workload::memory_per_gpu(scenario.model, scenario.split, scenario.gpus, memory_options);
+  const auto& memory = workload::worst_stage(stages);
   r.memory_gib_per_gpu = {gib(memory.weights),     gib(memory.gradients), gib(memory.optimizer), gib(memory.activations),
                           gib(memory.fp8_buffers + memory.overhead), gib(memory.total())};
   r.memory_stage = memory.stage;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ctwin/core/error.hpp"
 #include "ctwin/workload/activation_memory.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
@@ -157,7 +158,11 @@ MemoryBreakdown memory_per_gpu(const ModelSpec& model, const ParallelConfig& spl
                                const MemoryOptions& options) {
   // Every stage, not just the ends: with uneven splits (embedding and loss slots, first/last-stage
   // counts, layouts) a stage next to the first holds more layers and nearly as many micro-batches.
-  const std::vector<MemoryBreakdown> stages = memory_per_stage(model, split, gpus, options);
+  return worst_stage(memory_per_stage(model, split, gpus, options));
+}
+
+const MemoryBreakdown& worst_stage(const std::vector<MemoryBreakdown>& stages) {
+  CTWIN_ASSERT(!stages.empty(), "a split has at least one pipeline stage");
   return *std::max_element(stages.begin(), stages.end(), [](const MemoryBreakdown& a, const MemoryBreakdown& b) {
     return a.total() < b.total();
   });

@@ -73,7 +73,9 @@ struct ModelStateBytes {
 /// The breakdown of every pipeline stage, in stage order; call validate() on the split first.
 [[nodiscard]] std::vector<MemoryBreakdown> memory_per_stage(const ModelSpec& model, const ParallelConfig& split,
                                                             std::int64_t gpus, const MemoryOptions& options = {});
-/// The worst stage of memory_per_stage (the lowest stage among equals).
+/// The stage that needs the most (the lowest stage among equals); `stages` must not be empty.
+[[nodiscard]] const MemoryBreakdown& worst_stage(const std::vector<MemoryBreakdown>& stages);
+/// worst_stage of memory_per_stage.
 [[nodiscard]] MemoryBreakdown memory_per_gpu(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus,
                                              const MemoryOptions& options = {});
 
