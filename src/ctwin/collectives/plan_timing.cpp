@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
+#include <unordered_map>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/engine/simulator.hpp"
@@ -63,6 +65,53 @@ double ceiling_bound_s(const ProtocolCost& cost, double size_bytes) {
   return cost.base_latency.seconds() + size_bytes * cost.bus_bytes_per_byte / (cost.max_bus_GBps * 1e9);
 }
 
+// On `analytical` no transfer sees another, so the channels of a step that all cross one
+// GPU's NVLink port would each get the whole port: an 8-GPU all_gather came out at 1,347 GB/s
+// busbw where flow, fairly sharing the port, gives 322. How a plan's own transfers share links
+// is known from the plan, with no simulation, so analytical counts it: a transfer takes as long
+// as the busiest link on its path needs to carry everything the step puts on it,
+//   drain_t = max over links l of its path ( Σ bytes of the step's transfers on l / capacity_l ),
+// which is what fair sharing gives when the transfers on that link are alike (flow agrees
+// exactly on a ring or an alltoall in one node). Contention with anything outside the step
+// stays flow's alone. Returned per transfer in seconds per byte of its own.
+std::vector<double> analytical_drains(const Phase& phase, const fabric::Fabric& fabric) {
+  std::unordered_map<fabric::LinkId, double> load;  // bytes per byte of the collective, per link
+  std::vector<std::vector<fabric::LinkId>> paths(phase.transfers.size());
+  for (std::size_t i = 0; i < phase.transfers.size(); ++i) {
+    const auto& planned = phase.transfers[i];
+    fabric::append_route(fabric, planned.src, planned.dst, planned.route, paths[i]);
+    for (fabric::LinkId link : paths[i]) load[link] += planned.fraction;
+  }
+  std::vector<double> drains(phase.transfers.size(), 0.0);
+  for (std::size_t i = 0; i < phase.transfers.size(); ++i) {
+    if (phase.transfers[i].fraction <= 0) continue;
+    double busiest = 0;
+    for (fabric::LinkId link : paths[i]) {
+      busiest = std::max(busiest, load[link] / fabric.link(link).achieved().bytes_per_second());
+    }
+    drains[i] = busiest / phase.transfers[i].fraction;
+  }
+  return drains;
+}
+
+// What the every-transfer executor sends through the analytical model so that each transfer
+// takes its drain above: its bytes times its drain over its drain alone (≥ 1).
+std::vector<double> step_slowdowns(const std::string& network, const Phase& phase, const fabric::Fabric& fabric) {
+  std::vector<double> slowdowns(phase.transfers.size(), 1.0);
+  if (network != "analytical") return slowdowns;
+  const std::vector<double> drains = analytical_drains(phase, fabric);
+  std::vector<fabric::LinkId> path;
+  for (std::size_t i = 0; i < phase.transfers.size(); ++i) {
+    const auto& planned = phase.transfers[i];
+    path.clear();
+    fabric::append_route(fabric, planned.src, planned.dst, planned.route, path);
+    if (path.empty()) continue;
+    const double alone = 1.0 / fabric::path_properties(fabric, path).bottleneck.bytes_per_second();
+    slowdowns[i] = std::max(1.0, drains[i] / alone);
+  }
+  return slowdowns;
+}
+
 void require_supported(const ProtocolCost& cost, const CostContext& where, Protocol protocol) {
   if (!cost.supported) {
     throw InputError("--proto", "", std::string(name(where.algorithm)) + " does not run with protocol " +
@@ -77,8 +126,6 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
   const double reference = reference_size(plan);
   std::vector<fabric::LinkId> path;
   for (const auto& phase : plan.phases) {
-    engine::Simulator simulator;
-    auto model = make_model(network, fabric, simulator);
     PhaseProfile profile;
     profile.repeat = phase.repeat;
     profile.latency_hops = phase.latency_hops;
@@ -86,31 +133,45 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
     profile.pipelined = pipelined(phase);
     profile.transfers = phase.transfers.size();
     const std::size_t count = phase.transfers.size();
-    std::vector<SimTime> done(count);
-    std::vector<double> bytes(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      const auto& planned = phase.transfers[i];
-      bytes[i] = static_cast<double>(bytes_of(reference * planned.fraction).count());
-      model->start_transfer({planned.src, planned.dst, Bytes(static_cast<std::int64_t>(bytes[i])), planned.route},
-                            [&done, &simulator, i] { done[i] = simulator.now(); });
-    }
-    model->run();
-    events_ += simulator.events_processed();
-    std::array<std::vector<Line>, 6> lines;
+    // Per transfer: seconds per byte of its own to drain, once its latency has passed.
+    std::vector<double> drain_s_per_own_byte;
+    std::vector<double> latencies(count);
     for (std::size_t i = 0; i < count; ++i) {
       const auto& planned = phase.transfers[i];
       path.clear();
       fabric::append_route(fabric, planned.src, planned.dst, planned.route, path);
-      const double latency = fabric::path_properties(fabric, path).latency.seconds();
+      latencies[i] = fabric::path_properties(fabric, path).latency.seconds();
+    }
+    if (network == "analytical") {
+      drain_s_per_own_byte = analytical_drains(phase, fabric);
+    } else {
+      engine::Simulator simulator;
+      auto model = make_model(network, fabric, simulator);
+      std::vector<SimTime> done(count);
+      std::vector<double> bytes(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto& planned = phase.transfers[i];
+        bytes[i] = static_cast<double>(bytes_of(reference * planned.fraction).count());
+        model->start_transfer({planned.src, planned.dst, Bytes(static_cast<std::int64_t>(bytes[i])), planned.route},
+                              [&done, &simulator, i] { done[i] = simulator.now(); });
+      }
+      model->run();
+      events_ += simulator.events_processed();
+      for (std::size_t i = 0; i < count; ++i) {
+        drain_s_per_own_byte.push_back(std::max(0.0, done[i].seconds() - latencies[i]) / bytes[i]);
+      }
+    }
+    std::array<std::vector<Line>, 6> lines;
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& planned = phase.transfers[i];
       // Seconds per byte of the transfer, times its bytes per byte of the collective.
-      const double drain = std::max(0.0, done[i].seconds() - latency) / bytes[i] * planned.fraction;
+      const double drain = drain_s_per_own_byte[i] * planned.fraction;
       ShareGroup& group = profile.groups[group_of(planned)];
-      group.latency_sum_s += latency;
+      group.latency_sum_s += latencies[i];
       group.drain_sum_s_per_byte += drain;
       ++group.count;
-      group.slowest_s_per_transfer_byte =
-          std::max(group.slowest_s_per_transfer_byte, std::max(0.0, done[i].seconds() - latency) / bytes[i]);
-      lines[group_of(planned)].push_back({latency, drain});
+      group.slowest_s_per_transfer_byte = std::max(group.slowest_s_per_transfer_byte, drain_s_per_own_byte[i]);
+      lines[group_of(planned)].push_back({latencies[i], drain});
       ++profile.hop_counts[static_cast<std::size_t>(planned.hop)];
     }
     for (std::size_t g = 0; g < lines.size(); ++g) profile.groups[g].front = undominated(std::move(lines[g]));
@@ -212,6 +273,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
 
   struct Step {
     const Phase* phase;
+    const std::vector<double>* slowdowns;  // analytical's share of the step's busiest links
     SimTime pipeline_latency;  // beyond one hop: a pipelined phase pays its depth's latency once
     std::optional<SimTime> depth;  // a pipelined phase's whole latency, the same for every transfer
     std::vector<int> waiting;  // per transfer: its inputs (arrivals at its source, its own last send) still due
@@ -221,7 +283,10 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
     std::size_t remaining = 0;
   };
   std::vector<Step> steps;
+  std::vector<std::vector<double>> slowdowns;  // per phase, per transfer; steps point into it
+  slowdowns.reserve(plan.phases.size());
   for (const auto& phase : plan.phases) {
+    slowdowns.push_back(step_slowdowns(network, phase, fabric));
     std::vector<HopClass> hops;
     for (const auto& t : phase.transfers) hops.push_back(t.hop);
     std::array<double, 3> hop_latency_s{};
@@ -236,7 +301,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
         pipelined(phase) ? std::optional(SimTime::from_seconds(mean_hop_latency_s(hops, where, protocol, tuning)) + pipeline)
                          : std::nullopt;
     for (int k = 0; k < phase.repeat; ++k) {
-      steps.push_back({&phase, pipeline, depth, {}, {}, {}, {}, phase.transfers.size()});
+      steps.push_back({&phase, &slowdowns.back(), pipeline, depth, {}, {}, {}, {}, phase.transfers.size()});
     }
   }
   // The latency between a transfer's data arriving and the transfer starting.
@@ -283,7 +348,7 @@ SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const
     simulator.schedule_at(std::max(steps[s].ready_at[i], simulator.now()), [&, s, i] {
       const auto& planned = steps[s].phase->transfers[i];
       const double share = planned.route.leg != fabric::SwitchLeg::kWhole ? base.switch_share : base.bandwidth_share;
-      const Bytes bytes = bytes_of(static_cast<double>(size.count()) * planned.fraction / share);
+      const Bytes bytes = bytes_of(static_cast<double>(size.count()) * planned.fraction / share * (*steps[s].slowdowns)[i]);
       model->start_transfer({planned.src, planned.dst, bytes, planned.route}, [&, s, i] {
         finish = std::max(finish, simulator.now());
         const auto& arrived = steps[s].phase->transfers[i];

@@ -2,7 +2,9 @@
 // Playing a plan on a network model, two ways.
 //
 // Steady state (the default, "scale by structure"): each phase's step is simulated once, all
-// its transfers at once on the real fabric with their contention, at a reference size. In the
+// its transfers at once on the real fabric with their contention, at a reference size (on
+// `analytical`, not simulated: each transfer drains in the time the busiest link of its path
+// needs for all the step puts on it, which flow's fair sharing equals when those are alike). In the
 // fluid model, transfers that start together with sizes in fixed proportion drain at times
 // that scale with the size, so one simulation gives every size of a sweep:
 //   x_t(S) = latency_t + drain_t · S / S_ref / share          (transfer t of a step)
@@ -40,7 +42,8 @@ namespace ctwin::collectives {
 
 class PlanProfile {
  public:
-  /// Simulates each phase of `plan` once on `network` (analytical or flow).
+  /// Simulates each phase of `plan` once on `network` (flow), or bounds it by its links' loads
+  /// (analytical).
   PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const std::string& network);
 
   [[nodiscard]] SimTime time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const;
