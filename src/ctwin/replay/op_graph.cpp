@@ -116,7 +116,28 @@ class Builder {
   /// A layer's parameters reduced over the expert DP group, per rank.
   std::int64_t expert_params(std::int64_t layer) const { return is_moe(layer) ? moe_->expert_params() : 0; }
   MemoryKernel norm() const { return m_.norm == workload::Norm::kRmsNorm ? MemoryKernel::kRmsNorm : MemoryKernel::kLayerNorm; }
-  Join tp_join() const { return s_.overlap.tp_comm ? Join::kTaskEnd : Join::kNow; }
+  /// TransformerEngine's userbuffers overlap (Megatron-LM --tp-comm-overlap, sequence parallel
+  /// only): each TP collective runs inside the GEMM that consumes or produces it, as TE's default
+  /// configuration splits them (transformer_engine/pytorch/module/base.py, initialize_ub,
+  /// get_default_config, NVIDIA/TransformerEngine @ d0067d0):
+  ///  - ring_exchange (QKV and MLP-up forward, proj and MLP-down dgrad): the GEMM in tp chunks,
+  ///    each on the shard the ring has brought, copies on copy engines (1 SM): the last chunk
+  ///    waits for the whole gather;
+  ///  - pipeline (proj and MLP-down forward): the GEMM in 4 chunks, each chunk's reduce-scatter
+  ///    behind the next chunk, the last one exposed; the collective holds 16 SMs and the GEMM
+  ///    runs on the rest (set_sm_margin);
+  ///  - bulk (QKV and MLP-up dgrad and wgrad): the input's re-gather beside the dgrad GEMM, the
+  ///    gradient's reduce-scatter beside the wgrad GEMM, also on 16 SMs with the margin.
+  bool ub_overlap() const { return s_.overlap.tp_comm && t_ > 1 && p_.sequence_parallel; }
+  static constexpr int kUbPipelineSplits = 4;
+  static constexpr std::int64_t kUbCommSms = 16;
+  /// A GEMM beside a pipeline or bulk collective, on the SMs the collective leaves it.
+  SimTime beside_ub_comm(SimTime gemm_time) const {
+    if (!ub_overlap() || s_.gpu.sm_count <= kUbCommSms) return gemm_time;
+    return SimTime::from_seconds(gemm_time.seconds() * static_cast<double>(s_.gpu.sm_count) /
+                                 static_cast<double>(s_.gpu.sm_count - kUbCommSms));
+  }
+  Join tp_join() const { return ub_overlap() ? Join::kTaskEnd : Join::kNow; }
 
   /// A communication op: its time from the communication twin, its call kept for shared-fabric replay.
   OpNode comm_op(const char* name, Stream stream, const CommCall& call, Join join, Occurs occurs = Occurs::kEvery) const {
@@ -130,12 +151,42 @@ class Builder {
   void compute(std::vector<OpNode>& ops, const char* name, SimTime time, int wait_for = -1) const {
     add(ops, {name, Stream::kCompute, time, Join::kNow, Occurs::kEvery, wait_for});
   }
-  /// The TP collective at the end of a row-parallel layer's forward.
-  void tp_out(std::vector<OpNode>& ops) const {
-    if (t_ > 1) add(ops, comm_op(p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, tp_join()));
+  /// A row-parallel layer's forward GEMM and the TP collective on its output.
+  void row_parallel_forward(std::vector<OpNode>& ops, const char* name, SimTime gemm_time) const {
+    if (!ub_overlap()) {
+      compute(ops, name, gemm_time);
+      if (t_ > 1) add(ops, comm_op(p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, Join::kNow));
+      return;
+    }
+    // pipeline: the first chunk alone, the others beside the reduce-scatter of those before;
+    // the last chunk's reduce-scatter is exposed.
+    const double slower = beside_ub_comm(gemm_time).seconds();
+    const std::int64_t chunk_bytes = tp_fwd_out_.size.count() / kUbPipelineSplits;
+    CommCall behind = tp_fwd_out_;
+    behind.size = Bytes(tp_fwd_out_.size.count() - chunk_bytes);
+    CommCall last = tp_fwd_out_;
+    last.size = Bytes(chunk_bytes);
+    compute(ops, name, SimTime::from_seconds(slower / kUbPipelineSplits));
+    add(ops, comm_op("tp_reduce_scatter", Stream::kTp, behind, Join::kTaskEnd));
+    compute(ops, name, SimTime::from_seconds(slower * (kUbPipelineSplits - 1) / kUbPipelineSplits));
+    add(ops, comm_op("tp_reduce_scatter", Stream::kTp, last, Join::kNow));
   }
-  void tp_in(std::vector<OpNode>& ops) const {
-    if (t_ > 1 && p_.sequence_parallel) add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, tp_join()));
+  /// The sequence-parallel gather of a column-parallel layer's input; returns its index, -1
+  /// when there is none.
+  int tp_in(std::vector<OpNode>& ops, Join join) const {
+    if (t_ > 1 && p_.sequence_parallel) return add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, join));
+    return -1;
+  }
+  /// A GEMM on the gathered input: with ring_exchange overlap its chunks follow the shards in,
+  /// the last one waiting for the whole gather.
+  void on_gathered(std::vector<OpNode>& ops, const char* name, SimTime gemm_time, int gathered) const {
+    if (!ub_overlap() || gathered < 0) {
+      compute(ops, name, gemm_time);
+      return;
+    }
+    const double t = static_cast<double>(t_);
+    compute(ops, name, SimTime::from_seconds(gemm_time.seconds() * (t - 1) / t));
+    compute(ops, name, SimTime::from_seconds(gemm_time.seconds() / t), gathered);
   }
 
   // The attention core. Unfused, its two batched GEMMs are folded into one GEMM each (the batch of
@@ -181,17 +232,17 @@ class Builder {
   void layer_forward(std::vector<OpNode>& ops, int wait_for, std::int64_t layer) const {
     const std::int64_t h = m_.hidden;
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false), wait_for);
-    tp_in(ops);
+    int gathered = tp_in(ops, tp_join());
     for (const ProjectionGemm& g : qkv_) {
       if (g.input_norm > 0) compute(ops, g.norm_name, memory(norm(), tokens_ * g.input_norm, false));
-      compute(ops, g.name, gemm(tokens_, g.n, g.k));
+      on_gathered(ops, g.name, gemm(tokens_, g.n, g.k), gathered);
+      gathered = -1;  // the first projection reads the gathered input; MLA's others read its output
     }
     if (m_.position == workload::PositionEmbedding::kRope) {
       compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), false));
     }
     attention_forward(ops, "", layer);
-    compute(ops, "proj_gemm", gemm(tokens_, h, attn_cols_));
-    tp_out(ops);
+    row_parallel_forward(ops, "proj_gemm", gemm(tokens_, h, attn_cols_));
     if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
     compute(ops, "residual", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, false));
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false));
@@ -209,13 +260,11 @@ class Builder {
   /// A dense TP MLP (a dense layer's, or an MoE layer's shared experts) from its SP input gather
   /// to its output reduction.
   void mlp_forward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
-    tp_in(ops);
-    compute(ops, "mlp_up_gemm", gemm(tokens_, up_cols, m_.hidden));
+    on_gathered(ops, "mlp_up_gemm", gemm(tokens_, up_cols, m_.hidden), tp_in(ops, tp_join()));
     compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu" : "gelu",
             memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
                    tokens_ * ffn_cols, false));
-    compute(ops, "mlp_down_gemm", gemm(tokens_, m_.hidden, ffn_cols));
-    tp_out(ops);
+    row_parallel_forward(ops, "mlp_down_gemm", gemm(tokens_, m_.hidden, ffn_cols));
   }
   /// Its backward; returns what the next kernel waits for (column_parallel_backward).
   int mlp_backward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
@@ -226,10 +275,11 @@ class Builder {
     return column_parallel_backward(ops, {{"mlp_up_gemm", "mlp_up_dgrad", "mlp_up_wgrad", up_cols, m_.hidden}});
   }
 
-  /// Backward of a row-parallel linear (proj, MLP down): the output gradient is gathered first.
+  /// Backward of a row-parallel linear (proj, MLP down): the output gradient is gathered first
+  /// (with userbuffers, ring_exchange into the dgrad GEMM; the wgrad GEMM reads the same buffer).
   void row_parallel_backward(std::vector<OpNode>& ops, const char* dgrad, const char* wgrad, std::int64_t in_cols) const {
-    if (t_ > 1 && p_.sequence_parallel) add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kNow));
-    compute(ops, dgrad, gemm(tokens_, in_cols, m_.hidden));
+    const int gathered = tp_in(ops, tp_join());
+    on_gathered(ops, dgrad, gemm(tokens_, in_cols, m_.hidden), gathered);
     compute(ops, wgrad, gemm(in_cols, m_.hidden, tokens_));
   }
   /// Backward of a column-parallel linear (QKV, MLP up), or of MLA's projections taken as one:
@@ -239,7 +289,7 @@ class Builder {
     int gather = -1;
     if (t_ > 1 && p_.sequence_parallel) gather = add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kTaskEnd));
     for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
-      compute(ops, g->dgrad, gemm(tokens_, g->k, g->n));
+      compute(ops, g->dgrad, beside_ub_comm(gemm(tokens_, g->k, g->n)));
       if (g->input_norm > 0) compute(ops, g->norm_name, memory(norm(), tokens_ * g->input_norm, true));
     }
     int reduce = -1;
@@ -248,7 +298,7 @@ class Builder {
                                 Join::kTaskEnd));
     }
     for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
-      compute(ops, g->wgrad, gemm(g->k, g->n, tokens_), g == gemms.rbegin() ? gather : -1);
+      compute(ops, g->wgrad, beside_ub_comm(gemm(g->k, g->n, tokens_)), g == gemms.rbegin() ? gather : -1);
     }
     return reduce;
   }
@@ -329,7 +379,7 @@ class Builder {
     const std::int64_t vocab_cols = m_.vocab / t_;
     if (last) {
       compute(w.forward, "final_norm", memory(norm(), sp_tokens_ * h, false));
-      tp_in(w.forward);
+      tp_in(w.forward, Join::kNow);  // Megatron's own output layer: no userbuffers
       compute(w.forward, "logits_gemm", gemm(tokens_, vocab_cols, h));
       compute(w.forward, "cross_entropy", memory(MemoryKernel::kGelu, tokens_ * vocab_cols, false));
     }

@@ -104,6 +104,12 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
     s.overlap.moe_shared_expert = overlap->boolean_or("moe_shared_expert", s.overlap.moe_shared_expert);
     overlap->finish();
   }
+  // TP overlap is TransformerEngine's userbuffers, which work on sequence-parallel activations.
+  if (s.overlap.tp_comm && s.split.tp > 1 && !s.split.sequence_parallel) {
+    throw InputError(source, "/overlap/tp_comm",
+                     "needs parallel.sequence_parallel with tp > 1 (Megatron-LM refuses --tp-comm-overlap without "
+                     "--sequence-parallel)");
+  }
   s.network = reader.choice_or("network", {"analytical", "flow"}, "flow");
   if (const auto* calibration = reader.optional("calibration"); calibration != nullptr && !calibration->is_null()) {
     throw InputError(source, "/calibration", "calibrated scenarios are not supported by ctwin run yet (use null)");

@@ -57,6 +57,86 @@ TEST(TrainingStep, BreakdownAddsUpToTheStep) {
   EXPECT_GT(b.exposed_comm_s.tp, 0);  // SP collectives without tp_comm overlap are exposed
 }
 
+// With overlap.tp_comm, TP collectives run inside their GEMMs as TransformerEngine's default
+// userbuffers configuration splits them: ring_exchange GEMMs in tp chunks whose last waits for
+// the gather; pipeline GEMMs in 4 chunks on the SMs the reduce-scatter leaves (16 of them),
+// the last quarter of the reduce-scatter exposed; bulk dgrad and wgrad on the same margin.
+TEST(TrainingStep, UserbuffersOverlapSplitsTheTpGemmsAsTransformerEngineDoes) {
+  const auto plain = simulate_step(scenario({"parallel.pp=1"}), {.free_communication = true});
+  const Scenario s = scenario({"parallel.pp=1", "overlap.tp_comm=true"});
+  const auto ub = simulate_step(s, {.free_communication = true});
+  const auto& before = plain.work.stages.front().chunks.front();
+  const auto& after = ub.work.stages.front().chunks.front();
+  const double tp = 2;
+  const double margin = static_cast<double>(s.gpu.sm_count) / static_cast<double>(s.gpu.sm_count - 16);
+  const auto named = [](const std::vector<OpNode>& ops, std::string_view name) {
+    std::vector<std::size_t> found;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].name == name) found.push_back(i);
+    }
+    return found;
+  };
+  const auto total = [](const std::vector<OpNode>& ops, const std::vector<std::size_t>& at) {
+    SimTime sum;
+    for (std::size_t i : at) sum += ops[i].duration;
+    return sum.seconds();
+  };
+  const std::size_t layers = named(before.forward, "proj_gemm").size();
+  ASSERT_GT(layers, 0u);
+
+  // ring_exchange: the QKV GEMM in (tp - 1)/tp then 1/tp, the second waiting for the gather.
+  const auto qkv = named(after.forward, "qkv_gemm");
+  ASSERT_EQ(qkv.size(), 2 * layers);
+  EXPECT_NEAR(total(after.forward, qkv), total(before.forward, named(before.forward, "qkv_gemm")), 1e-9);
+  EXPECT_NEAR(after.forward[qkv[1]].duration.seconds() * (tp - 1), after.forward[qkv[0]].duration.seconds(), 1e-9);
+  const int gather = after.forward[qkv[1]].wait_for;
+  ASSERT_GE(gather, 0);
+  EXPECT_STREQ(after.forward[static_cast<std::size_t>(gather)].name, "tp_all_gather");
+  EXPECT_EQ(after.forward[static_cast<std::size_t>(gather)].join, Join::kTaskEnd);
+
+  // pipeline: the proj GEMM slowed by the SM margin, a quarter then three; the reduce-scatter
+  // in three quarters beside it and the last quarter blocking.
+  const auto proj = named(after.forward, "proj_gemm");
+  ASSERT_EQ(proj.size(), 2 * layers);
+  EXPECT_NEAR(total(after.forward, proj), margin * total(before.forward, named(before.forward, "proj_gemm")), 1e-9);
+  const auto rs_before = named(before.forward, "tp_reduce_scatter");
+  const auto rs_after = named(after.forward, "tp_reduce_scatter");
+  ASSERT_EQ(rs_after.size(), 2 * rs_before.size());
+  const Bytes whole = before.forward[rs_before[0]].comm->size;
+  EXPECT_EQ(after.forward[rs_after[0]].comm->size + after.forward[rs_after[1]].comm->size, whole);
+  EXPECT_EQ(after.forward[rs_after[1]].comm->size, Bytes(whole.count() / 4));
+  EXPECT_EQ(after.forward[rs_after[0]].join, Join::kTaskEnd);
+  EXPECT_EQ(after.forward[rs_after[1]].join, Join::kNow);
+
+  // bulk: column-parallel dgrad and wgrad GEMMs on the margin; row-parallel wgrad untouched.
+  for (const char* gemm : {"qkv_dgrad", "qkv_wgrad", "mlp_up_dgrad", "mlp_up_wgrad"}) {
+    EXPECT_NEAR(total(after.backward, named(after.backward, gemm)),
+                margin * total(before.backward, named(before.backward, gemm)), 1e-9)
+        << gemm;
+  }
+  EXPECT_NEAR(total(after.backward, named(after.backward, "proj_wgrad")),
+              total(before.backward, named(before.backward, "proj_wgrad")), 1e-12);
+  EXPECT_NEAR(total(after.backward, named(after.backward, "proj_dgrad")),
+              total(before.backward, named(before.backward, "proj_dgrad")), 1e-9);
+
+  // Free communication: the step is still the sum of its kernels, the margin included.
+  const auto& stage = ub.work.stages.front();
+  EXPECT_EQ(ub.replay.step_time, testing::pass_kernels(stage, ub.work.micro_batches) +
+                                     compute_time_of(stage.after_backward, true, true));
+  EXPECT_GT(ub.replay.step_time, plain.replay.step_time);
+}
+
+TEST(TrainingStep, TpOverlapWithoutSequenceParallelismIsAnInputError) {
+  try {
+    (void)scenario({"parallel.sequence_parallel=false", "overlap.tp_comm=true"});
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/overlap/tp_comm"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sequence_parallel"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW((void)scenario({"parallel.tp=1", "parallel.sequence_parallel=false", "overlap.tp_comm=true"}));
+}
+
 TEST(TrainingStep, CommunicationOnlyAddsTime) {
   const Scenario s = scenario({});
   const auto free = simulate_step(s, {.free_communication = true});
