@@ -215,6 +215,44 @@ GPT_OSS_ASSUMPTION = ("GPT-OSS: sliding-window (128) attention on every other la
                       "clamped SwiGLU costs what SwiGLU does")
 
 
+# TP communication overlap as Megatron-Bridge 25.11 runs it (v0.2.1 @ 1c43b39, the tag whose
+# docs/performance-summary.md first has the 25.11 tables): recipes/llama/llama3.py turns
+# tp_comm_overlap on for Llama 3 70B and 3.1 405B, and scripts/performance/configs/llama3*/ pass the
+# userbuffers settings below for fp8 (training/comm_overlap.py); qwen3_llm_pretrain.py turns it off
+# for Qwen3-235B-A22B on H100. Rows with tp 1 have no TP collectives.
+def _ring(num_sm=1, margin=False):
+    return {"method": "ring_exchange", "num_sm": num_sm, "set_sm_margin": margin}
+
+
+def _bulk(num_sm):
+    return {"method": "bulk", "num_sm": num_sm, "set_sm_margin": False}
+
+
+def _userbuffers(qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad):
+    return {"qkv_dgrad": _bulk(qkv_dgrad), "qkv_wgrad": _bulk(qkv_wgrad), "fc1_dgrad": _bulk(fc1_dgrad),
+            "fc1_wgrad": _bulk(fc1_wgrad), "qkv_fprop": _ring(), "proj_dgrad": _ring(), "fc1_fprop": _ring(),
+            "fc2_dgrad": _ring(), "proj_fprop": _ring(1, True), "fc2_fprop": _ring(1, True)}
+
+
+MBRIDGE_USERBUFFERS = {
+    "userbuffers_fp8_h100_h8192_tp4_mbs1_seqlen8192": _userbuffers(4, 24, 2, 4),
+    "userbuffers_fp8_h100_h16384_tp8_cp2_mbs1_seqlen8192": _userbuffers(2, 24, 2, 2),
+    "userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192": _userbuffers(8, 32, 2, 8),
+}
+
+
+def mbridge_tp_overlap(run_id, gpu, tp, precision):
+    """(tp_comm, userbuffers config name or None) for a Megatron-Bridge 25.11 row."""
+    if tp == 1 or "qwen3235ba22b" in run_id and "H100" in gpu:
+        return False, None
+    if precision != "fp8" or not ("llama370b" in run_id or "llama31405b" in run_id):
+        return True, None  # TE's defaults (no such row in the 25.11 tables yet)
+    if "H100" in gpu:
+        name = "h8192_tp4_mbs1" if "llama370b" in run_id else "h16384_tp8_cp2_mbs1"
+        return True, "userbuffers_fp8_h100_%s_seqlen8192" % name
+    return True, "userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192"
+
+
 def moe_key(name):
     for key in MBRIDGE_MOE:
         if key in name:
@@ -269,6 +307,20 @@ def mbridge(run):
                     tp, pp, vp, dp, "none", tp > 1, fsdp == 0, 3 if fsdp > 0 else 0, cp=cp, ep=ep)
     scen["training"]["grad_reduce_in_fp32"] = False
     assumptions.append(BF16_GRADS_MBRIDGE)
+    tp_comm, userbuffers = mbridge_tp_overlap(run["id"], gpu, tp, precision)
+    if tp > 1:
+        scen["overlap"]["tp_comm"] = tp_comm
+        if userbuffers is not None:
+            scen["overlap"]["tp_comm_config"] = MBRIDGE_USERBUFFERS[userbuffers]
+        assumptions.append(
+            "TP communication overlap %s as the 25.11 recipe sets it (Megatron-Bridge v0.2.1%s)"
+            % ("on" if tp_comm else "off",
+               ", userbuffers " + userbuffers if userbuffers else "" if not tp_comm else ", TransformerEngine's defaults"))
+    if "FP8-MX" in run["training"]["precision"] and "qwen3235ba22b" in run["id"] and "B200" in gpu and "GB" not in gpu:
+        # scripts/performance/configs/qwen3/qwen3_llm_pretrain.py, qwen3_235b_a22b_b200_config.
+        scen["overlap"]["dp_param_gather"] = False
+        assumptions.append("parameter all-gather not overlapped: the 25.11 B200 fp8_mx recipe turns "
+                           "overlap_param_gather off ('keeping this enabled causes NaN grad norm')")
     if slots:
         scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
         scen["parallel"]["account_for_loss_in_pipeline_split"] = True

@@ -116,26 +116,15 @@ class Builder {
   /// A layer's parameters reduced over the expert DP group, per rank.
   std::int64_t expert_params(std::int64_t layer) const { return is_moe(layer) ? moe_->expert_params() : 0; }
   MemoryKernel norm() const { return m_.norm == workload::Norm::kRmsNorm ? MemoryKernel::kRmsNorm : MemoryKernel::kLayerNorm; }
-  /// TransformerEngine's userbuffers overlap (Megatron-LM --tp-comm-overlap, sequence parallel
-  /// only): each TP collective runs inside the GEMM that consumes or produces it, as TE's default
-  /// configuration splits them (transformer_engine/pytorch/module/base.py, initialize_ub,
-  /// get_default_config, NVIDIA/TransformerEngine @ d0067d0):
-  ///  - ring_exchange (QKV and MLP-up forward, proj and MLP-down dgrad): the GEMM in tp chunks,
-  ///    each on the shard the ring has brought, copies on copy engines (1 SM): the last chunk
-  ///    waits for the whole gather;
-  ///  - pipeline (proj and MLP-down forward): the GEMM in 4 chunks, each chunk's reduce-scatter
-  ///    behind the next chunk, the last one exposed; the collective holds 16 SMs and the GEMM
-  ///    runs on the rest (set_sm_margin);
-  ///  - bulk (QKV and MLP-up dgrad and wgrad): the input's re-gather beside the dgrad GEMM, the
-  ///    gradient's reduce-scatter beside the wgrad GEMM, also on 16 SMs with the margin.
+  /// TransformerEngine's userbuffers (tp_overlap.hpp): each TP collective runs inside its GEMM,
+  /// as overlap.tp_comm_config says (TE's defaults unless a recipe gives its own).
   bool ub_overlap() const { return s_.overlap.tp_comm && t_ > 1 && p_.sequence_parallel; }
-  static constexpr int kUbPipelineSplits = 4;
-  static constexpr std::int64_t kUbCommSms = 16;
-  /// A GEMM beside a pipeline or bulk collective, on the SMs the collective leaves it.
-  SimTime beside_ub_comm(SimTime gemm_time) const {
-    if (!ub_overlap() || s_.gpu.sm_count <= kUbCommSms) return gemm_time;
-    return SimTime::from_seconds(gemm_time.seconds() * static_cast<double>(s_.gpu.sm_count) /
-                                 static_cast<double>(s_.gpu.sm_count - kUbCommSms));
+  const UbOverlapConfig& ub() const { return s_.overlap.tp_comm_config; }
+  /// A GEMM beside `overlap`'s collective `call`, sharing the SMs with it.
+  SimTime beside(const UbGemmOverlap& overlap, SimTime gemm_time, const CommCall& call) const {
+    if (!ub_overlap()) return gemm_time;
+    return SimTime::from_seconds(
+        ub_gemm_seconds(overlap, s_.gpu.sm_count, gemm_time.seconds(), comm_.timed(call).time.seconds()));
   }
   Join tp_join() const { return ub_overlap() ? Join::kTaskEnd : Join::kNow; }
 
@@ -152,23 +141,25 @@ class Builder {
     add(ops, {name, Stream::kCompute, time, Join::kNow, Occurs::kEvery, wait_for});
   }
   /// A row-parallel layer's forward GEMM and the TP collective on its output.
-  void row_parallel_forward(std::vector<OpNode>& ops, const char* name, SimTime gemm_time) const {
+  void row_parallel_forward(std::vector<OpNode>& ops, const char* name, SimTime gemm_time, const UbGemmOverlap& overlap) const {
     if (!ub_overlap()) {
       compute(ops, name, gemm_time);
       if (t_ > 1) add(ops, comm_op(p_.sequence_parallel ? "tp_reduce_scatter" : "tp_all_reduce", Stream::kTp, tp_fwd_out_, Join::kNow));
       return;
     }
-    // pipeline: the first chunk alone, the others beside the reduce-scatter of those before;
-    // the last chunk's reduce-scatter is exposed.
-    const double slower = beside_ub_comm(gemm_time).seconds();
-    const std::int64_t chunk_bytes = tp_fwd_out_.size.count() / kUbPipelineSplits;
+    // The first chunk alone, the others beside the reduce-scatter of those before (pipeline), or
+    // of the partial results passed on round the ring (ring_exchange, tp chunks); the last
+    // chunk's is exposed.
+    const int splits = overlap.method == UbMethod::kPipeline ? overlap.num_splits : static_cast<int>(t_);
+    const double slower = beside(overlap, gemm_time, tp_fwd_out_).seconds();
+    const std::int64_t chunk_bytes = tp_fwd_out_.size.count() / splits;
     CommCall behind = tp_fwd_out_;
     behind.size = Bytes(tp_fwd_out_.size.count() - chunk_bytes);
     CommCall last = tp_fwd_out_;
     last.size = Bytes(chunk_bytes);
-    compute(ops, name, SimTime::from_seconds(slower / kUbPipelineSplits));
+    compute(ops, name, SimTime::from_seconds(slower / splits));
     add(ops, comm_op("tp_reduce_scatter", Stream::kTp, behind, Join::kTaskEnd));
-    compute(ops, name, SimTime::from_seconds(slower * (kUbPipelineSplits - 1) / kUbPipelineSplits));
+    compute(ops, name, SimTime::from_seconds(slower * (splits - 1) / splits));
     add(ops, comm_op("tp_reduce_scatter", Stream::kTp, last, Join::kNow));
   }
   /// The sequence-parallel gather of a column-parallel layer's input; returns its index, -1
@@ -179,14 +170,16 @@ class Builder {
   }
   /// A GEMM on the gathered input: with ring_exchange overlap its chunks follow the shards in,
   /// the last one waiting for the whole gather.
-  void on_gathered(std::vector<OpNode>& ops, const char* name, SimTime gemm_time, int gathered) const {
+  void on_gathered(std::vector<OpNode>& ops, const char* name, SimTime gemm_time, int gathered,
+                   const UbGemmOverlap& overlap) const {
     if (!ub_overlap() || gathered < 0) {
       compute(ops, name, gemm_time);
       return;
     }
     const double t = static_cast<double>(t_);
-    compute(ops, name, SimTime::from_seconds(gemm_time.seconds() * (t - 1) / t));
-    compute(ops, name, SimTime::from_seconds(gemm_time.seconds() / t), gathered);
+    const double slower = beside(overlap, gemm_time, tp_fwd_in_).seconds();
+    compute(ops, name, SimTime::from_seconds(slower * (t - 1) / t));
+    compute(ops, name, SimTime::from_seconds(slower / t), gathered);
   }
 
   // The attention core. Unfused, its two batched GEMMs are folded into one GEMM each (the batch of
@@ -235,14 +228,14 @@ class Builder {
     int gathered = tp_in(ops, tp_join());
     for (const ProjectionGemm& g : qkv_) {
       if (g.input_norm > 0) compute(ops, g.norm_name, memory(norm(), tokens_ * g.input_norm, false));
-      on_gathered(ops, g.name, gemm(tokens_, g.n, g.k), gathered);
+      on_gathered(ops, g.name, gemm(tokens_, g.n, g.k), gathered, ub().qkv_fprop);
       gathered = -1;  // the first projection reads the gathered input; MLA's others read its output
     }
     if (m_.position == workload::PositionEmbedding::kRope) {
       compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), false));
     }
     attention_forward(ops, "", layer);
-    row_parallel_forward(ops, "proj_gemm", gemm(tokens_, h, attn_cols_));
+    row_parallel_forward(ops, "proj_gemm", gemm(tokens_, h, attn_cols_), ub().proj_fprop);
     if (m_.dropout) compute(ops, "dropout", memory(MemoryKernel::kDropout, sp_tokens_ * h, false));
     compute(ops, "residual", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, false));
     compute(ops, "norm", memory(norm(), sp_tokens_ * h, false));
@@ -260,36 +253,39 @@ class Builder {
   /// A dense TP MLP (a dense layer's, or an MoE layer's shared experts) from its SP input gather
   /// to its output reduction.
   void mlp_forward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
-    on_gathered(ops, "mlp_up_gemm", gemm(tokens_, up_cols, m_.hidden), tp_in(ops, tp_join()));
+    on_gathered(ops, "mlp_up_gemm", gemm(tokens_, up_cols, m_.hidden), tp_in(ops, tp_join()), ub().fc1_fprop);
     compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu" : "gelu",
             memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
                    tokens_ * ffn_cols, false));
-    row_parallel_forward(ops, "mlp_down_gemm", gemm(tokens_, m_.hidden, ffn_cols));
+    row_parallel_forward(ops, "mlp_down_gemm", gemm(tokens_, m_.hidden, ffn_cols), ub().fc2_fprop);
   }
   /// Its backward; returns what the next kernel waits for (column_parallel_backward).
   int mlp_backward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
-    row_parallel_backward(ops, "mlp_down_dgrad", "mlp_down_wgrad", ffn_cols);
+    row_parallel_backward(ops, "mlp_down_dgrad", "mlp_down_wgrad", ffn_cols, ub().fc2_dgrad);
     compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu_bwd" : "gelu_bwd",
             memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
                    tokens_ * ffn_cols, true));
-    return column_parallel_backward(ops, {{"mlp_up_gemm", "mlp_up_dgrad", "mlp_up_wgrad", up_cols, m_.hidden}});
+    return column_parallel_backward(ops, {{"mlp_up_gemm", "mlp_up_dgrad", "mlp_up_wgrad", up_cols, m_.hidden}},
+                                    ub().fc1_dgrad, ub().fc1_wgrad);
   }
 
   /// Backward of a row-parallel linear (proj, MLP down): the output gradient is gathered first
   /// (with userbuffers, ring_exchange into the dgrad GEMM; the wgrad GEMM reads the same buffer).
-  void row_parallel_backward(std::vector<OpNode>& ops, const char* dgrad, const char* wgrad, std::int64_t in_cols) const {
+  void row_parallel_backward(std::vector<OpNode>& ops, const char* dgrad, const char* wgrad, std::int64_t in_cols,
+                             const UbGemmOverlap& overlap) const {
     const int gathered = tp_in(ops, tp_join());
-    on_gathered(ops, dgrad, gemm(tokens_, in_cols, m_.hidden), gathered);
+    on_gathered(ops, dgrad, gemm(tokens_, in_cols, m_.hidden), gathered, overlap);
     compute(ops, wgrad, gemm(in_cols, m_.hidden, tokens_));
   }
   /// Backward of a column-parallel linear (QKV, MLP up), or of MLA's projections taken as one:
   /// Megatron overlaps the input re-gather with the dgrad GEMMs and the gradient reduction with
   /// the wgrad GEMMs. Returns the reduction's index (what the next kernel waits for), -1 without TP.
-  int column_parallel_backward(std::vector<OpNode>& ops, const std::vector<ProjectionGemm>& gemms) const {
+  int column_parallel_backward(std::vector<OpNode>& ops, const std::vector<ProjectionGemm>& gemms,
+                               const UbGemmOverlap& dgrad_overlap, const UbGemmOverlap& wgrad_overlap) const {
     int gather = -1;
     if (t_ > 1 && p_.sequence_parallel) gather = add(ops, comm_op("tp_all_gather", Stream::kTp, tp_fwd_in_, Join::kTaskEnd));
     for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
-      compute(ops, g->dgrad, beside_ub_comm(gemm(tokens_, g->k, g->n)));
+      compute(ops, g->dgrad, beside(dgrad_overlap, gemm(tokens_, g->k, g->n), tp_fwd_in_));
       if (g->input_norm > 0) compute(ops, g->norm_name, memory(norm(), tokens_ * g->input_norm, true));
     }
     int reduce = -1;
@@ -298,7 +294,7 @@ class Builder {
                                 Join::kTaskEnd));
     }
     for (auto g = gemms.rbegin(); g != gemms.rend(); ++g) {
-      compute(ops, g->wgrad, beside_ub_comm(gemm(g->k, g->n, tokens_)), g == gemms.rbegin() ? gather : -1);
+      compute(ops, g->wgrad, beside(wgrad_overlap, gemm(g->k, g->n, tokens_), tp_fwd_out_), g == gemms.rbegin() ? gather : -1);
     }
     return reduce;
   }
@@ -315,13 +311,13 @@ class Builder {
     compute(ops, "norm_bwd", memory(norm(), sp_tokens_ * h, true), reduce);
     if (m_.dropout) compute(ops, "dropout_bwd", memory(MemoryKernel::kDropout, sp_tokens_ * h, true));
     compute(ops, "residual_bwd", memory(MemoryKernel::kResidualAdd, sp_tokens_ * h, true));
-    row_parallel_backward(ops, "proj_dgrad", "proj_wgrad", attn_cols_);
+    row_parallel_backward(ops, "proj_dgrad", "proj_wgrad", attn_cols_, ub().proj_dgrad);
     if (p_.recompute == workload::Recompute::kSelective) attention_forward(ops, "_recompute", layer);
     attention_backward(ops, layer);
     if (m_.position == workload::PositionEmbedding::kRope) {
       compute(ops, "rotary_bwd", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), true));
     }
-    reduce = column_parallel_backward(ops, qkv_);
+    reduce = column_parallel_backward(ops, qkv_, ub().qkv_dgrad, ub().qkv_wgrad);
     compute(ops, "norm_bwd", memory(norm(), sp_tokens_ * h, true), reduce);
   }
 

@@ -100,6 +100,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
     s.overlap.dp_grad_reduce = overlap->boolean_or("dp_grad_reduce", s.overlap.dp_grad_reduce);
     s.overlap.dp_param_gather = overlap->boolean_or("dp_param_gather", s.overlap.dp_param_gather);
     s.overlap.tp_comm = overlap->boolean_or("tp_comm", s.overlap.tp_comm);
+    if (auto config = overlap->optional_object("tp_comm_config")) s.overlap.tp_comm_config = read_ub_overlap(*config);
     s.overlap.pp_p2p = overlap->boolean_or("pp_p2p", s.overlap.pp_p2p);
     s.overlap.moe_shared_expert = overlap->boolean_or("moe_shared_expert", s.overlap.moe_shared_expert);
     overlap->finish();

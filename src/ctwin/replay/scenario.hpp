@@ -17,6 +17,7 @@
 
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/replay/tp_overlap.hpp"
 #include "ctwin/workload/model_spec.hpp"
 #include "ctwin/workload/parallel_config.hpp"
 
@@ -30,6 +31,7 @@ struct OverlapConfig {
   bool dp_grad_reduce = true;
   bool dp_param_gather = true;
   bool tp_comm = false;
+  UbOverlapConfig tp_comm_config = UbOverlapConfig::te_defaults();  ///< how, when tp_comm is on
   bool pp_p2p = true;
   bool moe_shared_expert = false;
 };

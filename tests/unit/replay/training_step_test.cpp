@@ -126,6 +126,65 @@ TEST(TrainingStep, UserbuffersOverlapSplitsTheTpGemmsAsTransformerEngineDoes) {
   EXPECT_GT(ub.replay.step_time, plain.replay.step_time);
 }
 
+// A recipe's own userbuffers settings (Megatron-Bridge's userbuffers_fp8_h100_h8192_tp4_...:
+// bulk without the margin, the forward reduce-scatters by ring exchange on 1 SM with it).
+// Without the margin a GEMM shares the SMs only while its collective runs.
+TEST(TrainingStep, UserbuffersConfigPerGemmReplacesTransformerEnginesDefaults) {
+  const std::string config =
+      R"(overlap.tp_comm_config={"qkv_dgrad": {"method": "bulk", "num_sm": 4, "set_sm_margin": false},)"
+      R"( "proj_fprop": {"method": "ring_exchange", "num_sm": 1, "set_sm_margin": true},)"
+      R"( "fc2_fprop": {"method": "pipeline", "num_sm": 24, "num_splits": 2}})";
+  const auto plain = simulate_step(scenario({"parallel.pp=1"}), {.free_communication = true});
+  const Scenario s = scenario({"parallel.pp=1", "overlap.tp_comm=true", config});
+  const auto ub = simulate_step(s, {.free_communication = true});
+  const auto& before = plain.work.stages.front().chunks.front();
+  const auto& after = ub.work.stages.front().chunks.front();
+  const auto sum = [](const std::vector<OpNode>& ops, std::string_view name) {
+    SimTime total;
+    int count = 0;
+    for (const auto& op : ops) {
+      if (op.name == name) total += op.duration, ++count;
+    }
+    return std::pair(total.seconds(), count);
+  };
+  const double sms = static_cast<double>(s.gpu.sm_count);
+  // Without the margin the GEMM loses the collective's 4 SMs only while the collective runs:
+  // not at all when communication is free, partly when it is not.
+  EXPECT_NEAR(sum(after.backward, "qkv_dgrad").first, sum(before.backward, "qkv_dgrad").first, 1e-12);
+  const auto timed = simulate_step(s);
+  const auto& shared = timed.work.stages.front().chunks.front().backward;
+  EXPECT_GT(sum(shared, "qkv_dgrad").first, sum(before.backward, "qkv_dgrad").first);
+  EXPECT_LT(sum(shared, "qkv_dgrad").first, sms / (sms - 4) * sum(before.backward, "qkv_dgrad").first);
+  EXPECT_NEAR(sum(after.backward, "qkv_wgrad").first, sms / (sms - 16) * sum(before.backward, "qkv_wgrad").first, 1e-9);
+  // ring exchange on tp = 2: two chunks of the proj GEMM on all SMs but one.
+  const auto layers = sum(before.forward, "proj_gemm").second;
+  EXPECT_EQ(sum(after.forward, "proj_gemm").second, 2 * layers);
+  EXPECT_NEAR(sum(after.forward, "proj_gemm").first, sms / (sms - 1) * sum(before.forward, "proj_gemm").first, 1e-9);
+  // pipeline in 2 splits on 24 SMs: half the reduce-scatter exposed.
+  EXPECT_NEAR(sum(after.forward, "mlp_down_gemm").first, sms / (sms - 24) * sum(before.forward, "mlp_down_gemm").first,
+              1e-9);
+  Bytes exposed;
+  for (const auto& op : after.forward) {
+    if (op.name == std::string_view("tp_reduce_scatter") && op.join == Join::kNow) exposed = op.comm->size;
+  }
+  const std::int64_t activation_bytes = s.split.micro_batch * s.split.seq_len * s.model.hidden * 2;
+  EXPECT_EQ(exposed, Bytes(activation_bytes / 2));
+
+  for (const std::string bad : {R"(overlap.tp_comm_config={"qkv_fprop": {"method": "pipeline"}})",
+                                R"(overlap.tp_comm_config={"qkv_wgrad": {"method": "ring_exchange"}})",
+                                R"(overlap.tp_comm_config={"proj_fprop": {"method": "bulk"}})",
+                                R"(overlap.tp_comm_config={"proj_fprop": {"cga_size": 2}})",
+                                R"(overlap.tp_comm_config={"attention": {}})",
+                                R"(overlap.tp_comm_config={"fc2_fprop": {"num_sm": 0}})"}) {
+    try {
+      (void)scenario({"overlap.tp_comm=true", bad});
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("/overlap/tp_comm_config"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(TrainingStep, TpOverlapWithoutSequenceParallelismIsAnInputError) {
   try {
     (void)scenario({"parallel.sequence_parallel=false", "overlap.tp_comm=true"});
