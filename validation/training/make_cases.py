@@ -138,11 +138,38 @@ def sc21(run):
                  "dp grad all-reduce overlapped only with ddp_impl torch"], scen)
 
 
+# Userbuffers settings (overlap.tp_comm_config) as the recipes write them.
+def _ring(num_sm=1, margin=False):
+    return {"method": "ring_exchange", "num_sm": num_sm, "set_sm_margin": margin}
+
+
+def _bulk(num_sm):
+    return {"method": "bulk", "num_sm": num_sm, "set_sm_margin": False}
+
+
+def _pipeline(num_sm):
+    return {"method": "pipeline", "num_sm": num_sm, "num_splits": 4, "set_sm_margin": True}
+
+
+def _userbuffers(qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad, proj_fprop=None, fc2_fprop=None):
+    return {"qkv_dgrad": _bulk(qkv_dgrad), "qkv_wgrad": _bulk(qkv_wgrad), "fc1_dgrad": _bulk(fc1_dgrad),
+            "fc1_wgrad": _bulk(fc1_wgrad), "qkv_fprop": _ring(), "proj_dgrad": _ring(), "fc1_fprop": _ring(),
+            "fc2_dgrad": _ring(), "proj_fprop": proj_fprop or _ring(1, True), "fc2_fprop": fc2_fprop or _ring(1, True)}
+
+
 NEMO_ASSUMPTIONS = [
     "recompute none, distributed optimizer, sequence parallel when tp > 1: NeMo 24.07 performance recipes "
     "(not in the table)",
-    "TP communication overlap off (ctwin default; the recipes enable it for some models)",
 ]
+# TP communication overlap as NVIDIA/NeMo-Framework-Launcher 24.07 configures each model
+# (launcher_scripts/conf/training/<model>.yaml ub_tp_comm_overlap and its tp_overlap/ub_cfg_*.yaml;
+# 'aggregate' is not modelled): run id part -> userbuffers config, or None where the launcher has it off.
+NEMO_USERBUFFERS = {
+    "gpt3-20b": ("ub_cfg_h100_h6144_tp2_mbs2_seqlen2048", _userbuffers(8, 16, 4, 16, _pipeline(16), _pipeline(24))),
+    "llama2-70b": ("ub_cfg_h100_h8192_tp4_mbs1_seqlen4096", _userbuffers(8, 16, 2, 4, _pipeline(24), _pipeline(16))),
+    "llama3-70b": ("ub_cfg_h100_h8192_tp4_mbs1_seqlen8192", _userbuffers(4, 24, 2, 4, _pipeline(24), _pipeline(16))),
+    "gpt3-175b": None,  # 175b.yaml (tp 4, the table's): ub_tp_comm_overlap False
+}
 BF16_GRADS_NEMO = ("gradients reduced in bf16 (grad_reduce_in_fp32 false): NeMo's performance scripts set it for "
                    "fp8 runs (scripts/performance/llm/pretrain_gpt3_175b.py: recipe.trainer.plugins."
                    "grad_reduce_in_fp32 = False); the 24.07 recipes' value is not in the table")
@@ -184,6 +211,14 @@ def nemo(run, arches):
                     tp, pp, vp, p["dp"], "none", tp > 1, True, 0, cp=cp)
     scen["training"]["grad_reduce_in_fp32"] = False
     assumptions.append(BF16_GRADS_NEMO)
+    if tp > 1:
+        userbuffers = next(v for k, v in NEMO_USERBUFFERS.items() if k in name)
+        scen["overlap"]["tp_comm"] = userbuffers is not None
+        if userbuffers is not None:
+            scen["overlap"]["tp_comm_config"] = userbuffers[1]
+        assumptions.append("TP communication overlap %s, as NeMo-Framework-Launcher 24.07's config for the model sets "
+                           "it (its split may differ from the table's)"
+                           % ("on with userbuffers " + userbuffers[0] if userbuffers else "off"))
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -220,20 +255,6 @@ GPT_OSS_ASSUMPTION = ("GPT-OSS: sliding-window (128) attention on every other la
 # tp_comm_overlap on for Llama 3 70B and 3.1 405B, and scripts/performance/configs/llama3*/ pass the
 # userbuffers settings below for fp8 (training/comm_overlap.py); qwen3_llm_pretrain.py turns it off
 # for Qwen3-235B-A22B on H100. Rows with tp 1 have no TP collectives.
-def _ring(num_sm=1, margin=False):
-    return {"method": "ring_exchange", "num_sm": num_sm, "set_sm_margin": margin}
-
-
-def _bulk(num_sm):
-    return {"method": "bulk", "num_sm": num_sm, "set_sm_margin": False}
-
-
-def _userbuffers(qkv_dgrad, qkv_wgrad, fc1_dgrad, fc1_wgrad):
-    return {"qkv_dgrad": _bulk(qkv_dgrad), "qkv_wgrad": _bulk(qkv_wgrad), "fc1_dgrad": _bulk(fc1_dgrad),
-            "fc1_wgrad": _bulk(fc1_wgrad), "qkv_fprop": _ring(), "proj_dgrad": _ring(), "fc1_fprop": _ring(),
-            "fc2_dgrad": _ring(), "proj_fprop": _ring(1, True), "fc2_fprop": _ring(1, True)}
-
-
 MBRIDGE_USERBUFFERS = {
     "userbuffers_fp8_h100_h8192_tp4_mbs1_seqlen8192": _userbuffers(4, 24, 2, 4),
     "userbuffers_fp8_h100_h16384_tp8_cp2_mbs1_seqlen8192": _userbuffers(2, 24, 2, 2),
