@@ -21,6 +21,7 @@ Action add_gemm_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
 Action add_model_command(CLI::App& app);
+Action add_layer_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
 Action add_scale_command(CLI::App& app);
 

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_calibrate_command);
   add(ctwin::cli::add_validate_command);
   add(ctwin::cli::add_model_command);
+  add(ctwin::cli::add_layer_command);
   add(ctwin::cli::add_run_command);
   add(ctwin::cli::add_scale_command);
 

@@ -64,6 +64,14 @@ class Builder {
     }
   }
 
+  /// Global layer `layer` alone: its forward and its backward (recompute included).
+  ChunkWork layer(std::int64_t layer) const {
+    ChunkWork w;
+    layer_forward(w.forward, -1, layer);
+    layer_backward(w.backward, -1, layer);
+    return w;
+  }
+
   StepWork build() {
     StepWork work;
     work.micro_batches = p_.micro_batches(s_.gpus);
@@ -467,6 +475,14 @@ class Builder {
 
 StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm) {
   return Builder(scenario, comm).build();
+}
+
+ChunkWork build_layer_work(const Scenario& scenario, CollectiveTimes& comm, std::int64_t layer) {
+  if (layer < 0 || layer >= scenario.model.layers) {
+    throw InputError("--layer", "", "layer " + std::to_string(layer) + " is not in the model's 0.." +
+                                        std::to_string(scenario.model.layers - 1));
+  }
+  return Builder(scenario, comm).layer(layer);
 }
 
 SimTime compute_time_of(const std::vector<OpNode>& ops, bool first, bool last) {

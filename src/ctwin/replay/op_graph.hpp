@@ -100,6 +100,11 @@ struct StepWork {
 /// yet.
 [[nodiscard]] StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm);
 
+/// One transformer layer of `scenario` on one rank (global layer `layer`: its attention window,
+/// dense or MoE): its forward, and its backward with the split's recompute, as build_step_work
+/// puts them in a chunk. For comparing the compute twin with a measured layer.
+[[nodiscard]] ChunkWork build_layer_work(const Scenario& scenario, CollectiveTimes& comm, std::int64_t layer);
+
 /// Sum of compute-stream kernel times of one pass of `ops` on a micro-batch that is neither the
 /// first nor the last (the oracle tests' sum of kernel times).
 [[nodiscard]] SimTime compute_time_of(const std::vector<OpNode>& ops, bool first, bool last);

@@ -1,0 +1,117 @@
+// ctwin layer: one transformer layer's kernels as the compute twin times them, or, with
+// --measured, the twin against layer times a collector measured (validation/collect/layer_bench.py).
+
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/replay/layer_times.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct LayerOptions {
+  replay::LayerQuery query;
+  std::string measured;
+  std::string format = "table";
+};
+
+void print_kernels(const replay::LayerPrediction& p, Format format) {
+  if (format == Format::kJson) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : p.kernels) {
+      kernels.push_back({{"name", k.name}, {"forward_us", k.forward_us}, {"backward_us", k.backward_us}});
+    }
+    std::cout << nlohmann::json{{"model", p.model_name}, {"gpu", p.gpu_name}, {"forward_ms", p.forward_ms},
+                                {"backward_ms", p.backward_ms}, {"kernels", kernels}}
+                     .dump(2)
+              << '\n';
+    return;
+  }
+  if (format == Format::kTable) std::cout << p.model_name << ", one layer on " << p.gpu_name << "\n";
+  Table table({"kernel", "forward_us", "backward_us"});
+  for (const auto& k : p.kernels) table.add_row({k.name, fixed(k.forward_us, 1), fixed(k.backward_us, 1)});
+  table.add_row({"total", fixed(p.forward_ms * 1e3, 1), fixed(p.backward_ms * 1e3, 1)});
+  table.print(std::cout, format);
+}
+
+void print_comparison(const LayerOptions& options, Format format) {
+  const auto measured = replay::read_layer_measurements(resolve_data_path(options.measured));
+  Table table({"model", "seq", "mb", "precision", "phase", "clock_mhz", "fwd_ms", "pred", "error", "bwd_ms", "pred",
+               "error"});
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& m : measured.rows) {
+    replay::LayerQuery query = options.query;
+    query.model = m.model;
+    query.seq_len = m.seq_len;
+    query.micro_batch = m.micro_batch;
+    query.precision = m.precision;
+    const auto p = replay::predict_layer(query, CTWIN_DATA_DIR);
+    const double forward_error = p.forward_ms / m.forward_ms - 1;
+    const double backward_error = p.backward_ms / m.backward_ms - 1;
+    rows.push_back({{"model", m.model}, {"seq_len", m.seq_len}, {"micro_batch", m.micro_batch},
+                    {"precision", m.precision}, {"phase", m.phase}, {"measured_forward_ms", m.forward_ms},
+                    {"predicted_forward_ms", p.forward_ms}, {"forward_error", forward_error},
+                    {"measured_backward_ms", m.backward_ms}, {"predicted_backward_ms", p.backward_ms},
+                    {"backward_error", backward_error}});
+    if (m.sm_clock_mhz) rows.back()["sm_clock_mhz"] = *m.sm_clock_mhz;
+    table.add_row({m.model, std::to_string(m.seq_len), std::to_string(m.micro_batch), m.precision, m.phase,
+                   m.sm_clock_mhz ? fixed(*m.sm_clock_mhz, 0) : "-", fixed(m.forward_ms, 3), fixed(p.forward_ms, 3),
+                   signed_percent(forward_error), fixed(m.backward_ms, 3), fixed(p.backward_ms, 3),
+                   signed_percent(backward_error)});
+  }
+  if (format == Format::kJson) {
+    std::cout << nlohmann::json{{"measured", measured.source}, {"measured_gpu", measured.gpu},
+                                {"gpu_profile", options.query.gpu}, {"rows", rows}}
+                     .dump(2)
+              << '\n';
+    return;
+  }
+  if (format == Format::kTable) {
+    std::cout << "# ctwin layer: predicted vs measured layer times (" << measured.source << ", measured on "
+              << measured.gpu << ", profile " << options.query.gpu << "); error = predicted / measured - 1\n";
+  }
+  table.print(std::cout, format);
+}
+
+}  // namespace
+
+Action add_layer_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "layer", "One transformer layer's kernel times on a GPU (forward, backward), or against measured layer times");
+  auto options = std::make_shared<LayerOptions>();
+  auto& q = options->query;
+  command->add_option("--model", q.model, "model file (ctwin format or Hugging Face config.json) or a name under models/llm");
+  command->add_option("--gpu", q.gpu, "GPU profile: a file or a name under models/gpus")->capture_default_str();
+  command->add_option("--seq", q.seq_len, "sequence length in tokens")->capture_default_str();
+  command->add_option("--micro-batch", q.micro_batch, "sequences per micro-batch")->capture_default_str();
+  command->add_option("--precision", q.precision, "bf16, fp16 or fp8")->capture_default_str();
+  command->add_option("--recompute", q.recompute, "none, selective or full (what the backward re-runs)")
+      ->capture_default_str();
+  command->add_option("--attention", q.attention, "flash or unfused")->capture_default_str();
+  command->add_option("--tp", q.tp, "tensor-parallel size: one rank's share, its collectives left out")
+      ->capture_default_str();
+  command->add_option("--layer", q.layer, "which layer (0-based; sliding-window and MoE layers differ)")
+      ->capture_default_str();
+  command->add_option("--measured", options->measured,
+                      "layer times measured by validation/collect/layer_bench.py (JSON): predict each row on --gpu");
+  command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
+  return [options] {
+    const Format format = parse_format(options->format);
+    if (!options->measured.empty()) {
+      if (!options->query.model.empty()) throw InputError("--model", "", "with --measured the models come from the file");
+      print_comparison(*options, format);
+      return;
+    }
+    if (options->query.model.empty()) throw InputError("--model", "", "give a model (or --measured FILE)");
+    print_kernels(replay::predict_layer(options->query, CTWIN_DATA_DIR), format);
+  };
+}
+
+}  // namespace ctwin::cli
