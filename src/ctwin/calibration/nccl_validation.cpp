@@ -30,12 +30,15 @@ NcclFitCase with_rows(NcclFitCase c, int parity) {
   return c;
 }
 
-// The log a user would take first: the widest all_reduce, then the longest sweep.
+// The log a user would take first: one its source does not flag as degraded (calibration learns
+// what it is shown, and a degraded anchor teaches a healthy cluster's other logs its faults), the
+// widest all_reduce, then the longest sweep.
 const NcclSetup* anchor_of(const std::vector<const NcclSetup*>& members) {
   const NcclSetup* best = nullptr;
   for (const NcclSetup* s : members) {
     const auto key = [](const NcclSetup* x) {
-      return std::tuple(x->op == collectives::Op::kAllReduce, x->ranks, x->dtype == "float" || x->dtype == "half");
+      return std::tuple(x->role == "check", x->op == collectives::Op::kAllReduce, x->ranks,
+                        x->dtype == "float" || x->dtype == "half");
     };
     if (best == nullptr || key(s) > key(best)) best = s;
   }
