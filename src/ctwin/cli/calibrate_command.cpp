@@ -97,9 +97,12 @@ void calibrate_gemm(const CalibrateOptions& options) {
 
 Action add_calibrate_command(CLI::App& app) {
   auto* command = app.add_subcommand(
-      "calibrate", "Fit the twin to measurements: --gemm CSV --base PROFILE -o FILE, or --cluster FILE --nccl LOG... -o FILE");
+      "calibrate", "Fit the twin to measurements: --gemm CSV --base PROFILE -o FILE, --layers JSON --base PROFILE -o FILE, "
+                   "or --cluster FILE --nccl LOG... -o FILE");
   auto options = std::make_shared<CalibrateOptions>();
   command->add_option("--gemm", options->gemm, "GEMM sweep CSV (m,n,k,dtype,time_us or tflops)");
+  command->add_option("--layers", options->layers,
+                      "layer times measured by validation/collect/layer_bench.py (JSON): fit the profile's training_time_scale");
   command->add_option("--base", options->base, "GPU profile to calibrate: a file or a name under models/gpus");
   command->add_option("--nccl", options->nccl, "nccl-tests logs of one cluster, as printed; FILE@N for a log that does not list its N ranks")->take_all();
   command->add_option("--cluster", options->cluster, "with --nccl: the topology file the logs ran on");
@@ -108,18 +111,23 @@ Action add_calibrate_command(CLI::App& app) {
   command->add_option("--algo", options->algorithm, "with --nccl: NCCL_ALGO the logs ran with")->capture_default_str();
   command->add_option("--proto", options->protocol, "with --nccl: NCCL_PROTO the logs ran with")->capture_default_str();
   command->add_option("--network", options->network, "with --nccl: analytical or flow")->capture_default_str();
-  command->add_option("--holdout", options->holdout, "held-out data: report the error on it (GEMM CSV, or nccl-tests logs)")
+  command->add_option("--holdout", options->holdout,
+                      "held-out data: report the error on it (GEMM CSV, layer JSON, or nccl-tests logs)")
       ->take_all();
-  command->add_option("-o,--output", options->output, "calibrated profile (--gemm) or calibration (--nccl) to write");
+  command->add_option("-o,--output", options->output,
+                      "calibrated profile (--gemm, --layers) or calibration (--nccl) to write");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
   return [options] {
-    if (!options->gemm.empty() && !options->nccl.empty()) {
-      throw InputError("--nccl", "", "calibrate one thing at a time: --gemm or --nccl");
+    if (int(!options->gemm.empty()) + int(!options->nccl.empty()) + int(!options->layers.empty()) > 1) {
+      throw InputError(options->layers.empty() ? "--nccl" : "--layers", "",
+                       "calibrate one thing at a time: --gemm, --layers or --nccl");
     }
     if (!options->gemm.empty()) return calibrate_gemm(*options);
+    if (!options->layers.empty()) return calibrate_layers(*options);
     if (!options->nccl.empty()) return calibrate_nccl(*options);
     throw InputError("ctwin calibrate", "",
-                     "nothing to calibrate: give --gemm CSV --base PROFILE -o FILE or --cluster FILE --nccl LOG... -o FILE");
+                     "nothing to calibrate: give --gemm CSV --base PROFILE -o FILE, --layers JSON --base PROFILE -o FILE "
+                     "or --cluster FILE --nccl LOG... -o FILE");
   };
 }
 

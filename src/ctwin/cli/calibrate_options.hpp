@@ -1,5 +1,5 @@
 #pragma once
-// The options of `ctwin calibrate`, shared by its modes (--gemm, --nccl).
+// The options of `ctwin calibrate`, shared by its modes (--gemm, --nccl, --layers).
 
 #include <string>
 #include <vector>
@@ -8,6 +8,7 @@ namespace ctwin::cli {
 
 struct CalibrateOptions {
   std::string gemm;
+  std::string layers;
   std::string base;
   std::vector<std::string> nccl;
   std::string cluster;
@@ -23,5 +24,8 @@ struct CalibrateOptions {
 
 /// --nccl mode: fit a cluster's link efficiencies and protocol costs to nccl-tests logs.
 void calibrate_nccl(const CalibrateOptions& options);
+
+/// --layers mode: fit a GPU profile's training_time_scale to measured layer times.
+void calibrate_layers(const CalibrateOptions& options);
 
 }  // namespace ctwin::cli

@@ -76,12 +76,18 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
   {
     JsonObjectReader sources = reader.object("sources");
     for (const char* field : kSourcedFields) spec.sources[field] = sources.string(field);
-    for (const char* field : {"efficiency", "gemm_tiles", "gemm_table_from"}) {
+    for (const char* field : {"efficiency", "gemm_tiles", "gemm_table_from", "training_time_scale"}) {
       if (sources.has(field)) spec.sources[field] = sources.string(field);
     }
     sources.finish();
   }
   if (auto table = reader.optional_object("gemm_table")) spec.gemm_table = read_gemm_table(*table);
+  if (reader.has("training_time_scale")) {
+    spec.training_time_scale = reader.number("training_time_scale", 0.25, 4.0);
+    if (!spec.sources.contains("training_time_scale")) {
+      reader.fail("sources", "missing \"training_time_scale\": say which measured layer times it was fitted on");
+    }
+  }
   if (reader.has("gemm_table_from")) {
     spec.gemm_table_from = reader.string("gemm_table_from");
     const bool bare_name = !spec.gemm_table_from.empty() && spec.gemm_table_from.find('/') == std::string::npos &&

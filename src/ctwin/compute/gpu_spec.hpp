@@ -49,6 +49,11 @@ struct GpuSpec {
   /// "gemm_table_from": a profile of the same silicon, next to this one's file, whose measured
   /// grids stand in for the dtypes this profile has none for (load_gpu_spec merges them in).
   std::string gemm_table_from;
+  /// How many times longer a training step's kernels take than the kernel model says: clocks
+  /// under sustained load, launch gaps, kernels the model lacks. Calibrated from measured layer
+  /// times (`ctwin calibrate --layers`); 1 = the kernel model as it is. Training replays apply it
+  /// to every compute kernel; `ctwin gemm` does not (its tables are themselves cool-GPU timings).
+  double training_time_scale = 1.0;
   /// Field name -> where its figure comes from.
   std::map<std::string, std::string> sources;
 

@@ -49,7 +49,7 @@ LayerPrediction predict_layer(const LayerQuery& query, const std::filesystem::pa
   const Scenario s = parse_scenario(layer_scenario(query), "ctwin layer", std::filesystem::current_path(), repo_root);
   CollectiveTimes comm(s.cluster, "analytical", true);
   const ChunkWork work = build_layer_work(s, comm, query.layer);
-  LayerPrediction prediction{s.model.name, s.gpu.name, {}, 0, 0};
+  LayerPrediction prediction{s.model.name, s.gpu.name, {}, 0, 0, s.gpu.training_time_scale};
   std::map<std::string, std::size_t> index;
   for (const auto& op : work.forward) add(prediction.kernels, index, op, false);
   for (const auto& op : work.backward) add(prediction.kernels, index, op, true);

@@ -44,6 +44,7 @@ struct LayerPrediction {
   std::vector<KernelTime> kernels;  ///< in the order the forward, then the backward, first runs them
   double forward_ms = 0;
   double backward_ms = 0;
+  double training_time_scale = 1;  ///< the profile's, already in the times above
 };
 
 /// The compute twin's kernels of one layer. `repo_root` is where bundled names resolve.

@@ -473,8 +473,31 @@ class Builder {
 
 }  // namespace
 
+namespace {
+
+// The profile's training_time_scale, on every compute kernel of a list (communication keeps the
+// communication twin's times).
+void scale_kernels(std::vector<OpNode>& ops, double scale) {
+  if (scale == 1.0) return;
+  for (auto& op : ops) {
+    if (op.stream == Stream::kCompute) op.duration = SimTime::from_seconds(op.duration.seconds() * scale);
+  }
+}
+
+void scale_kernels(ChunkWork& work, double scale) {
+  scale_kernels(work.forward, scale);
+  scale_kernels(work.backward, scale);
+}
+
+}  // namespace
+
 StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm) {
-  return Builder(scenario, comm).build();
+  StepWork work = Builder(scenario, comm).build();
+  for (auto& stage : work.stages) {
+    for (auto& chunk : stage.chunks) scale_kernels(chunk, scenario.gpu.training_time_scale);
+    scale_kernels(stage.after_backward, scenario.gpu.training_time_scale);
+  }
+  return work;
 }
 
 ChunkWork build_layer_work(const Scenario& scenario, CollectiveTimes& comm, std::int64_t layer) {
@@ -482,7 +505,9 @@ ChunkWork build_layer_work(const Scenario& scenario, CollectiveTimes& comm, std:
     throw InputError("--layer", "", "layer " + std::to_string(layer) + " is not in the model's 0.." +
                                         std::to_string(scenario.model.layers - 1));
   }
-  return Builder(scenario, comm).layer(layer);
+  ChunkWork work = Builder(scenario, comm).layer(layer);
+  scale_kernels(work, scenario.gpu.training_time_scale);
+  return work;
 }
 
 SimTime compute_time_of(const std::vector<OpNode>& ops, bool first, bool last) {

@@ -1,4 +1,4 @@
-// `ctwin layer` from the outside: a layer's kernels as JSON, a measured file compared row by
+// `ctwin layer` and `ctwin calibrate --layers` from the outside: a layer's kernels as JSON, a measured file compared row by
 // row, and one-line errors.
 
 #include <gtest/gtest.h>
@@ -46,6 +46,32 @@ TEST_F(LayerCli, BadRequestsAreOneLineErrors) {
   const auto file = write("layers.json", R"({"gpu": "x", "rows": [{"model": "llama3-8b"}]})");
   EXPECT_TRUE(one_line_error(run_ctwin("layer --measured " + shell_quote(file)), {"/rows/0"}));
   EXPECT_TRUE(one_line_error(run_ctwin("layer --model llama3-8b --measured " + shell_quote(file)), {"--model"}));
+}
+
+class CalibrateLayersCli : public ctwin::cli_testing::TempDirTest {};
+
+// The written profile carries the fitted scale with its source, and `ctwin layer` on it predicts
+// the measured time; a profile that borrows its GEMM table takes the lender's along.
+TEST_F(CalibrateLayersCli, WritesAProfileThatPredictsTheMeasuredLayer) {
+  const auto plain = nlohmann::json::parse(run_ctwin("layer --model llama3-8b --gpu gb200 --seq 8192 --format json").output);
+  const double total = plain.at("forward_ms").get<double>() + plain.at("backward_ms").get<double>();
+  const auto file = write("layers.json", R"({"gpu": "synthetic", "rows": [{"model": "llama3-8b", "seq_len": 8192,)"
+                                         R"( "micro_batch": 1, "precision": "bf16", "phase": "hot", "forward_ms": )" +
+                                             std::to_string(plain.at("forward_ms").get<double>() * 1.2) +
+                                             R"(, "backward_ms": )" +
+                                             std::to_string(plain.at("backward_ms").get<double>() * 1.2) + "}]}");
+  const std::string out = (dir_ / "gb200-hot.json").string();
+  const auto result = run_ctwin("calibrate --layers " + shell_quote(file) + " --base gb200 -o " + shell_quote(out) +
+                                " --format json");
+  ASSERT_EQ(result.status, 0) << result.output;
+  EXPECT_NEAR(nlohmann::json::parse(result.output).at("training_time_scale").get<double>(), 1.2, 1e-5);
+  const auto scaled = nlohmann::json::parse(run_ctwin("layer --model llama3-8b --gpu " + shell_quote(out) +
+                                                      " --seq 8192 --format json").output);
+  EXPECT_NEAR(scaled.at("forward_ms").get<double>() + scaled.at("backward_ms").get<double>(), 1.2 * total, 1e-4 * total);
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --layers " + shell_quote(file) + " -o " + shell_quote(out)), {"--base"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --layers " + shell_quote(file) + " --gemm x.csv --base gb200 -o " +
+                                       shell_quote(out)),
+                             {"one thing at a time"}));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// One layer's kernels (ctwin layer) against the step they come from, and the measured-layer file
-// read strictly.
+// One layer's kernels (ctwin layer) against the step they come from, the measured-layer file read
+// strictly, and the training_time_scale fitted on it.
 
 #include <gtest/gtest.h>
 
@@ -7,11 +7,15 @@
 #include <fstream>
 #include <string>
 
+#include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/comm_groups.hpp"
+#include "ctwin/replay/layer_calibration.hpp"
 #include "ctwin/replay/layer_times.hpp"
 #include "ctwin/replay/op_graph.hpp"
 #include "ctwin/replay/scenario.hpp"
+#include "ctwin/replay/training_step.hpp"
 
 namespace ctwin::replay {
 namespace {
@@ -121,6 +125,58 @@ TEST_F(LayerMeasurementsFile, BadFilesAreInputErrorsNamingTheField) {
   std::string unknown = row;
   unknown.replace(unknown.find("\"iterations\""), 12, "\"steps\"");
   expect_error(R"({"gpu": "x", "rows": [)" + unknown + "]}", "/rows/0/steps");
+}
+
+// Measurements made slower than the model by a known factor give that factor back, fitted on
+// the hot rows only, and a held-out row off by 10 % after the fit shows as 10 %.
+TEST(LayerCalibration, FitRecoversAKnownFactorFromHotRowsAndReportsHeldOutError) {
+  const auto measured = [](std::int64_t seq, const char* phase, double factor) {
+    LayerQuery q;
+    q.model = "llama3-8b";
+    q.seq_len = seq;
+    const auto p = predict_layer(q, CTWIN_SOURCE_DIR);
+    return LayerMeasurement{"llama3-8b", seq, 1, "bf16", phase, p.forward_ms * factor, p.backward_ms * factor, {}, {}, 1};
+  };
+  LayerMeasurements fit{"fit.json", "synthetic", {measured(4096, "hot", 1.3), measured(8192, "hot", 1.3),
+                                                  measured(8192, "cool", 1.1)}};
+  LayerMeasurements held_out{"held.json", "synthetic", {measured(2048, "hot", 1.3 / 1.1)}};
+  const LayerFit result = fit_training_time_scale(fit, held_out, "h100-sxm", CTWIN_SOURCE_DIR);
+  EXPECT_EQ(result.phase, "hot");
+  EXPECT_EQ(result.fitted.size(), 2u);
+  EXPECT_NEAR(result.scale, 1.3, 1e-9);
+  EXPECT_NEAR(result.fit_median_abs_error, 0, 1e-9);
+  ASSERT_TRUE(result.held_out_median_abs_error);
+  EXPECT_NEAR(*result.held_out_median_abs_error, 0.1, 1e-9);
+  LayerMeasurements absurd{"absurd.json", "synthetic", {measured(4096, "hot", 10)}};
+  EXPECT_THROW((void)fit_training_time_scale(absurd, std::nullopt, "h100-sxm", CTWIN_SOURCE_DIR), InputError);
+}
+
+// training_time_scale stretches every compute kernel of a step and nothing else: with free
+// communication and one stage the step is the scale times the step without it.
+TEST(LayerCalibration, TrainingTimeScaleStretchesTheStepsKernels) {
+  nlohmann::json profile = load_json_file(std::string(CTWIN_SOURCE_DIR) + "/models/gpus/h100-sxm.json");
+  profile["training_time_scale"] = 1.5;
+  profile["sources"]["training_time_scale"] = "a test";
+  const auto path = std::filesystem::temp_directory_path() / "ctwin-h100-scaled.json";
+  std::ofstream(path) << profile.dump();
+  const std::vector<std::string> split = {"parallel.pp=1"};
+  const auto plain = simulate_step(load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json",
+                                                 CTWIN_SOURCE_DIR, split),
+                                   {.free_communication = true});
+  auto overrides = split;
+  overrides.push_back("gpu=\"" + path.string() + "\"");
+  const auto scaled = simulate_step(load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json",
+                                                  CTWIN_SOURCE_DIR, overrides),
+                                    {.free_communication = true});
+  EXPECT_NEAR(scaled.replay.step_time.seconds(), 1.5 * plain.replay.step_time.seconds(),
+              1e-9 * plain.replay.step_time.seconds() + 1e-9);
+  profile["sources"].erase("training_time_scale");  // a scale must say what it was fitted on
+  try {
+    (void)compute::parse_gpu_spec(profile, "p.json");
+    ADD_FAILURE() << "accepted a training_time_scale without its source";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("training_time_scale"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
