@@ -1,5 +1,5 @@
-// `ctwin layer` and `ctwin calibrate --layers` from the outside: a layer's kernels as JSON, a measured file compared row by
-// row, and one-line errors.
+// `ctwin layer` and `ctwin calibrate --layers` from the outside: a layer's kernels as JSON, a
+// measured file compared row by row, a calibrated profile, and one-line errors.
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
