@@ -357,11 +357,70 @@ bool FlowModel::grow_at_unfair_boundary(bool through_saturated) {
   return grew;
 }
 
+void FlowModel::set_rate(std::uint32_t id, double rate) {
+  const double old_rate = rate_of_[id].current;
+  CTWIN_ASSERT(rate > 0, "every flow gets a positive max-min share");
+  if (rate == old_rate) return;  // its drain time stands
+  Flow& flow = flows_[id];
+  settle(flow, old_rate);
+  for_each_binding_hop(flow, [&](fabric::LinkId link) { links_[link].load += rate - old_rate; });
+  rate_of_[id].current = rate;
+  const double ps = std::ceil(flow.remaining * 1e12 / rate);
+  drain_queue_.set(id, simulator_.now() + SimTime::from_ps(static_cast<std::int64_t>(ps)));
+}
+
+bool FlowModel::solve_alone(std::uint32_t id) {
+  // The same steps as the general path below takes for a component of one flow, in the same
+  // double arithmetic, so the same rate to the bit: extend_problem() leaves the flow
+  // capacity - load + its current rate on each binding link; the solver gives it the least of
+  // those (floored at 0) and its cap; grow_at_unfair_boundary() checks each of those links
+  // with this flow inside and every other flow outside.
+  const Flow& flow = flows_[id];
+  const double current = rate_of_[id].current;
+  double rate = flow.cap;
+  bool repeated = false;  // a link twice on the path is one constraint with two shares: leave it to the solver
+  for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
+    LinkState& link = links_[link_id];
+    repeated = repeated || link.local == 0;
+    link.local = 0;
+    rate = std::min(rate, std::max(0.0, link.capacity - link.load + current));
+  });
+  for_each_binding_hop(flow, [&](fabric::LinkId link_id) { links_[link_id].local = -1; });
+  if (repeated || !(rate > 0)) return false;
+  bool fair = true;
+  for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
+    const LinkState& link = links_[link_id];
+    if (!fair || link.in_set) return;
+    double outside_max = 0;
+    for (const FlowOnLink& entry : link.flows) {
+      if (entry.flow != id) outside_max = std::max(outside_max, rate_of_[entry.flow].current);
+    }
+    if (outside_max == 0) return;
+    const double residual = link.capacity - link.load + current;
+    const double full_at = link.capacity * (1 - kSaturation);
+    const bool full_now = link.capacity - residual + rate >= full_at;
+    const bool full_before = link.load >= full_at;
+    const bool inside_starved = full_now && outside_max > rate * (1 + kSaturation);
+    const bool outside_limited_here = full_before && outside_max >= current * (1 - kSaturation);
+    const bool outside_freed = outside_limited_here && (!full_now || rate > outside_max * (1 + kSaturation));
+    fair = !inside_starved && !outside_freed;
+  });
+  if (!fair) return false;
+  ++solves_;
+  ++solved_flows_;
+  rate_of_[id].proposed = rate;
+  set_rate(id, rate);
+  return true;
+}
+
 void FlowModel::solve() {
   collect_component();
   new_flows_.clear();
   seed_links_.clear();
-  if (!component_flows_.empty()) {
+  // Most solves cover one flow (a start on links with room, or a drain freeing one flow's
+  // link); those settle in one round, and solve_alone() takes them without building a problem.
+  if (component_flows_.size() == 1 && options_.incremental && solve_alone(component_flows_[0])) {
+  } else if (!component_flows_.empty()) {
     clear_problem();
     for (int round = 1;; ++round) {
       ++solves_;
@@ -383,20 +442,7 @@ void FlowModel::solve() {
       // once, so the rounds stay few instead of one per ring of links.
       if (!grow_at_unfair_boundary(round >= kLocalRounds)) break;
     }
-    const SimTime now = simulator_.now();
-    for (std::size_t i = 0; i < component_flows_.size(); ++i) {
-      const std::uint32_t id = component_flows_[i];
-      const double rate = rates_[i];
-      const double old_rate = rate_of_[id].current;
-      CTWIN_ASSERT(rate > 0, "every flow gets a positive max-min share");
-      if (rate == old_rate) continue;  // its drain time stands
-      Flow& flow = flows_[id];
-      settle(flow, old_rate);
-      for_each_binding_hop(flow, [&](fabric::LinkId link) { links_[link].load += rate - old_rate; });
-      rate_of_[id].current = rate;
-      const double ps = std::ceil(flow.remaining * 1e12 / rate);
-      drain_queue_.set(id, now + SimTime::from_ps(static_cast<std::int64_t>(ps)));
-    }
+    for (std::size_t i = 0; i < component_flows_.size(); ++i) set_rate(component_flows_[i], rates_[i]);
   }
   clear_problem();
   for (std::uint32_t id : component_flows_) in_flow_set_[id] = 0;

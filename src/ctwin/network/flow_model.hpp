@@ -135,6 +135,11 @@ class FlowModel final : public NetworkModel {
   void detach(std::uint32_t id);
   void request_solve();
   void solve();
+  /// Solves a component of the one flow `id` directly, if one round settles it; false, with
+  /// nothing changed, where the general solve must grow it.
+  bool solve_alone(std::uint32_t id);
+  /// Gives `id` its solved rate: settles its bytes, moves its links' loads and its drain time.
+  void set_rate(std::uint32_t id, double rate);
   void collect_component();
   /// A flow the changes in progress cannot move: it had a rate, and it is below change_floor_.
   [[nodiscard]] bool held_by_floor(std::uint32_t id) const;
