@@ -29,7 +29,7 @@ void FlowModel::Flow::assign_path(const std::vector<fabric::LinkId>& links) {
     std::copy(links.begin(), links.end(), inline_path.begin());
   } else {
     spilled_path = links;
-    spilled_positions.resize(links.size());
+    spilled_positions.resize(links.size() - kInlineHops);
   }
 }
 
@@ -126,10 +126,9 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   flow.settled_at = simulator_.now();
   flow.active = true;
   const auto path = flow.path();
-  const auto positions = flow.positions();
   for (std::uint32_t hop = 0; hop < path.size(); ++hop) {
     LinkState& link = links_[path[hop]];
-    positions[hop] = static_cast<std::uint32_t>(link.flows.size());
+    flow.position(hop) = link.flows.size();
     link.flows.push_back({id, hop});
     const bool was_binding = binding(link);
     link.demand += flow.cap;
@@ -174,10 +173,9 @@ void FlowModel::settle(Flow& flow, double rate) {
 void FlowModel::detach(std::uint32_t id) {
   Flow& flow = flows_[id];
   const auto path = flow.path();
-  const auto positions = flow.positions();
   const double size = static_cast<double>(flow.size.count());
   for (fabric::LinkId link : path) __builtin_prefetch(&links_[link], 1);  // as in start_transfer
-  for (std::size_t hop = 0; hop < path.size(); ++hop) {
+  for (std::uint32_t hop = 0; hop < path.size(); ++hop) {
     LinkState& link = links_[path[hop]];
     // Its capacity frees up: flows limited there may speed up.
     if (saturated(link)) seed_links_.push_back(path[hop]);
@@ -185,11 +183,11 @@ void FlowModel::detach(std::uint32_t id) {
     link.load -= rate_of_[id].current;
     link.demand -= flow.cap;
     link.carried += size;
-    const std::uint32_t position = positions[hop];
+    const std::uint32_t position = flow.position(hop);
     const FlowOnLink moved = link.flows.back();
     link.flows[position] = moved;
     link.flows.pop_back();
-    if (moved.flow != id) flows_[moved.flow].positions()[moved.hop] = position;
+    if (moved.flow != id) flows_[moved.flow].position(moved.hop) = position;
     if (link.flows.empty()) {
       link.load = link.demand = 0;  // drops accumulated rounding
     } else if (was_binding && !binding(link)) {
@@ -452,12 +450,27 @@ void FlowModel::solve() {
   change_floor_ = kNoFloor;
   schedule_next_drain();
 }
+void FlowModel::prefetch_next_drain() {
+  const std::uint32_t id = drain_queue_.top();
+  const Flow& flow = flows_[id];
+  if (id != prefetched_flow_) {
+    prefetched_flow_ = id;
+    prefetched_links_ = false;
+    __builtin_prefetch(&flow);
+    __builtin_prefetch(&flow.inline_positions, 1);
+  } else if (!prefetched_links_) {
+    prefetched_links_ = true;
+    for (fabric::LinkId link : flow.path()) __builtin_prefetch(&links_[link], 1);
+  }
+}
+
 void FlowModel::schedule_next_drain() {
   if (drain_queue_.empty()) {
     if (drain_event_) simulator_.cancel(*drain_event_);
     drain_event_.reset();
     return;
   }
+  prefetch_next_drain();
   const SimTime at = drain_queue_.top_time();
   if (drain_event_ && drain_event_at_ == at) return;
   if (drain_event_) simulator_.cancel(*drain_event_);
