@@ -223,6 +223,9 @@ void FlowModel::expand_from(fabric::LinkId first, bool through_saturated) {
       if (in_flow_set_[entry.flow] || held_by_floor(entry.flow)) continue;
       in_flow_set_[entry.flow] = 1;
       component_flows_.push_back(entry.flow);
+      // extend_problem() reads its path, set_rate() its bytes on the next line.
+      __builtin_prefetch(&flows_[entry.flow]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&flows_[entry.flow]) + 64);
       if (!through_saturated) continue;
       for_each_binding_hop(flows_[entry.flow], [&](fabric::LinkId next) {
         if (!links_[next].in_set && saturated(links_[next])) {
@@ -285,6 +288,11 @@ void FlowModel::extend_problem() {
   // rounds, so adding the newcomers does exactly what rebuilding the whole problem would:
   // the same link numbering and the same sums, in the same order.
   const std::size_t first = offsets_.size() - 1;
+  // The newcomers' links are mostly cold: request them all before the numbering below needs
+  // them one by one, so their misses overlap.
+  for (std::size_t f = first; f < component_flows_.size(); ++f) {
+    for_each_binding_hop(flows_[component_flows_[f]], [&](fabric::LinkId link) { __builtin_prefetch(&links_[link]); });
+  }
   for (std::size_t f = first; f < component_flows_.size(); ++f) {
     const Flow& flow = flows_[component_flows_[f]];
     for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
@@ -293,6 +301,8 @@ void FlowModel::extend_problem() {
         link.local = static_cast<std::int32_t>(problem_links_.size());
         problem_links_.push_back(link_id);
         residual_.push_back(link.capacity - link.load);
+        // The boundary checks after the solve read the rates of the link's flows.
+        for (const FlowOnLink& entry : link.flows) __builtin_prefetch(&rate_of_[entry.flow]);
       }
       local_links_.push_back(static_cast<std::uint32_t>(link.local));
     });
@@ -457,6 +467,7 @@ void FlowModel::prefetch_next_drain() {
     prefetched_flow_ = id;
     prefetched_links_ = false;
     __builtin_prefetch(&flow);
+    __builtin_prefetch(&flow.remaining, 1);
     __builtin_prefetch(&flow.inline_positions, 1);
   } else if (!prefetched_links_) {
     prefetched_links_ = true;
