@@ -92,16 +92,20 @@ TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
   CTWIN_ASSERT(count < kNoTransfer, "transfer indices fit 32 bits");
   result.completed_at.assign(count, SimTime());
   // Dependents of each transfer as a list: its first dependent, then each dependent's next
-  // sibling, in index order. A transfer's first dependent is looked up when it starts (next to
-  // its request) and travels in its completion, so a completion finds what to start next
-  // without first chasing a per-transfer index: a large pattern's arrays are cold by then.
-  std::vector<std::uint32_t> first_dependent(count, kNoTransfer);
-  std::vector<std::uint32_t> next_sibling(count, kNoTransfer);
+  // sibling, in index order. A transfer's first dependent is read when it starts and travels
+  // in its completion, so a completion knows what to start without first chasing an index
+  // through a large pattern's arrays, cold by then; and both links of a transfer share an
+  // entry, so starting it reads one line for them.
+  struct Dependents {
+    std::uint32_t first = kNoTransfer;
+    std::uint32_t next_sibling = kNoTransfer;
+  };
+  std::vector<Dependents> dependents(count);
   for (std::size_t i = count; i-- > 0;) {
     const auto after = pattern.transfers[i].after;
     if (after < 0) continue;
-    next_sibling[i] = first_dependent[static_cast<std::size_t>(after)];
-    first_dependent[static_cast<std::size_t>(after)] = static_cast<std::uint32_t>(i);
+    dependents[i].next_sibling = dependents[static_cast<std::size_t>(after)].first;
+    dependents[static_cast<std::size_t>(after)].first = static_cast<std::uint32_t>(i);
   }
   engine::Simulator& simulator = model.simulator();
   const std::uint64_t events_before = simulator.events_processed();
@@ -111,22 +115,24 @@ TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
     NetworkModel& model;
     const TrafficPattern& pattern;
     TrafficResult& result;
-    const std::vector<std::uint32_t>& first_dependent;
-    const std::vector<std::uint32_t>& next_sibling;
+    const std::vector<Dependents>& dependents;
 
-    void start(std::uint32_t i) {
-      const std::uint32_t first = first_dependent[i];
+    void start(std::uint32_t i, std::uint32_t first) {
       model.start_transfer(pattern.transfers[i].request, [this, i, first] { complete(i, first); });
     }
     void complete(std::uint32_t i, std::uint32_t first) {
       result.completed_at[i] = model.simulator().now();
-      for (std::uint32_t d = first; d != kNoTransfer; d = next_sibling[d]) start(d);
+      for (std::uint32_t d = first; d != kNoTransfer;) {
+        const Dependents next = dependents[d];
+        start(d, next.first);
+        d = next.next_sibling;
+      }
     }
   };
-  Replay replay{model, pattern, result, first_dependent, next_sibling};
+  Replay replay{model, pattern, result, dependents};
   simulator.schedule_in(SimTime(), [&] {
     for (std::size_t i = 0; i < count; ++i) {
-      if (pattern.transfers[i].after < 0) replay.start(static_cast<std::uint32_t>(i));
+      if (pattern.transfers[i].after < 0) replay.start(static_cast<std::uint32_t>(i), dependents[i].first);
     }
   });
   model.run();
