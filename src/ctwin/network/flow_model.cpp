@@ -43,6 +43,13 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
     : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
+  // Room for a flow per GPU, as a collective step or an exchange starts at once: growing by
+  // doubling would copy the flows and have the kernel zero fresh pages for each copy, inside
+  // the run. Reserving maps nothing yet; pages are touched as flows use them.
+  const auto expected_flows = static_cast<std::size_t>(fabric.gpus());
+  flows_.reserve(expected_flows);
+  rate_of_.reserve(expected_flows);
+  in_flow_set_.reserve(expected_flows);
   const std::size_t classes = std::min<std::size_t>(options_.latency_classes, kOwnLatency);
   std::map<SimTime, std::uint16_t> class_of;
   for (std::size_t id = 0; id < links_.size(); ++id) {

@@ -39,7 +39,7 @@ void MaxMinSolver::solve(std::span<const std::uint32_t> offsets, std::span<const
   remaining_.resize(link_count);
   for (std::size_t l = 0; l < link_count; ++l) remaining_[l] = std::max(0.0, capacity[l]);
   for (std::size_t f = 0; f < flow_count; ++f) CTWIN_ASSERT(caps[f] > 0, "flow caps are positive");
-  frozen_.assign(flow_count, 0);
+  frozen_.resize(flow_count);  // cleared where read: heap solves and wide scans
   // Small problems (the common case of an incremental re-solve) scan for the smallest share;
   // large ones keep the shares in a heap. Both take the same (share, index) minimum each
   // round and freeze its flows in index order, so they give the same rates to the bit.
@@ -228,6 +228,7 @@ void MaxMinSolver::solve_by_scan(std::span<const std::uint32_t> offsets, std::sp
 void MaxMinSolver::solve_by_scan_wide(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
                                       std::span<const double> caps, std::span<double> rates) {
   const auto flow_count = static_cast<std::uint32_t>(rates.size());
+  std::fill(frozen_.begin(), frozen_.end(), 0);
   for (std::uint32_t left = flow_count; left > 0;) {
     double best_share = kNoShare;
     std::uint32_t best = smallest_share(best_share);
@@ -266,6 +267,7 @@ void MaxMinSolver::solve_by_heap(std::span<const std::uint32_t> offsets, std::sp
                                  std::span<const double> caps, std::span<double> rates) {
   const std::size_t flow_count = rates.size();
   const std::size_t link_count = remaining_.size();
+  std::fill(frozen_.begin(), frozen_.end(), 0);
   // Flows of each link (CSR), in index order.
   flows_start_.assign(link_count + 1, 0);
   for (std::size_t l = 0; l < link_count; ++l) flows_start_[l + 1] = flows_start_[l] + unfrozen_[l];
