@@ -393,7 +393,7 @@ bool FlowModel::solve_alone(std::uint32_t id) {
   const Flow& flow = flows_[id];
   const double current = rate_of_[id].current;
   double rate = flow.cap;
-  bool repeated = false;  // a link twice on the path is one constraint with two shares: leave it to the solver
+  bool repeated = false;  // a link twice on the path is one constraint with two shares: the solver's
   for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
     LinkState& link = links_[link_id];
     repeated = repeated || link.local == 0;
@@ -434,8 +434,8 @@ void FlowModel::solve() {
   seed_links_.clear();
   // Most solves cover one flow (a start on links with room, or a drain freeing one flow's
   // link); those settle in one round, and solve_alone() takes them without building a problem.
-  if (component_flows_.size() == 1 && options_.incremental && solve_alone(component_flows_[0])) {
-  } else if (!component_flows_.empty()) {
+  const bool alone = component_flows_.size() == 1 && options_.incremental && solve_alone(component_flows_[0]);
+  if (!alone && !component_flows_.empty()) {
     clear_problem();
     for (int round = 1;; ++round) {
       ++solves_;
@@ -467,6 +467,7 @@ void FlowModel::solve() {
   change_floor_ = kNoFloor;
   schedule_next_drain();
 }
+
 void FlowModel::prefetch_next_drain() {
   const std::uint32_t id = drain_queue_.top();
   const Flow& flow = flows_[id];

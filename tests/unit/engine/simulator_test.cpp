@@ -244,7 +244,9 @@ TEST(Simulator, ZeroDelayEventsKeepTimeAndSchedulingOrder) {
     const EventId id = sim.schedule_in(delay, [&, label] {
       ran.emplace_back(sim.now().ps(), label);
       if (scheduled < 3000) {
-        for (int spawn = static_cast<int>(rng() % 3); spawn > 0; --spawn) add(SimTime::from_ps(rng() % 2 == 0 ? 0 : rng() % 5));
+        for (int spawn = static_cast<int>(rng() % 3); spawn > 0; --spawn) {
+          add(SimTime::from_ps(rng() % 2 == 0 ? 0 : rng() % 5));
+        }
       }
     });
     if (rng() % 10 == 0) {
