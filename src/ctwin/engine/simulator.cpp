@@ -21,7 +21,11 @@ EventId Simulator::schedule_at(SimTime when, Action action) {
   const std::uint64_t sequence = next_sequence_++;
   slots_[slot].action = std::move(action);
   slots_[slot].sequence = sequence;
-  quad_heap_push(heap_, Entry{when, sequence, slot}, earlier);
+  if (when == now_) {
+    current_.push_back(Entry{when, sequence, slot});
+  } else {
+    quad_heap_push(heap_, Entry{when, sequence, slot}, earlier);
+  }
   ++live_;
   return {slot, sequence};
 }
@@ -35,27 +39,46 @@ bool Simulator::cancel(EventId id) {
   return true;
 }
 
+bool Simulator::live(const Entry& entry) const {
+  const Slot& slot = slots_[entry.slot];
+  return slot.sequence == entry.sequence && slot.action;
+}
+
 void Simulator::drop_cancelled_top() {
-  while (!heap_.empty()) {
-    const Entry& top = heap_.front();
-    const Slot& slot = slots_[top.slot];
-    if (slot.sequence == top.sequence && slot.action) return;
-    // Cancelled: the slot is reusable only once its heap entry is gone.
-    if (slot.sequence == top.sequence) free_slots_.push_back(top.slot);
+  // Cancelled entries: a slot is reusable only once its entry is gone.
+  while (!heap_.empty() && !live(heap_.front())) {
+    if (slots_[heap_.front().slot].sequence == heap_.front().sequence) free_slots_.push_back(heap_.front().slot);
     quad_heap_pop(heap_, earlier);
+  }
+  while (current_head_ < current_.size() && !live(current_[current_head_])) {
+    if (slots_[current_[current_head_].slot].sequence == current_[current_head_].sequence) {
+      free_slots_.push_back(current_[current_head_].slot);
+    }
+    ++current_head_;
+  }
+  if (current_head_ == current_.size()) {
+    current_.clear();
+    current_head_ = 0;
   }
 }
 
 std::optional<SimTime> Simulator::next_event_time() {
   drop_cancelled_top();
+  if (!current_.empty()) return now_;
   if (heap_.empty()) return std::nullopt;
   return heap_.front().time;
 }
 
 bool Simulator::step() {
   drop_cancelled_top();
-  if (heap_.empty()) return false;
-  const Entry top = quad_heap_pop(heap_, earlier);
+  Entry top;
+  if (!current_.empty() && (heap_.empty() || heap_.front().time != now_)) {
+    top = current_[current_head_++];
+  } else if (!heap_.empty()) {
+    top = quad_heap_pop(heap_, earlier);
+  } else {
+    return false;
+  }
   Action action = std::move(slots_[top.slot].action);
   slots_[top.slot].action = nullptr;
   free_slots_.push_back(top.slot);

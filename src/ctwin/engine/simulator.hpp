@@ -56,12 +56,20 @@ class Simulator {
     return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
   }
   void drop_cancelled_top();
+  [[nodiscard]] bool live(const Entry& entry) const;
 
   SimTime now_;
   std::uint64_t next_sequence_ = 1;
   std::uint64_t processed_ = 0;
   std::size_t live_ = 0;
   std::vector<Entry> heap_;
+  // Events for the current instant scheduled while it runs (zero delays: a model batching the
+  // changes of one instant), in sequence order. The heap holds no event for `now_` scheduled
+  // since the clock got there, so every event it holds for `now_` has a lower sequence number:
+  // those run first, then these in queue order, which is (time, sequence) order without
+  // sifting them through the heap.
+  std::vector<Entry> current_;
+  std::size_t current_head_ = 0;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
 };

@@ -29,7 +29,7 @@ void FlowModel::Flow::assign_path(const std::vector<fabric::LinkId>& links) {
     std::copy(links.begin(), links.end(), inline_path.begin());
   } else {
     spilled_path = links;
-    spilled_positions.resize(links.size());
+    spilled_positions.resize(links.size() - kInlineHops);
   }
 }
 
@@ -43,6 +43,13 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
     : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
+  // Room for a flow per GPU, as a collective step or an exchange starts at once: growing by
+  // doubling would copy the flows and have the kernel zero fresh pages for each copy, inside
+  // the run. Reserving maps nothing yet; pages are touched as flows use them.
+  const auto expected_flows = static_cast<std::size_t>(fabric.gpus());
+  flows_.reserve(expected_flows);
+  rate_of_.reserve(expected_flows);
+  in_flow_set_.reserve(expected_flows);
   const std::size_t classes = std::min<std::size_t>(options_.latency_classes, kOwnLatency);
   std::map<SimTime, std::uint16_t> class_of;
   for (std::size_t id = 0; id < links_.size(); ++id) {
@@ -126,10 +133,9 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   flow.settled_at = simulator_.now();
   flow.active = true;
   const auto path = flow.path();
-  const auto positions = flow.positions();
   for (std::uint32_t hop = 0; hop < path.size(); ++hop) {
     LinkState& link = links_[path[hop]];
-    positions[hop] = static_cast<std::uint32_t>(link.flows.size());
+    flow.position(hop) = link.flows.size();
     link.flows.push_back({id, hop});
     const bool was_binding = binding(link);
     link.demand += flow.cap;
@@ -174,10 +180,9 @@ void FlowModel::settle(Flow& flow, double rate) {
 void FlowModel::detach(std::uint32_t id) {
   Flow& flow = flows_[id];
   const auto path = flow.path();
-  const auto positions = flow.positions();
   const double size = static_cast<double>(flow.size.count());
   for (fabric::LinkId link : path) __builtin_prefetch(&links_[link], 1);  // as in start_transfer
-  for (std::size_t hop = 0; hop < path.size(); ++hop) {
+  for (std::uint32_t hop = 0; hop < path.size(); ++hop) {
     LinkState& link = links_[path[hop]];
     // Its capacity frees up: flows limited there may speed up.
     if (saturated(link)) seed_links_.push_back(path[hop]);
@@ -185,11 +190,11 @@ void FlowModel::detach(std::uint32_t id) {
     link.load -= rate_of_[id].current;
     link.demand -= flow.cap;
     link.carried += size;
-    const std::uint32_t position = positions[hop];
+    const std::uint32_t position = flow.position(hop);
     const FlowOnLink moved = link.flows.back();
     link.flows[position] = moved;
     link.flows.pop_back();
-    if (moved.flow != id) flows_[moved.flow].positions()[moved.hop] = position;
+    if (moved.flow != id) flows_[moved.flow].position(moved.hop) = position;
     if (link.flows.empty()) {
       link.load = link.demand = 0;  // drops accumulated rounding
     } else if (was_binding && !binding(link)) {
@@ -225,6 +230,9 @@ void FlowModel::expand_from(fabric::LinkId first, bool through_saturated) {
       if (in_flow_set_[entry.flow] || held_by_floor(entry.flow)) continue;
       in_flow_set_[entry.flow] = 1;
       component_flows_.push_back(entry.flow);
+      // extend_problem() reads its path, set_rate() its bytes on the next line.
+      __builtin_prefetch(&flows_[entry.flow]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&flows_[entry.flow]) + 64);
       if (!through_saturated) continue;
       for_each_binding_hop(flows_[entry.flow], [&](fabric::LinkId next) {
         if (!links_[next].in_set && saturated(links_[next])) {
@@ -287,6 +295,11 @@ void FlowModel::extend_problem() {
   // rounds, so adding the newcomers does exactly what rebuilding the whole problem would:
   // the same link numbering and the same sums, in the same order.
   const std::size_t first = offsets_.size() - 1;
+  // The newcomers' links are mostly cold: request them all before the numbering below needs
+  // them one by one, so their misses overlap.
+  for (std::size_t f = first; f < component_flows_.size(); ++f) {
+    for_each_binding_hop(flows_[component_flows_[f]], [&](fabric::LinkId link) { __builtin_prefetch(&links_[link]); });
+  }
   for (std::size_t f = first; f < component_flows_.size(); ++f) {
     const Flow& flow = flows_[component_flows_[f]];
     for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
@@ -295,6 +308,8 @@ void FlowModel::extend_problem() {
         link.local = static_cast<std::int32_t>(problem_links_.size());
         problem_links_.push_back(link_id);
         residual_.push_back(link.capacity - link.load);
+        // The boundary checks after the solve read the rates of the link's flows.
+        for (const FlowOnLink& entry : link.flows) __builtin_prefetch(&rate_of_[entry.flow]);
       }
       local_links_.push_back(static_cast<std::uint32_t>(link.local));
     });
@@ -357,11 +372,70 @@ bool FlowModel::grow_at_unfair_boundary(bool through_saturated) {
   return grew;
 }
 
+void FlowModel::set_rate(std::uint32_t id, double rate) {
+  const double old_rate = rate_of_[id].current;
+  CTWIN_ASSERT(rate > 0, "every flow gets a positive max-min share");
+  if (rate == old_rate) return;  // its drain time stands
+  Flow& flow = flows_[id];
+  settle(flow, old_rate);
+  for_each_binding_hop(flow, [&](fabric::LinkId link) { links_[link].load += rate - old_rate; });
+  rate_of_[id].current = rate;
+  const double ps = std::ceil(flow.remaining * 1e12 / rate);
+  drain_queue_.set(id, simulator_.now() + SimTime::from_ps(static_cast<std::int64_t>(ps)));
+}
+
+bool FlowModel::solve_alone(std::uint32_t id) {
+  // The same steps as the general path below takes for a component of one flow, in the same
+  // double arithmetic, so the same rate to the bit: extend_problem() leaves the flow
+  // capacity - load + its current rate on each binding link; the solver gives it the least of
+  // those (floored at 0) and its cap; grow_at_unfair_boundary() checks each of those links
+  // with this flow inside and every other flow outside.
+  const Flow& flow = flows_[id];
+  const double current = rate_of_[id].current;
+  double rate = flow.cap;
+  bool repeated = false;  // a link twice on the path is one constraint with two shares: the solver's
+  for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
+    LinkState& link = links_[link_id];
+    repeated = repeated || link.local == 0;
+    link.local = 0;
+    rate = std::min(rate, std::max(0.0, link.capacity - link.load + current));
+  });
+  for_each_binding_hop(flow, [&](fabric::LinkId link_id) { links_[link_id].local = -1; });
+  if (repeated || !(rate > 0)) return false;
+  bool fair = true;
+  for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
+    const LinkState& link = links_[link_id];
+    if (!fair || link.in_set) return;
+    double outside_max = 0;
+    for (const FlowOnLink& entry : link.flows) {
+      if (entry.flow != id) outside_max = std::max(outside_max, rate_of_[entry.flow].current);
+    }
+    if (outside_max == 0) return;
+    const double residual = link.capacity - link.load + current;
+    const double full_at = link.capacity * (1 - kSaturation);
+    const bool full_now = link.capacity - residual + rate >= full_at;
+    const bool full_before = link.load >= full_at;
+    const bool inside_starved = full_now && outside_max > rate * (1 + kSaturation);
+    const bool outside_limited_here = full_before && outside_max >= current * (1 - kSaturation);
+    const bool outside_freed = outside_limited_here && (!full_now || rate > outside_max * (1 + kSaturation));
+    fair = !inside_starved && !outside_freed;
+  });
+  if (!fair) return false;
+  ++solves_;
+  ++solved_flows_;
+  rate_of_[id].proposed = rate;
+  set_rate(id, rate);
+  return true;
+}
+
 void FlowModel::solve() {
   collect_component();
   new_flows_.clear();
   seed_links_.clear();
-  if (!component_flows_.empty()) {
+  // Most solves cover one flow (a start on links with room, or a drain freeing one flow's
+  // link); those settle in one round, and solve_alone() takes them without building a problem.
+  const bool alone = component_flows_.size() == 1 && options_.incremental && solve_alone(component_flows_[0]);
+  if (!alone && !component_flows_.empty()) {
     clear_problem();
     for (int round = 1;; ++round) {
       ++solves_;
@@ -383,20 +457,7 @@ void FlowModel::solve() {
       // once, so the rounds stay few instead of one per ring of links.
       if (!grow_at_unfair_boundary(round >= kLocalRounds)) break;
     }
-    const SimTime now = simulator_.now();
-    for (std::size_t i = 0; i < component_flows_.size(); ++i) {
-      const std::uint32_t id = component_flows_[i];
-      const double rate = rates_[i];
-      const double old_rate = rate_of_[id].current;
-      CTWIN_ASSERT(rate > 0, "every flow gets a positive max-min share");
-      if (rate == old_rate) continue;  // its drain time stands
-      Flow& flow = flows_[id];
-      settle(flow, old_rate);
-      for_each_binding_hop(flow, [&](fabric::LinkId link) { links_[link].load += rate - old_rate; });
-      rate_of_[id].current = rate;
-      const double ps = std::ceil(flow.remaining * 1e12 / rate);
-      drain_queue_.set(id, now + SimTime::from_ps(static_cast<std::int64_t>(ps)));
-    }
+    for (std::size_t i = 0; i < component_flows_.size(); ++i) set_rate(component_flows_[i], rates_[i]);
   }
   clear_problem();
   for (std::uint32_t id : component_flows_) in_flow_set_[id] = 0;
@@ -406,12 +467,29 @@ void FlowModel::solve() {
   change_floor_ = kNoFloor;
   schedule_next_drain();
 }
+
+void FlowModel::prefetch_next_drain() {
+  const std::uint32_t id = drain_queue_.top();
+  const Flow& flow = flows_[id];
+  if (id != prefetched_flow_) {
+    prefetched_flow_ = id;
+    prefetched_links_ = false;
+    __builtin_prefetch(&flow);
+    __builtin_prefetch(&flow.remaining, 1);
+    __builtin_prefetch(&flow.inline_positions, 1);
+  } else if (!prefetched_links_) {
+    prefetched_links_ = true;
+    for (fabric::LinkId link : flow.path()) __builtin_prefetch(&links_[link], 1);
+  }
+}
+
 void FlowModel::schedule_next_drain() {
   if (drain_queue_.empty()) {
     if (drain_event_) simulator_.cancel(*drain_event_);
     drain_event_.reset();
     return;
   }
+  prefetch_next_drain();
   const SimTime at = drain_queue_.top_time();
   if (drain_event_ && drain_event_at_ == at) return;
   if (drain_event_) simulator_.cancel(*drain_event_);

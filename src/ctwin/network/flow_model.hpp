@@ -92,13 +92,15 @@ class FlowModel final : public NetworkModel {
     alignas(64) std::array<std::uint32_t, kInlineHops> inline_positions{};  // index in the link's flow list
     Completion done;
     std::vector<fabric::LinkId> spilled_path;
-    std::vector<std::uint32_t> spilled_positions;
+    std::vector<std::uint32_t> spilled_positions;  // of hops kInlineHops and on
 
     [[nodiscard]] std::span<const fabric::LinkId> path() const {
       return hops <= kInlineHops ? std::span<const fabric::LinkId>(inline_path.data(), hops) : spilled_path;
     }
-    [[nodiscard]] std::span<std::uint32_t> positions() {
-      return hops <= kInlineHops ? std::span<std::uint32_t>(inline_positions.data(), hops) : spilled_positions;
+    // Found by the hop alone: a drain that moves another flow's entry in a link's list updates
+    // that flow's position without reading its first line to learn its length.
+    [[nodiscard]] std::uint32_t& position(std::uint32_t hop) {
+      return hop < kInlineHops ? inline_positions[hop] : spilled_positions[hop - kInlineHops];
     }
     void assign_path(const std::vector<fabric::LinkId>& links);
   };
@@ -135,6 +137,11 @@ class FlowModel final : public NetworkModel {
   void detach(std::uint32_t id);
   void request_solve();
   void solve();
+  /// Solves a component of the one flow `id` directly, if one round settles it; false, with
+  /// nothing changed, where the general solve must grow it.
+  bool solve_alone(std::uint32_t id);
+  /// Gives `id` its solved rate: settles its bytes, moves its links' loads and its drain time.
+  void set_rate(std::uint32_t id, double rate);
   void collect_component();
   /// A flow the changes in progress cannot move: it had a rate, and it is below change_floor_.
   [[nodiscard]] bool held_by_floor(std::uint32_t id) const;
@@ -149,6 +156,8 @@ class FlowModel final : public NetworkModel {
   void extend_problem();
   bool grow_at_unfair_boundary(bool through_saturated);
   void schedule_next_drain();
+  /// Starts loading what the next drain reads (see prefetched_).
+  void prefetch_next_drain();
   void drain();
   void deliver(Flow& flow);
 
@@ -197,6 +206,11 @@ class FlowModel final : public NetworkModel {
   bool solve_pending_ = false;
   std::optional<engine::EventId> drain_event_;
   SimTime drain_event_at_;
+  // The next flow to drain, as far as prefetching has gone: a drain misses on the flow and on
+  // each link of its path, so each solve before it loads a stage ahead, the flow's lines at the
+  // first, its links once the path is in cache.
+  std::uint32_t prefetched_flow_ = ~std::uint32_t{0};
+  bool prefetched_links_ = false;
   std::uint64_t solves_ = 0;
   std::uint64_t solved_flows_ = 0;
   // The lowest rate the changes since the last solve can move (see above); flows slower than

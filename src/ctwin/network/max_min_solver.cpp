@@ -1,6 +1,7 @@
 #include "ctwin/network/max_min_solver.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "ctwin/core/error.hpp"
@@ -38,7 +39,7 @@ void MaxMinSolver::solve(std::span<const std::uint32_t> offsets, std::span<const
   remaining_.resize(link_count);
   for (std::size_t l = 0; l < link_count; ++l) remaining_[l] = std::max(0.0, capacity[l]);
   for (std::size_t f = 0; f < flow_count; ++f) CTWIN_ASSERT(caps[f] > 0, "flow caps are positive");
-  frozen_.assign(flow_count, 0);
+  frozen_.resize(flow_count);  // cleared where read: heap solves and wide scans
   // Small problems (the common case of an incremental re-solve) scan for the smallest share;
   // large ones keep the shares in a heap. Both take the same (share, index) minimum each
   // round and freeze its flows in index order, so they give the same rates to the bit.
@@ -193,16 +194,47 @@ void MaxMinSolver::solve_by_scan(std::span<const std::uint32_t> offsets, std::sp
                                  std::span<const double> caps, std::span<double> rates) {
   const auto flow_count = static_cast<std::uint32_t>(rates.size());
   const auto link_count = static_cast<std::uint32_t>(remaining_.size());
-  for (std::uint32_t left = flow_count; left > 0;) {
-    double best_share = 0;
-    std::uint32_t best = kNone;
-    for (std::uint32_t l = 0; l < link_count; ++l) {
-      if (unfrozen_[l] == 0) continue;
-      const double share = remaining_[l] / unfrozen_[l];
-      if (best == kNone || share < best_share) best_share = share, best = l;
+  if (flow_count > 64) {
+    solve_by_scan_wide(offsets, links, caps, rates);
+    return;
+  }
+  // Flows as bits: which cross each link, and which are not frozen yet. Walking a link's
+  // unfrozen flows lowest bit first is walking them in index order, as the heap's lists do.
+  flow_bits_.assign(link_count, 0);
+  for (std::uint32_t f = 0; f < flow_count; ++f) {
+    for (std::uint32_t j = offsets[f]; j < offsets[f + 1]; ++j) flow_bits_[links[j]] |= std::uint64_t{1} << f;
+  }
+  std::uint64_t unfrozen = flow_count == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << flow_count) - 1;
+  while (unfrozen != 0) {
+    double best_share = kNoShare;
+    std::uint32_t best = smallest_share(best_share);
+    for (std::uint64_t bits = unfrozen; bits != 0; bits &= bits - 1) {
+      const auto f = static_cast<std::uint32_t>(std::countr_zero(bits));
+      if (caps[f] < best_share) best_share = caps[f], best = link_count + f;
     }
+    if (best >= link_count) {
+      freeze(offsets, links, best - link_count, best_share, rates);
+      unfrozen &= ~(std::uint64_t{1} << (best - link_count));
+      continue;
+    }
+    const std::uint64_t frozen_now = flow_bits_[best] & unfrozen;
+    for (std::uint64_t bits = frozen_now; bits != 0; bits &= bits - 1) {
+      freeze(offsets, links, static_cast<std::uint32_t>(std::countr_zero(bits)), best_share, rates);
+    }
+    unfrozen &= ~frozen_now;
+  }
+}
+
+void MaxMinSolver::solve_by_scan_wide(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+                                      std::span<const double> caps, std::span<double> rates) {
+  const auto flow_count = static_cast<std::uint32_t>(rates.size());
+  std::fill(frozen_.begin(), frozen_.end(), 0);
+  for (std::uint32_t left = flow_count; left > 0;) {
+    double best_share = kNoShare;
+    std::uint32_t best = smallest_share(best_share);
+    const auto link_count = static_cast<std::uint32_t>(remaining_.size());
     for (std::uint32_t f = 0; f < flow_count; ++f) {
-      if (!frozen_[f] && (best == kNone || caps[f] < best_share)) best_share = caps[f], best = link_count + f;
+      if (!frozen_[f] && caps[f] < best_share) best_share = caps[f], best = link_count + f;
     }
     if (best >= link_count) {
       freeze(offsets, links, best - link_count, best_share, rates);
@@ -221,10 +253,21 @@ void MaxMinSolver::solve_by_scan(std::span<const std::uint32_t> offsets, std::sp
   }
 }
 
+std::uint32_t MaxMinSolver::smallest_share(double& best_share) const {
+  std::uint32_t best = kNone;
+  for (std::uint32_t l = 0; l < remaining_.size(); ++l) {
+    if (unfrozen_[l] == 0) continue;
+    const double share = remaining_[l] / unfrozen_[l];
+    if (share < best_share) best_share = share, best = l;
+  }
+  return best;
+}
+
 void MaxMinSolver::solve_by_heap(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
                                  std::span<const double> caps, std::span<double> rates) {
   const std::size_t flow_count = rates.size();
   const std::size_t link_count = remaining_.size();
+  std::fill(frozen_.begin(), frozen_.end(), 0);
   // Flows of each link (CSR), in index order.
   flows_start_.assign(link_count + 1, 0);
   for (std::size_t l = 0; l < link_count; ++l) flows_start_[l + 1] = flows_start_[l] + unfrozen_[l];

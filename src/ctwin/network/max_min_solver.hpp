@@ -28,6 +28,7 @@
 // every subtraction from a link's remaining capacity comes from a flow of its own part.
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -66,14 +67,21 @@ class MaxMinSolver {
 
  private:
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  static constexpr double kNoShare = std::numeric_limits<double>::infinity();  // a link with no unfrozen flow
 
   /// Rounds that each find the smallest share by scanning every link and flow: no setup, the
   /// fastest way for a few dozen.
   void solve_by_scan(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
                      std::span<const double> caps, std::span<double> rates);
+  /// The same for more flows than bits in a word: a link's flows are found by searching paths.
+  void solve_by_scan_wide(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
+                          std::span<const double> caps, std::span<double> rates);
   /// The same rounds with the shares in a heap and each link's flows listed up front.
   void solve_by_heap(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links,
                      std::span<const double> caps, std::span<double> rates);
+  /// Scans: the link with the smallest share (remaining capacity / unfrozen flows) below
+  /// `best_share`, the lowest index on ties, lowering `best_share` to it; kNone if none is.
+  [[nodiscard]] std::uint32_t smallest_share(double& best_share) const;
   /// Freezes flow f at `rate` and charges it to each link it crosses.
   void freeze(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> links, std::uint32_t f,
               double rate, std::span<double> rates);
@@ -97,6 +105,7 @@ class MaxMinSolver {
   std::vector<std::uint32_t> flows_start_;
   std::vector<std::uint32_t> flows_of_link_;
   std::vector<std::uint8_t> frozen_;
+  std::vector<std::uint64_t> flow_bits_;  // scans of up to 64 flows: per link, the flows crossing it
   std::size_t scan_limit_;
   std::size_t split_limit_;
   std::vector<Share> heap_;

@@ -7,6 +7,8 @@
 namespace ctwin::network {
 namespace {
 
+constexpr std::uint32_t kNoTransfer = ~std::uint32_t{0};
+
 void add_pair(TrafficPattern& pattern, GpuId src, GpuId dst, const PatternOptions& options, std::int64_t after = -1) {
   for (int flow = 0; flow < options.flows_per_pair; ++flow) {
     PlannedTransfer transfer;
@@ -87,44 +89,50 @@ TrafficPattern make_pattern(const std::string& name, const fabric::Fabric& fabri
 TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
   TrafficResult result;
   const std::size_t count = pattern.transfers.size();
+  CTWIN_ASSERT(count < kNoTransfer, "transfer indices fit 32 bits");
   result.completed_at.assign(count, SimTime());
-  // Dependents of each transfer, in CSR form.
-  std::vector<std::uint32_t> first_dependent(count + 1, 0);
-  for (const auto& transfer : pattern.transfers) {
-    if (transfer.after >= 0) ++first_dependent[static_cast<std::size_t>(transfer.after) + 1];
-  }
-  for (std::size_t i = 0; i < count; ++i) first_dependent[i + 1] += first_dependent[i];
-  std::vector<std::uint32_t> dependents(first_dependent.back());
-  {
-    std::vector<std::uint32_t> cursor(first_dependent.begin(), first_dependent.end() - 1);
-    for (std::size_t i = 0; i < count; ++i) {
-      const auto after = pattern.transfers[i].after;
-      if (after >= 0) dependents[cursor[static_cast<std::size_t>(after)]++] = static_cast<std::uint32_t>(i);
-    }
+  // Dependents of each transfer as a list: its first dependent, then each dependent's next
+  // sibling, in index order. A transfer's first dependent is read when it starts and travels
+  // in its completion, so a completion knows what to start without first chasing an index
+  // through a large pattern's arrays, cold by then; and both links of a transfer share an
+  // entry, so starting it reads one line for them.
+  struct Dependents {
+    std::uint32_t first = kNoTransfer;
+    std::uint32_t next_sibling = kNoTransfer;
+  };
+  std::vector<Dependents> dependents(count);
+  for (std::size_t i = count; i-- > 0;) {
+    const auto after = pattern.transfers[i].after;
+    if (after < 0) continue;
+    dependents[i].next_sibling = dependents[static_cast<std::size_t>(after)].first;
+    dependents[static_cast<std::size_t>(after)].first = static_cast<std::uint32_t>(i);
   }
   engine::Simulator& simulator = model.simulator();
   const std::uint64_t events_before = simulator.events_processed();
-  // Completions capture one pointer and an index, small enough for std::function to hold
+  // Completions capture one pointer and two indices, small enough for std::function to hold
   // without allocating: a large pattern completes millions of them.
   struct Replay {
     NetworkModel& model;
     const TrafficPattern& pattern;
     TrafficResult& result;
-    const std::vector<std::uint32_t>& first_dependent;
-    const std::vector<std::uint32_t>& dependents;
+    const std::vector<Dependents>& dependents;
 
-    void start(std::size_t i) {
-      model.start_transfer(pattern.transfers[i].request, [this, i] { complete(i); });
+    void start(std::uint32_t i, std::uint32_t first) {
+      model.start_transfer(pattern.transfers[i].request, [this, i, first] { complete(i, first); });
     }
-    void complete(std::size_t i) {
+    void complete(std::uint32_t i, std::uint32_t first) {
       result.completed_at[i] = model.simulator().now();
-      for (std::uint32_t d = first_dependent[i]; d < first_dependent[i + 1]; ++d) start(dependents[d]);
+      for (std::uint32_t d = first; d != kNoTransfer;) {
+        const Dependents next = dependents[d];
+        start(d, next.first);
+        d = next.next_sibling;
+      }
     }
   };
-  Replay replay{model, pattern, result, first_dependent, dependents};
+  Replay replay{model, pattern, result, dependents};
   simulator.schedule_in(SimTime(), [&] {
     for (std::size_t i = 0; i < count; ++i) {
-      if (pattern.transfers[i].after < 0) replay.start(i);
+      if (pattern.transfers[i].after < 0) replay.start(static_cast<std::uint32_t>(i), dependents[i].first);
     }
   });
   model.run();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <utility>
@@ -227,6 +228,39 @@ TEST(Simulator, SameScheduleGivesIdenticalOrder) {
   const auto second = run_random_schedule(42);
   EXPECT_EQ(first.size(), 500U - 46U + 72U - 7U);  // 46 cancelled; 72 spawners, 7 of them cancelled
   EXPECT_EQ(first, second);
+}
+
+// Zero-delay events take a queue of their own (simulator.hpp); with events at the same time
+// still in the heap, spawned ones, timed ones and cancellations mixed in, every run must stay
+// in (time, scheduling order), and no cancelled event may run.
+TEST(Simulator, ZeroDelayEventsKeepTimeAndSchedulingOrder) {
+  Simulator sim;
+  std::mt19937 rng(99);
+  std::vector<std::pair<std::int64_t, int>> ran;  // (time, scheduling order)
+  std::vector<int> cancelled;
+  int scheduled = 0;
+  std::function<void(SimTime)> add = [&](SimTime delay) {
+    const int label = scheduled++;
+    const EventId id = sim.schedule_in(delay, [&, label] {
+      ran.emplace_back(sim.now().ps(), label);
+      if (scheduled < 3000) {
+        for (int spawn = static_cast<int>(rng() % 3); spawn > 0; --spawn) {
+          add(SimTime::from_ps(rng() % 2 == 0 ? 0 : rng() % 5));
+        }
+      }
+    });
+    if (rng() % 10 == 0) {
+      sim.cancel(id);
+      cancelled.push_back(label);
+    }
+  };
+  for (int i = 0; i < 200; ++i) add(SimTime::from_ps(rng() % 20));
+  sim.run();
+  EXPECT_TRUE(std::is_sorted(ran.begin(), ran.end()));
+  EXPECT_EQ(ran.size() + cancelled.size(), static_cast<std::size_t>(scheduled));
+  for (int label : cancelled) {
+    EXPECT_TRUE(std::none_of(ran.begin(), ran.end(), [label](const auto& run) { return run.second == label; }));
+  }
 }
 
 TEST(Simulator, OrderMatchesStableSortByTime) {

@@ -103,11 +103,11 @@ TEST(MaxMinSolver, FlowCapsActAsPrivateLinks) {
   EXPECT_DOUBLE_EQ(rates[2], 7.0);
 }
 
-Problem random_problem(std::mt19937& random) {
+Problem random_problem(std::mt19937& random, int min_flows = 1, int max_flows = 40) {
   Problem problem;
   const int links = 2 + static_cast<int>(random() % 12);
   for (int l = 0; l < links; ++l) problem.capacity.push_back(1.0 + static_cast<double>(random() % 100));
-  const int flows = 1 + static_cast<int>(random() % 40);
+  const int flows = min_flows + static_cast<int>(random() % static_cast<unsigned>(max_flows - min_flows + 1));
   for (int f = 0; f < flows; ++f) {
     std::vector<std::uint32_t> path;
     for (int l = 0; l < links; ++l) {
@@ -131,6 +131,17 @@ TEST(MaxMinSolver, ScanAndHeapGiveIdenticalRates) {
   std::mt19937 random(777);
   for (int trial = 0; trial < 50; ++trial) {
     const Problem problem = random_problem(random);
+    const auto by_heap = problem.solve(0);
+    const auto by_scan = problem.solve(1000);
+    for (std::size_t f = 0; f < by_heap.size(); ++f) EXPECT_EQ(by_heap[f], by_scan[f]) << "trial " << trial << " flow " << f;
+  }
+}
+
+// Scans keep up to 64 flows as bits of a word and search paths beyond that: both must match.
+TEST(MaxMinSolver, ScanAndHeapGiveIdenticalRatesAroundSixtyFourFlows) {
+  std::mt19937 random(4242);
+  for (int trial = 0; trial < 40; ++trial) {
+    const Problem problem = random_problem(random, 60, 90);
     const auto by_heap = problem.solve(0);
     const auto by_scan = problem.solve(1000);
     for (std::size_t f = 0; f < by_heap.size(); ++f) EXPECT_EQ(by_heap[f], by_scan[f]) << "trial " << trial << " flow " << f;
