@@ -39,6 +39,7 @@ struct ValidateOptions {
   bool rows = false;
   bool calibrated = false;
   bool training = false;
+  std::string profiles;
   unsigned jobs = default_jobs();
   bool scaling = false;
   std::string cases;
@@ -240,6 +241,9 @@ Action add_validate_command(CLI::App& app) {
                     "validate ctwin scale against published scaling runs (MFU per size and its trend)");
   command->add_option("--cases", options->cases, "with --training or --scaling: the cases file (default "
                       "validation/training/cases.json or scaling.json)");
+  command->add_option("--profiles", options->profiles,
+                      "with --training: a folder of GPU profiles (e.g. from ctwin calibrate --layers) that replace "
+                      "the cases' profiles of the same name");
   command->add_option("--jobs", options->jobs, "with --training: cases simulated at once (default: one per core)")
       ->check(CLI::Range(1, 1024));
   return [options, command] {
@@ -247,6 +251,7 @@ Action add_validate_command(CLI::App& app) {
       const std::string mode = options->training ? "--training" : "--scaling";
       if (options->training && options->scaling) throw InputError("--scaling", "", "give --training or --scaling, not both");
       if (options->scaling && command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
+      if (options->scaling && command->count("--profiles") > 0) throw InputError("--profiles", "", "applies to --training");
       for (const char* nccl_only : {"--setups", "--role", "--calibrated", "--rows"}) {
         if (command->count(nccl_only) > 0) {
           throw InputError(nccl_only, "", "applies to nccl-tests validation, not " + mode);
@@ -267,6 +272,7 @@ Action add_validate_command(CLI::App& app) {
       if (!options->cases.empty()) training.cases = options->cases;
       training.only = options->only;
       training.network = options->network;
+      training.profiles = options->profiles;
       training.format = options->format;
       training.jobs = options->jobs;
       run_training_validation(training);
@@ -274,6 +280,7 @@ Action add_validate_command(CLI::App& app) {
     }
     if (!options->cases.empty()) throw InputError("--cases", "", "needs --training or --scaling");
     if (command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
+    if (command->count("--profiles") > 0) throw InputError("--profiles", "", "applies to --training");
     const Format format = parse_format(options->format);
     if (options->role != "all" && options->role != "check" && options->role != "underperforming") {
       throw InputError("--role", "", "unknown value '" + options->role + "' (expected check, underperforming or all)");

@@ -9,13 +9,17 @@
 #include <cstdio>
 
 #include <iostream>
+#include <algorithm>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/training_validation.hpp"
 
@@ -139,12 +143,43 @@ void print_csv(const std::vector<TrainingComparison>& results, std::ostream& out
   table.print(out, Format::kCsv);
 }
 
+// Profiles in `folder` stand in for the cases' profiles with the same name (the datasheet name a
+// calibrated profile keeps from its base). Returns the names replaced.
+std::vector<std::string> use_profiles(const std::string& folder, replay::TrainingCases& cases) {
+  if (folder.empty()) return {};
+  const std::filesystem::path dir = resolve_data_path(folder);
+  if (!std::filesystem::is_directory(dir)) throw InputError("--profiles", "", "no folder " + folder);
+  std::map<std::string, compute::GpuSpec> by_name;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    compute::GpuSpec gpu = compute::load_gpu_spec(file);
+    const std::string name = gpu.name;
+    if (!by_name.emplace(name, std::move(gpu)).second) {
+      throw InputError(file.string(), "/name", "a second profile named '" + name + "' in " + folder);
+    }
+  }
+  std::set<std::string> replaced;
+  for (auto& c : cases.cases) {
+    const auto found = by_name.find(c.scenario.gpu.name);
+    if (found == by_name.end()) continue;
+    c.scenario.gpu = found->second;
+    replaced.insert(found->first);
+  }
+  return {replaced.begin(), replaced.end()};
+}
+
+
 }  // namespace
 
 void run_training_validation(const TrainingValidateOptions& options) {
   const Format format = parse_format(options.format);
   check_step_network(options.network);
-  const auto cases = replay::load_training_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
+  auto cases = replay::load_training_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
+  const std::vector<std::string> replaced = use_profiles(options.profiles, cases);
   std::vector<const replay::TrainingCase*> chosen;
   for (const auto& c : cases.cases) {
     bool match = options.only.empty();
@@ -166,6 +201,11 @@ void run_training_validation(const TrainingValidateOptions& options) {
   } else if (format == Format::kCsv) {
     print_csv(results, std::cout);
   } else {
+    if (format == Format::kTable && !options.profiles.empty()) {
+      std::cout << "# GPU profiles from " << options.profiles << ":";
+      for (const auto& name : replaced) std::cout << " " << name << ";";
+      std::cout << (replaced.empty() ? " none matched a case's GPU" : "") << "\n";
+    }
     print_table(results, cases, options.network, std::cout);
   }
 }

@@ -12,6 +12,9 @@ struct TrainingValidateOptions {
   std::string network = "flow";
   std::string format = "table";
   unsigned jobs = 1;  ///< cases simulated at once
+  /// A folder of GPU profiles (e.g. written by `ctwin calibrate --layers`) that replace the
+  /// cases' profiles of the same name; empty: the bundled ones.
+  std::string profiles;
 };
 
 /// Prints predicted vs measured per case, per group, and the runs that cannot be expressed.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -79,6 +80,36 @@ TEST_F(ValidateTrainingCli, NcclOnlyFlagsAndCasesWithoutTrainingAreRefused) {
   EXPECT_TRUE(one_line_error(run_ctwin("validate --jobs 2"), {"--jobs", "--training"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --jobs 2"), {"--jobs", "--training"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --training --jobs 0"), {"--jobs"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --profiles ."), {"--profiles", "--training"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --profiles ."), {"--profiles", "--training"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --profiles /nonexistent-folder"), {"--profiles"}));
+}
+
+// --profiles: a profile named as the cases' H100, with every training kernel twice as long, takes
+// their place; the other cases keep theirs; two profiles of one name are refused.
+TEST_F(ValidateTrainingCli, ProfilesReplaceTheCasesGpusOfTheSameName) {
+  auto profile = nlohmann::json::parse(std::ifstream(std::string(CTWIN_SOURCE_DIR) + "/models/gpus/h100-sxm.json"));
+  profile["training_time_scale"] = 2.0;
+  profile["sources"]["training_time_scale"] = "a test";
+  std::filesystem::create_directories(dir_ / "profiles");
+  std::ofstream(dir_ / "profiles" / "slow-h100.json") << profile.dump();
+  const std::string only = " --only nemo2407-llama2-7b --only mbridge-25.11-llama38b-dgx-b200 --network analytical --format json";
+  const auto plain = nlohmann::json::parse(run_ctwin("validate --training" + only).output).at("cases");
+  const auto slow = run_ctwin("validate --training --profiles " + shell_quote((dir_ / "profiles").string()) + only);
+  ASSERT_EQ(slow.status, 0) << slow.output;
+  const auto cases = nlohmann::json::parse(slow.output).at("cases");
+  ASSERT_EQ(cases.size(), 2u);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const double ratio = cases[i].at("predicted").get<double>() / plain[i].at("predicted").get<double>();
+    if (cases[i].at("id").get<std::string>().find("nemo2407") != std::string::npos) {
+      EXPECT_LT(ratio, 0.6) << cases[i];  // compute-bound: close to half
+    } else {
+      EXPECT_DOUBLE_EQ(ratio, 1.0) << cases[i];  // a B200: not replaced
+    }
+  }
+  std::ofstream(dir_ / "profiles" / "again.json") << profile.dump();
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --profiles " + shell_quote((dir_ / "profiles").string())),
+                             {"/name"}));
 }
 
 }  // namespace
