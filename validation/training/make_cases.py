@@ -274,6 +274,22 @@ def mbridge_tp_overlap(run_id, gpu, tp, precision):
     return True, "userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192"
 
 
+# Megatron-Bridge v0.2.1 (the 25.11 tables' tag) src/megatron/bridge/recipes/deepseek/deepseek_v3.py
+# layout_map, for the (pp, vp) pairs it has: DeepSeek-V3's 61 layers with the embedding on the first
+# chunk and the loss on the last (the rows are "w/o MTP": no mtp entry). Other pairs get no layout there.
+DEEPSEEK_V3_LAYOUTS = {
+    (4, 4): "Et*4|(t*4|)*14tL",
+}
+DEEPSEEK_V3_ASSUMPTIONS = [
+    "pipeline layout from Megatron-Bridge v0.2.1 recipes/deepseek/deepseek_v3.py layout_map for this pp x vp "
+    "(embedding + 4 layers, 14 chunks of 4, 1 layer + loss)",
+    "the recipe's selective recompute of the MoE activation (recompute_modules ['moe_act'], v0.2.1 "
+    "workload_base_configs) is not modelled: its memory is counted and its time is not",
+    "the hybridep dispatcher and TransformerEngine CUDA graphs of the recipe are not modelled (alltoall dispatcher, "
+    "eager launches)",
+]
+
+
 def moe_key(name):
     for key in MBRIDGE_MOE:
         if key in name:
@@ -315,6 +331,9 @@ def mbridge(run):
         assumptions += MOE_ASSUMPTIONS
     if key == "gptoss120b":
         assumptions.append(GPT_OSS_ASSUMPTION)
+    layout = DEEPSEEK_V3_LAYOUTS.get((pp, vp)) if key == "deepseekv3" else None
+    if layout is not None:
+        assumptions += DEEPSEEK_V3_ASSUMPTIONS
     if slots:
         assumptions.append(SPLIT_SLOTS_ASSUMPTION)
     if fsdp > 0:
@@ -345,6 +364,8 @@ def mbridge(run):
     if slots:
         scen["parallel"]["account_for_embedding_in_pipeline_split"] = True
         scen["parallel"]["account_for_loss_in_pipeline_split"] = True
+    if layout is not None:
+        scen["parallel"]["pipeline_layout"] = layout
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -410,14 +431,18 @@ def mbridge_blocker(run):
     if "tokendrop" in name:
         return "MoE token dropping (capacity factor): ctwin models dropless, balanced routing only"
     key = moe_key(name)
+    if key == "deepseekv3" and (as_int(p["pp"]), as_int(p["vp"]) or 1) in DEEPSEEK_V3_LAYOUTS:
+        return None
     if key is not None:
         _, layers, slots = MBRIDGE_MOE[key]
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
         if (layers + (2 if slots else 0)) % stages != 0:
+            deepseek = (" and Megatron-Bridge v0.2.1's layout_map (the 25.11 recipe) has none for this pp x vp"
+                        if key == "deepseekv3" else "")
             return ("uneven pipeline layout: %d layers (%d with the embedding and loss as layers) do not split into "
-                    "pp %s x vp %s = %d equal chunks, and the run's layout is not in the source (ctwin takes one as "
+                    "pp %s x vp %s = %d equal chunks, the run's layout is not in the source%s (ctwin takes one as "
                     "parallel.pipeline_layout, but guessing it would make the case an assumption about placement)"
-                    % (layers, layers + 2, p["pp"], p["vp"], stages))
+                    % (layers, layers + 2, p["pp"], p["vp"], stages, deepseek))
     if "405b" in name:
         stages = as_int(p["pp"]) * (as_int(p["vp"]) or 1)
         if (126 + 2) % stages != 0:
