@@ -5,7 +5,6 @@
 #include <functional>
 #include <limits>
 #include <optional>
-#include <unordered_map>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/engine/simulator.hpp"
@@ -73,25 +72,35 @@ double ceiling_bound_s(const ProtocolCost& cost, double size_bytes) {
 //   drain_t = max over links l of its path ( Σ bytes of the step's transfers on l / capacity_l ),
 // which is what fair sharing gives when the transfers on that link are alike (flow agrees
 // exactly on a ring or an alltoall in one node). Contention with anything outside the step
-// stays flow's alone. Returned per transfer in seconds per byte of its own.
-std::vector<double> analytical_drains(const Phase& phase, const fabric::Fabric& fabric) {
-  std::unordered_map<fabric::LinkId, double> load;  // bytes per byte of the collective, per link
-  std::vector<std::vector<fabric::LinkId>> paths(phase.transfers.size());
-  for (std::size_t i = 0; i < phase.transfers.size(); ++i) {
+// stays flow's alone.
+struct AnalyticalTimes {
+  std::vector<double> latency_s;             // path latency, per transfer
+  std::vector<double> drain_s_per_own_byte;  // the step's busiest link on the path
+  std::vector<double> alone_s_per_own_byte;  // the path's bottleneck, had the transfer it alone
+};
+
+AnalyticalTimes analytical_times(const Phase& phase, const fabric::Fabric& fabric) {
+  const std::size_t count = phase.transfers.size();
+  std::vector<double> load(fabric.links().size(), 0.0);  // bytes per byte of the collective, per link
+  std::vector<std::vector<fabric::LinkId>> paths(count);
+  for (std::size_t i = 0; i < count; ++i) {
     const auto& planned = phase.transfers[i];
     fabric::append_route(fabric, planned.src, planned.dst, planned.route, paths[i]);
     for (fabric::LinkId link : paths[i]) load[link] += planned.fraction;
   }
-  std::vector<double> drains(phase.transfers.size(), 0.0);
-  for (std::size_t i = 0; i < phase.transfers.size(); ++i) {
-    if (phase.transfers[i].fraction <= 0) continue;
+  AnalyticalTimes times{std::vector<double>(count, 0.0), std::vector<double>(count, 0.0), std::vector<double>(count, 0.0)};
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto properties = fabric::path_properties(fabric, paths[i]);
+    times.latency_s[i] = properties.latency.seconds();
+    if (paths[i].empty() || phase.transfers[i].fraction <= 0) continue;
     double busiest = 0;
     for (fabric::LinkId link : paths[i]) {
       busiest = std::max(busiest, load[link] / fabric.link(link).achieved().bytes_per_second());
     }
-    drains[i] = busiest / phase.transfers[i].fraction;
+    times.drain_s_per_own_byte[i] = busiest / phase.transfers[i].fraction;
+    times.alone_s_per_own_byte[i] = 1.0 / properties.bottleneck.bytes_per_second();
   }
-  return drains;
+  return times;
 }
 
 // What the every-transfer executor sends through the analytical model so that each transfer
@@ -99,15 +108,11 @@ std::vector<double> analytical_drains(const Phase& phase, const fabric::Fabric& 
 std::vector<double> step_slowdowns(const std::string& network, const Phase& phase, const fabric::Fabric& fabric) {
   std::vector<double> slowdowns(phase.transfers.size(), 1.0);
   if (network != "analytical") return slowdowns;
-  const std::vector<double> drains = analytical_drains(phase, fabric);
-  std::vector<fabric::LinkId> path;
-  for (std::size_t i = 0; i < phase.transfers.size(); ++i) {
-    const auto& planned = phase.transfers[i];
-    path.clear();
-    fabric::append_route(fabric, planned.src, planned.dst, planned.route, path);
-    if (path.empty()) continue;
-    const double alone = 1.0 / fabric::path_properties(fabric, path).bottleneck.bytes_per_second();
-    slowdowns[i] = std::max(1.0, drains[i] / alone);
+  const AnalyticalTimes times = analytical_times(phase, fabric);
+  for (std::size_t i = 0; i < slowdowns.size(); ++i) {
+    if (times.alone_s_per_own_byte[i] > 0) {
+      slowdowns[i] = std::max(1.0, times.drain_s_per_own_byte[i] / times.alone_s_per_own_byte[i]);
+    }
   }
   return slowdowns;
 }
@@ -135,16 +140,17 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
     const std::size_t count = phase.transfers.size();
     // Per transfer: seconds per byte of its own to drain, once its latency has passed.
     std::vector<double> drain_s_per_own_byte;
-    std::vector<double> latencies(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      const auto& planned = phase.transfers[i];
-      path.clear();
-      fabric::append_route(fabric, planned.src, planned.dst, planned.route, path);
-      latencies[i] = fabric::path_properties(fabric, path).latency.seconds();
-    }
+    std::vector<double> latencies;
     if (network == "analytical") {
-      drain_s_per_own_byte = analytical_drains(phase, fabric);
+      AnalyticalTimes times = analytical_times(phase, fabric);
+      latencies = std::move(times.latency_s);
+      drain_s_per_own_byte = std::move(times.drain_s_per_own_byte);
     } else {
+      for (const auto& planned : phase.transfers) {
+        path.clear();
+        fabric::append_route(fabric, planned.src, planned.dst, planned.route, path);
+        latencies.push_back(fabric::path_properties(fabric, path).latency.seconds());
+      }
       engine::Simulator simulator;
       auto model = make_model(network, fabric, simulator);
       std::vector<SimTime> done(count);
