@@ -44,18 +44,17 @@ bool Simulator::live(const Entry& entry) const {
   return slot.sequence == entry.sequence && slot.action;
 }
 
+void Simulator::release_cancelled(const Entry& entry) {
+  // A slot is reusable only once its entry is gone (a later event may hold it already).
+  if (slots_[entry.slot].sequence == entry.sequence) free_slots_.push_back(entry.slot);
+}
+
 void Simulator::drop_cancelled_top() {
-  // Cancelled entries: a slot is reusable only once its entry is gone.
   while (!heap_.empty() && !live(heap_.front())) {
-    if (slots_[heap_.front().slot].sequence == heap_.front().sequence) free_slots_.push_back(heap_.front().slot);
+    release_cancelled(heap_.front());
     quad_heap_pop(heap_, earlier);
   }
-  while (current_head_ < current_.size() && !live(current_[current_head_])) {
-    if (slots_[current_[current_head_].slot].sequence == current_[current_head_].sequence) {
-      free_slots_.push_back(current_[current_head_].slot);
-    }
-    ++current_head_;
-  }
+  while (current_head_ < current_.size() && !live(current_[current_head_])) release_cancelled(current_[current_head_++]);
   if (current_head_ == current_.size()) {
     current_.clear();
     current_head_ = 0;

@@ -57,6 +57,7 @@ class Simulator {
   }
   void drop_cancelled_top();
   [[nodiscard]] bool live(const Entry& entry) const;
+  void release_cancelled(const Entry& entry);
 
   SimTime now_;
   std::uint64_t next_sequence_ = 1;
