@@ -98,11 +98,19 @@ void calibrate_gemm(const CalibrateOptions& options) {
 Action add_calibrate_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "calibrate", "Fit the twin to measurements: --gemm CSV --base PROFILE -o FILE, --layers JSON --base PROFILE -o FILE, "
+                   "--training CASES --base PROFILE -o FILE, "
                    "or --cluster FILE --nccl LOG... -o FILE");
   auto options = std::make_shared<CalibrateOptions>();
   command->add_option("--gemm", options->gemm, "GEMM sweep CSV (m,n,k,dtype,time_us or tflops)");
   command->add_option("--layers", options->layers,
                       "layer times measured by validation/collect/layer_bench.py (JSON): fit the profile's training_time_scale");
+  command->add_option("--training", options->training,
+                      "measured training runs (a cases file like validation/training/cases.json): fit the profile's "
+                      "training_time_scale on the dense runs on its GPU");
+  command->add_option("--only", options->only, "with --training: only runs whose id contains this text (repeatable)")
+      ->take_all();
+  command->add_option("--jobs", options->jobs, "with --training: runs simulated at once (default: one per core)")
+      ->check(CLI::Range(1, 1024));
   command->add_option("--base", options->base, "GPU profile to calibrate: a file or a name under models/gpus");
   command->add_option("--nccl", options->nccl, "nccl-tests logs of one cluster, as printed; FILE@N for a log that does not list its N ranks")->take_all();
   command->add_option("--cluster", options->cluster, "with --nccl: the topology file the logs ran on");
@@ -110,23 +118,29 @@ Action add_calibrate_command(CLI::App& app) {
   command->add_option("--gpus", options->gpus, "with --nccl: ranks, for logs without '#  Rank' lines");
   command->add_option("--algo", options->algorithm, "with --nccl: NCCL_ALGO the logs ran with")->capture_default_str();
   command->add_option("--proto", options->protocol, "with --nccl: NCCL_PROTO the logs ran with")->capture_default_str();
-  command->add_option("--network", options->network, "with --nccl: analytical or flow")->capture_default_str();
+  command->add_option("--network", options->network, "with --nccl or --training: analytical or flow")->capture_default_str();
   command->add_option("--holdout", options->holdout,
-                      "held-out data: report the error on it (GEMM CSV, layer JSON, or nccl-tests logs)")
+                      "held-out data: report the error on it (GEMM CSV, layer JSON, cases file, or nccl-tests logs)")
       ->take_all();
   command->add_option("-o,--output", options->output,
-                      "calibrated profile (--gemm, --layers) or calibration (--nccl) to write");
+                      "calibrated profile (--gemm, --layers, --training) or calibration (--nccl) to write");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
-  return [options] {
-    if (int(!options->gemm.empty()) + int(!options->nccl.empty()) + int(!options->layers.empty()) > 1) {
-      throw InputError(options->layers.empty() ? "--nccl" : "--layers", "",
-                       "calibrate one thing at a time: --gemm, --layers or --nccl");
+  return [options, command] {
+    if (int(!options->gemm.empty()) + int(!options->nccl.empty()) + int(!options->layers.empty()) +
+            int(!options->training.empty()) > 1) {
+      throw InputError(!options->training.empty() ? "--training" : options->layers.empty() ? "--nccl" : "--layers", "",
+                       "calibrate one thing at a time: --gemm, --layers, --training or --nccl");
+    }
+    if (options->training.empty() && (!options->only.empty() || command->count("--jobs") > 0)) {
+      throw InputError(options->only.empty() ? "--jobs" : "--only", "", "applies to --training");
     }
     if (!options->gemm.empty()) return calibrate_gemm(*options);
     if (!options->layers.empty()) return calibrate_layers(*options);
+    if (!options->training.empty()) return calibrate_training(*options);
     if (!options->nccl.empty()) return calibrate_nccl(*options);
     throw InputError("ctwin calibrate", "",
-                     "nothing to calibrate: give --gemm CSV --base PROFILE -o FILE, --layers JSON --base PROFILE -o FILE "
+                     "nothing to calibrate: give --gemm CSV --base PROFILE -o FILE, --layers JSON --base PROFILE -o FILE, "
+                     "--training CASES --base PROFILE -o FILE "
                      "or --cluster FILE --nccl LOG... -o FILE");
   };
 }

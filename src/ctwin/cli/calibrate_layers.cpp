@@ -27,17 +27,8 @@ void add_rows(Table& table, const std::string& set, const std::vector<replay::La
 
 }  // namespace
 
-void calibrate_layers(const CalibrateOptions& options) {
-  if (options.base.empty()) throw InputError("--base", "", "required with --layers: the GPU profile to calibrate");
-  if (options.output.empty()) throw InputError("-o", "", "required with --layers: where to write the calibrated profile");
-  if (options.holdout.size() > 1) throw InputError("--holdout", "", "takes one layer file with --layers");
-  const Format format = parse_format(options.format);
-  const auto base_path = resolve_gpu_path(options.base);
-  const auto measured = replay::read_layer_measurements(resolve_data_path(options.layers));
-  std::optional<replay::LayerMeasurements> held_out;
-  if (!options.holdout.empty()) held_out = replay::read_layer_measurements(resolve_data_path(options.holdout.front()));
-  const replay::LayerFit fit = replay::fit_training_time_scale(measured, held_out, base_path.string(), CTWIN_DATA_DIR);
-
+void write_profile_with_scale(const std::filesystem::path& base_path, double scale, const std::string& source,
+                              const std::string& output) {
   nlohmann::json profile = load_json_file(base_path);
   // A borrowed GEMM table is named relative to the base's folder: the output, written anywhere,
   // carries the lender's table itself.
@@ -53,12 +44,27 @@ void calibrate_layers(const CalibrateOptions& options) {
     profile.erase("gemm_table_from");
     profile["sources"].erase("gemm_table_from");
   }
-  profile["training_time_scale"] = fit.scale;
-  profile["sources"]["training_time_scale"] =
-      "ctwin calibrate --layers " + options.layers + ": geometric mean of measured / predicted layer time over " +
-      std::to_string(fit.fitted.size()) + " " + fit.phase + " rows measured on " + measured.gpu +
-      " (median |error| after the fit " + fixed(100 * fit.fit_median_abs_error, 1) + " %)";
-  calibration::write_profile(profile, options.output);
+  profile["training_time_scale"] = scale;
+  profile["sources"]["training_time_scale"] = source;
+  calibration::write_profile(profile, output);
+}
+
+void calibrate_layers(const CalibrateOptions& options) {
+  if (options.base.empty()) throw InputError("--base", "", "required with --layers: the GPU profile to calibrate");
+  if (options.output.empty()) throw InputError("-o", "", "required with --layers: where to write the calibrated profile");
+  if (options.holdout.size() > 1) throw InputError("--holdout", "", "takes one layer file with --layers");
+  const Format format = parse_format(options.format);
+  const auto base_path = resolve_gpu_path(options.base);
+  const auto measured = replay::read_layer_measurements(resolve_data_path(options.layers));
+  std::optional<replay::LayerMeasurements> held_out;
+  if (!options.holdout.empty()) held_out = replay::read_layer_measurements(resolve_data_path(options.holdout.front()));
+  const replay::LayerFit fit = replay::fit_training_time_scale(measured, held_out, base_path.string(), CTWIN_DATA_DIR);
+
+  write_profile_with_scale(base_path, fit.scale,
+                           "ctwin calibrate --layers " + options.layers + ": geometric mean of measured / predicted layer time over " +
+                               std::to_string(fit.fitted.size()) + " " + fit.phase + " rows measured on " + measured.gpu +
+                               " (median |error| after the fit " + fixed(100 * fit.fit_median_abs_error, 1) + " %)",
+                           options.output);
 
   if (format == Format::kJson) {
     nlohmann::json out{{"output", options.output}, {"measured_gpu", measured.gpu}, {"phase", fit.phase},

@@ -1,14 +1,20 @@
 #pragma once
 // The options of `ctwin calibrate`, shared by its modes (--gemm, --nccl, --layers).
 
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
 
 struct CalibrateOptions {
   std::string gemm;
   std::string layers;
+  std::string training;              ///< --training: a cases file of measured runs
+  std::vector<std::string> only;     ///< --training: only cases whose id contains one of these
+  unsigned jobs = default_jobs();    ///< --training: runs simulated at once
   std::string base;
   std::vector<std::string> nccl;
   std::string cluster;
@@ -27,5 +33,13 @@ void calibrate_nccl(const CalibrateOptions& options);
 
 /// --layers mode: fit a GPU profile's training_time_scale to measured layer times.
 void calibrate_layers(const CalibrateOptions& options);
+
+/// --training mode: fit a GPU profile's training_time_scale to measured training runs.
+void calibrate_training(const CalibrateOptions& options);
+
+/// Writes `base_path`'s profile with training_time_scale = `scale` and its `source` to `output`
+/// (a borrowed GEMM table copied in, so the file works from any folder).
+void write_profile_with_scale(const std::filesystem::path& base_path, double scale, const std::string& source,
+                              const std::string& output);
 
 }  // namespace ctwin::cli

@@ -232,7 +232,8 @@ Action add_validate_command(CLI::App& app) {
   command->add_option("--only", options->only, "only setups whose id contains this text (repeatable)")->take_all();
   command->add_option("--network", options->network, "analytical or flow")->capture_default_str();
   command->add_flag("--calibrated", options->calibrated,
-                    "also calibrate on one log per cluster and report the error on the others (held out)");
+                    "also calibrate on one log per cluster and report the error on the others (held out); with "
+                    "--training, fit each GPU's training_time_scale on its other dense runs (leave one out)");
   command->add_flag("--rows", options->rows, "print every size, not only the per-setup summary");
   command->add_option("--format", options->format, "table, json or csv (csv: one line per size)")->capture_default_str();
   command->add_flag("--training", options->training,
@@ -253,6 +254,7 @@ Action add_validate_command(CLI::App& app) {
       if (options->scaling && command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
       if (options->scaling && command->count("--profiles") > 0) throw InputError("--profiles", "", "applies to --training");
       for (const char* nccl_only : {"--setups", "--role", "--calibrated", "--rows"}) {
+        if (options->training && std::string(nccl_only) == "--calibrated") continue;
         if (command->count(nccl_only) > 0) {
           throw InputError(nccl_only, "", "applies to nccl-tests validation, not " + mode);
         }
@@ -275,6 +277,7 @@ Action add_validate_command(CLI::App& app) {
       training.profiles = options->profiles;
       training.format = options->format;
       training.jobs = options->jobs;
+      training.calibrated = options->calibrated;
       run_training_validation(training);
       return;
     }

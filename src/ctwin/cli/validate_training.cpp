@@ -24,10 +24,6 @@
 #include "ctwin/replay/training_validation.hpp"
 
 namespace ctwin::cli {
-namespace {
-
-using replay::ErrorStats;
-using replay::TrainingComparison;
 
 std::string split_of(const replay::Scenario& s, const replay::StepReport& r) {
   std::ostringstream text;
@@ -54,6 +50,11 @@ std::string unit_of(replay::TrainingMetric metric) {
 std::string value_text(replay::TrainingMetric metric, double v) {
   return metric == replay::TrainingMetric::kMfu ? fixed(100 * v, 1) + " %" : fixed(v, 1);
 }
+
+namespace {
+
+using replay::ErrorStats;
+using replay::TrainingComparison;
 
 std::map<std::string, std::vector<double>> errors_by_group(const std::vector<TrainingComparison>& results) {
   std::map<std::string, std::vector<double>> groups;
@@ -194,6 +195,13 @@ void run_training_validation(const TrainingValidateOptions& options) {
       std::cerr << "\r\033[K[" << i + 1 << "/" << n << "] " << c.id << std::flush;
       if (i + 1 == n) std::cerr << '\n';
     };
+  }
+  if (options.calibrated) {
+    if (!options.profiles.empty()) {
+      throw InputError("--profiles", "", "--calibrated fits its own training_time_scale; give one or the other");
+    }
+    print_cross_validation(chosen, options.network, options.jobs, options.format);
+    return;
   }
   const auto results = replay::validate_training(chosen, options.network, progress, options.jobs);
   if (format == Format::kJson) {

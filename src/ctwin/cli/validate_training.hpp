@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/replay/training_validation.hpp"
+
 namespace ctwin::cli {
 
 struct TrainingValidateOptions {
@@ -15,10 +17,23 @@ struct TrainingValidateOptions {
   /// A folder of GPU profiles (e.g. written by `ctwin calibrate --layers`) that replace the
   /// cases' profiles of the same name; empty: the bundled ones.
   std::string profiles;
+  /// Also predict each run with a training_time_scale fitted on its GPU's other dense runs
+  /// (leave one out; replay/training_calibration.hpp).
+  bool calibrated = false;
 };
 
 /// Prints predicted vs measured per case, per group, and the runs that cannot be expressed.
 /// Throws InputError on a bad cases file or option.
 void run_training_validation(const TrainingValidateOptions& options);
+
+// Shared by the plain and the cross-validated layouts.
+[[nodiscard]] std::string split_of(const replay::Scenario& s, const replay::StepReport& r);
+[[nodiscard]] std::string unit_of(replay::TrainingMetric metric);
+[[nodiscard]] std::string value_text(replay::TrainingMetric metric, double v);
+
+/// The --calibrated layout: every run uncalibrated and cross-validated, per GPU the scale fitted on
+/// all its dense runs. `format` is table, json or csv.
+void print_cross_validation(const std::vector<const replay::TrainingCase*>& chosen, const std::string& network,
+                            unsigned jobs, const std::string& format);
 
 }  // namespace ctwin::cli

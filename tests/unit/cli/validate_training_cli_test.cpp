@@ -74,7 +74,9 @@ TEST_F(ValidateTrainingCli, BadCasesFileIsOneLineAndExitTwo) {
 }
 
 TEST_F(ValidateTrainingCli, NcclOnlyFlagsAndCasesWithoutTrainingAreRefused) {
-  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --calibrated"), {"--calibrated"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --rows"), {"--rows"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --calibrated"), {"--calibrated"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --calibrated --profiles ."), {"--profiles"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --cases " + shell_quote(kCases)), {"--cases"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --training --only no-such-case"), {"--only"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --jobs 2"), {"--jobs", "--training"}));
@@ -110,6 +112,57 @@ TEST_F(ValidateTrainingCli, ProfilesReplaceTheCasesGpusOfTheSameName) {
   std::ofstream(dir_ / "profiles" / "again.json") << profile.dump();
   EXPECT_TRUE(one_line_error(run_ctwin("validate --training --profiles " + shell_quote((dir_ / "profiles").string())),
                              {"/name"}));
+}
+
+// --calibrated: three dense H100 runs of one source, each predicted with the scale fitted on the
+// other two; with no other source, no leave-one-source-out prediction.
+TEST_F(ValidateTrainingCli, CalibratedPredictsEachRunWithTheOthersScale) {
+  const auto outcome = run_ctwin("validate --training --calibrated --network analytical --format json --only "
+                                 "nemo2407-llama3-8b --only nemo2407-llama2-7b --only nemo2407-gpt3-5b");
+  ASSERT_EQ(outcome.status, 0) << outcome.output;
+  const auto doc = nlohmann::json::parse(outcome.output);
+  ASSERT_EQ(doc.at("cases").size(), 3u);
+  for (const auto& c : doc.at("cases")) {
+    EXPECT_EQ(c.at("fitted_on_runs").get<int>(), 2) << c;
+    EXPECT_GT(c.at("training_time_scale").get<double>(), 1.0) << c;
+    EXPECT_LT(std::abs(c.at("error_calibrated").get<double>()), std::abs(c.at("error_uncalibrated").get<double>())) << c;
+    EXPECT_FALSE(c.contains("error_other_sources")) << c;
+  }
+  ASSERT_EQ(doc.at("gpus").size(), 1u);
+  EXPECT_EQ(doc.at("gpus")[0].at("dense_runs").get<int>(), 3);
+  EXPECT_EQ(doc.at("summary").at("dense").at("all").at("calibrated").at("count").get<int>(), 3);
+}
+
+class CalibrateTrainingCli : public ctwin::cli_testing::TempDirTest {};
+
+// Fitted on one run, the written profile reproduces that run's measurement; runs on other GPUs
+// are skipped, and a GPU with no run, flags of other modes, or no output are one-line errors.
+TEST_F(CalibrateTrainingCli, OneRunIsReproducedByTheWrittenProfile) {
+  std::filesystem::create_directories(dir_ / "profiles");
+  const std::string out = (dir_ / "profiles" / "h100-fitted.json").string();
+  const std::string only = " --only nemo2407-llama3-8b-8gpu --network analytical";
+  const auto fit = run_ctwin("calibrate --training " + shell_quote(kCases) + " --base h100-sxm -o " + shell_quote(out) +
+                             only + " --format json");
+  ASSERT_EQ(fit.status, 0) << fit.output;
+  const auto doc = nlohmann::json::parse(fit.output);
+  EXPECT_GT(doc.at("training_time_scale").get<double>(), 1.0);
+  EXPECT_LT(doc.at("fit_median_abs_error").get<double>(), 1e-3);
+  EXPECT_EQ(doc.at("fitted_runs").get<int>(), 1);
+  const auto check = run_ctwin("validate --training --profiles " + shell_quote((dir_ / "profiles").string()) + only +
+                               " --format json");
+  ASSERT_EQ(check.status, 0) << check.output;
+  EXPECT_LT(std::abs(nlohmann::json::parse(check.output).at("cases")[0].at("error").get<double>()), 1e-3);
+
+  const std::string cases = " --training " + shell_quote(kCases);
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate" + cases + " --base a100-sxm-80gb -o x.json --only nemo2407"),
+                             {"--training", "no run on"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate" + cases + " --base h100-sxm"), {"-o"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate" + cases + " -o x.json"), {"--base"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate" + cases + " --gemm x.csv --base h100-sxm -o x.json"),
+                             {"one thing at a time"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --gemm x.csv --base h100-sxm -o x.json --jobs 2"), {"--jobs"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate" + cases + " --base h100-sxm -o x.json --network simgrid"),
+                             {"simgrid"}));
 }
 
 }  // namespace
