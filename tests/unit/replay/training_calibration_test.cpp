@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/compute/gemm_model.hpp"
+#include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/training_calibration.hpp"
 
 namespace ctwin::replay {
@@ -150,6 +153,31 @@ TEST_F(SyntheticRuns, CrossValidationKeepsEachRunOutOfTheFitThatPredictsIt) {
   EXPECT_FALSE(a.calibrated.has_value());
   EXPECT_FALSE(a.other_sources.has_value());
   EXPECT_GT(a.uncalibrated.error, 0.1);
+}
+
+// models/gpus/calibrated (validation/training/calibrate_profiles.sh): each is its bundled profile,
+// GEMM rates and all, with the scale its fit report gives; none is missing its report.
+TEST(CalibratedProfiles, AreTheBundledOnesWithTheirFittedScale) {
+  std::size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(kRoot / "models/gpus/calibrated")) {
+    const std::string stem = entry.path().stem().string();
+    SCOPED_TRACE(stem);
+    const auto calibrated = compute::load_gpu_spec(entry.path());
+    const auto base = compute::load_gpu_spec(kRoot / "models/gpus" / (stem + ".json"));
+    const auto report = load_json_file(kRoot / "validation/training/calibration" / (stem + ".json"));
+    EXPECT_EQ(calibrated.name, base.name) << "a calibrated profile keeps its base's name (--profiles matches on it)";
+    EXPECT_DOUBLE_EQ(base.training_time_scale, 1.0);
+    EXPECT_DOUBLE_EQ(calibrated.training_time_scale, report.at("training_time_scale").get<double>());
+    EXPECT_GT(calibrated.training_time_scale, 1.0);
+    EXPECT_NE(calibrated.sources.at("training_time_scale").find("calibrate --training"), std::string::npos);
+    for (const auto dtype : {compute::Dtype::kBf16, compute::Dtype::kFp8}) {
+      if (!base.peak_dense.contains(dtype)) continue;  // A100: no fp8
+      const compute::GemmShape shape{8192, 8192, 8192, dtype};
+      EXPECT_EQ(compute::estimate_gemm(calibrated, shape).time, compute::estimate_gemm(base, shape).time);
+    }
+    ++seen;
+  }
+  EXPECT_EQ(seen, 6u);
 }
 
 }  // namespace
