@@ -69,8 +69,11 @@ struct ScalingComparison {
 
 /// Runs the case's scaling study (network overridden when `network` is set). Throws InputError,
 /// naming the case, when a measured size cannot run the scenario's split.
+/// `overrides` ("gpu=models/gpus/calibrated/h100-sxm.json") apply to the study's scenario, after
+/// the network.
 [[nodiscard]] ScalingComparison validate_scaling(const ScalingCase& scaling_case,
                                                  const std::filesystem::path& repo_root,
-                                                 const std::optional<std::string>& network);
+                                                 const std::optional<std::string>& network,
+                                                 const std::vector<std::string>& overrides = {});
 
 }  // namespace ctwin::analysis

@@ -43,6 +43,7 @@ struct ValidateOptions {
   unsigned jobs = default_jobs();
   bool scaling = false;
   std::string cases;
+  std::vector<std::string> overrides;
 };
 
 struct SizeSplit {
@@ -245,6 +246,9 @@ Action add_validate_command(CLI::App& app) {
   command->add_option("--profiles", options->profiles,
                       "with --training: a folder of GPU profiles (e.g. from ctwin calibrate --layers) that replace "
                       "the cases' profiles of the same name");
+  command->add_option("--set", options->overrides,
+                      "with --scaling: key=value on each study's scenario, e.g. gpu=models/gpus/calibrated/h100-sxm.json")
+      ->take_all();
   command->add_option("--jobs", options->jobs, "with --training: cases simulated at once (default: one per core)")
       ->check(CLI::Range(1, 1024));
   return [options, command] {
@@ -260,12 +264,14 @@ Action add_validate_command(CLI::App& app) {
         }
       }
     }
+    if (!options->scaling && !options->overrides.empty()) throw InputError("--set", "", "applies to --scaling");
     if (options->scaling) {
       if (!options->only.empty()) throw InputError("--only", "", "applies to nccl-tests and --training validation");
       ScalingValidateOptions scaling;
       if (!options->cases.empty()) scaling.cases = options->cases;
       scaling.network = options->network;
       scaling.format = options->format;
+      scaling.overrides = options->overrides;
       run_scaling_validation(scaling);
       return;
     }

@@ -106,7 +106,7 @@ void run_scaling_validation(const ScalingValidateOptions& options) {
   check_step_network(options.network);
   const auto cases = analysis::load_scaling_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
   std::vector<ScalingComparison> results;
-  for (const auto& study : cases.studies) results.push_back(analysis::validate_scaling(study, CTWIN_DATA_DIR, options.network));
+  for (const auto& study : cases.studies) results.push_back(analysis::validate_scaling(study, CTWIN_DATA_DIR, options.network, options.overrides));
   if (format == Format::kJson) {
     std::cout << to_json(results, options.network).dump(2) << '\n';
   } else if (format == Format::kCsv) {

@@ -2,6 +2,7 @@
 // The --scaling mode of `ctwin validate`: published scaling runs against `ctwin scale`.
 
 #include <string>
+#include <vector>
 
 namespace ctwin::cli {
 
@@ -9,6 +10,7 @@ struct ScalingValidateOptions {
   std::string cases = "validation/training/scaling.json";
   std::string network = "flow";
   std::string format = "table";
+  std::vector<std::string> overrides;  ///< --set key=value on every study's scenario
 };
 
 /// Prints, per study, every size's prediction beside the measured MFU and the trend (MFU at the

@@ -60,6 +60,29 @@ TEST_F(ValidateScalingCli, BadCasesFileAndOtherModesFlagsAreOneLineAndExitTwo) {
   EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --training"), {"--scaling"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --only x"), {"--only"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --network ns3"), {"--network"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --training --set gpu=h100-sxm"), {"--set", "--scaling"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --scaling --set no.such.key=1"), {"gpt3-177b-h100-strong.json", "/no"}));
+}
+
+// --set reaches every size's scenario: a GPU whose training kernels run 1.5x slower lowers every
+// MFU, by less than 1.5x, since communication and bubbles do not stretch.
+TEST_F(ValidateScalingCli, SetOverridesTheStudysScenario) {
+  auto profile = nlohmann::json::parse(std::ifstream(std::string(CTWIN_SOURCE_DIR) + "/models/gpus/h100-sxm.json"));
+  profile["training_time_scale"] = 1.5;
+  profile["sources"]["training_time_scale"] = "a test";
+  const std::string slow = write("slow-h100.json", profile.dump());
+  const auto plain = nlohmann::json::parse(run_ctwin("validate --scaling --network analytical --format json").output);
+  const auto outcome = run_ctwin("validate --scaling --network analytical --format json --set gpu=" + shell_quote(slow));
+  ASSERT_EQ(outcome.status, 0) << outcome.output;
+  const auto scaled = nlohmann::json::parse(outcome.output);
+  const auto& before = plain.at("studies").at(0).at("points");
+  const auto& after = scaled.at("studies").at(0).at("points");
+  ASSERT_EQ(before.size(), after.size());
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const double ratio = before[i].at("mfu").get<double>() / after[i].at("mfu").get<double>();
+    EXPECT_GT(ratio, 1.3) << i;
+    EXPECT_LT(ratio, 1.5 + 1e-9) << i;
+  }
 }
 
 }  // namespace
