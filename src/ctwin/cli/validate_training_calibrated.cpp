@@ -97,7 +97,7 @@ void print_rows(const replay::TrainingCrossValidation& result, Format format) {
     std::vector<std::string> row{c.id, run.dense ? "dense" : "moe", value_text(c.metric, c.measured),
                                  value_text(c.metric, run.uncalibrated.predicted), signed_percent(run.uncalibrated.error)};
     if (run.calibrated) {
-      for (const auto& cell : {fixed(run.scale, 3), std::to_string(run.fitted_on) + (run.dense ? " others" : " dense"),
+      for (const auto& cell : {fixed(run.scale, 3), std::to_string(run.fitted_on) + (!run.dense ? " dense" : run.fitted_on == 1 ? " other" : " others"),
                                value_text(c.metric, run.calibrated->predicted), signed_percent(run.calibrated->error)}) {
         row.push_back(cell);
       }

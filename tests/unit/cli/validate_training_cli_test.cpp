@@ -117,9 +117,11 @@ TEST_F(ValidateTrainingCli, ProfilesReplaceTheCasesGpusOfTheSameName) {
 // --calibrated: three dense H100 runs of one source, each predicted with the scale fitted on the
 // other two; with no other source, no leave-one-source-out prediction.
 TEST_F(ValidateTrainingCli, CalibratedPredictsEachRunWithTheOthersScale) {
-  const auto outcome = run_ctwin("validate --training --calibrated --network analytical --format json --only "
-                                 "nemo2407-llama3-8b --only nemo2407-llama2-7b --only nemo2407-gpt3-5b");
+  const std::string command = "validate --training --calibrated --network analytical --format json --only "
+                              "nemo2407-llama3-8b --only nemo2407-llama2-7b --only nemo2407-gpt3-5b";
+  const auto outcome = run_ctwin(command);
   ASSERT_EQ(outcome.status, 0) << outcome.output;
+  EXPECT_EQ(outcome.output, run_ctwin(command + " --jobs 1").output) << "the same bytes whatever the jobs";
   const auto doc = nlohmann::json::parse(outcome.output);
   ASSERT_EQ(doc.at("cases").size(), 3u);
   for (const auto& c : doc.at("cases")) {
