@@ -25,6 +25,12 @@
 
 namespace ctwin::cli {
 
+std::string value_text(replay::TrainingMetric metric, double v) {
+  return metric == replay::TrainingMetric::kMfu ? fixed(100 * v, 1) + " %" : fixed(v, 1);
+}
+
+namespace {
+
 std::string split_of(const replay::Scenario& s, const replay::StepReport& r) {
   std::ostringstream text;
   text << "tp" << s.split.tp << " pp" << s.split.pp;
@@ -46,12 +52,6 @@ std::string unit_of(replay::TrainingMetric metric) {
   }
   return "";
 }
-
-std::string value_text(replay::TrainingMetric metric, double v) {
-  return metric == replay::TrainingMetric::kMfu ? fixed(100 * v, 1) + " %" : fixed(v, 1);
-}
-
-namespace {
 
 using replay::ErrorStats;
 using replay::TrainingComparison;

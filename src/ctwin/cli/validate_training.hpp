@@ -26,9 +26,8 @@ struct TrainingValidateOptions {
 /// Throws InputError on a bad cases file or option.
 void run_training_validation(const TrainingValidateOptions& options);
 
-// Shared by the plain and the cross-validated layouts.
-[[nodiscard]] std::string split_of(const replay::Scenario& s, const replay::StepReport& r);
-[[nodiscard]] std::string unit_of(replay::TrainingMetric metric);
+/// A value in a case's metric as the tables print it (MFU as a percentage). Shared by the plain and
+/// the cross-validated layouts and calibrate --training.
 [[nodiscard]] std::string value_text(replay::TrainingMetric metric, double v);
 
 /// The --calibrated layout: every run uncalibrated and cross-validated, per GPU the scale fitted on

@@ -90,8 +90,9 @@ void print_json(const replay::TrainingCrossValidation& result, const std::string
 }
 
 void print_rows(const replay::TrainingCrossValidation& result, Format format) {
-  Table table({"case", "kind", "measured", "uncalibrated", "error", "scale", "fitted on", "calibrated", "error",
-               "other-source scale", "fitted on", "error"});
+  // Distinct names: the csv layout is read by name.
+  Table table({"case", "kind", "measured", "uncalibrated", "uncalibrated error", "scale", "fitted on", "calibrated",
+               "calibrated error", "other-source scale", "other-source runs", "other-source error"});
   for (const auto& run : result.runs) {
     const auto& c = *run.training_case;
     std::vector<std::string> row{c.id, run.dense ? "dense" : "moe", value_text(c.metric, c.measured),
