@@ -49,6 +49,13 @@ void write_profile_with_scale(const std::filesystem::path& base_path, double sca
   calibration::write_profile(profile, output);
 }
 
+void print_scale_headline(double scale, double base_scale, const std::string& from, const std::string& output,
+                          double fit_median_abs_error, std::optional<double> held_out_median_abs_error) {
+  std::cout << "training_time_scale " << fixed(scale, 4) << " (base " << fixed(base_scale, 4) << ") from " << from
+            << " -> " << output << "\n  median |error|: fit " << fixed(100 * fit_median_abs_error, 1) << " %";
+  if (held_out_median_abs_error) std::cout << ", held out " << fixed(100 * *held_out_median_abs_error, 1) << " %";
+}
+
 void calibrate_layers(const CalibrateOptions& options) {
   if (options.base.empty()) throw InputError("--base", "", "required with --layers: the GPU profile to calibrate");
   if (options.output.empty()) throw InputError("-o", "", "required with --layers: where to write the calibrated profile");
@@ -75,10 +82,9 @@ void calibrate_layers(const CalibrateOptions& options) {
     return;
   }
   if (format == Format::kTable) {
-    std::cout << "training_time_scale " << fixed(fit.scale, 4) << " (base " << fixed(fit.base_scale, 4) << ") from "
-              << fit.fitted.size() << " " << fit.phase << " layer timings on " << measured.gpu << " -> "
-              << options.output << "\n  median |error|: fit " << fixed(100 * fit.fit_median_abs_error, 1) << " %";
-    if (fit.held_out_median_abs_error) std::cout << ", held out " << fixed(100 * *fit.held_out_median_abs_error, 1) << " %";
+    print_scale_headline(fit.scale, fit.base_scale,
+                         std::to_string(fit.fitted.size()) + " " + fit.phase + " layer timings on " + measured.gpu,
+                         options.output, fit.fit_median_abs_error, fit.held_out_median_abs_error);
     std::cout << "\n";
   }
   Table table({"set", "model", "seq", "mb", "phase", "measured_ms", "predicted_ms", "error_after_fit"});

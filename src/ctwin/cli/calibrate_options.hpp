@@ -2,6 +2,7 @@
 // The options of `ctwin calibrate`, shared by its modes (--gemm, --nccl, --layers).
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,11 @@ void calibrate_training(const CalibrateOptions& options);
 /// (a borrowed GEMM table copied in, so the file works from any folder).
 void write_profile_with_scale(const std::filesystem::path& base_path, double scale, const std::string& source,
                               const std::string& output);
+
+/// The headline of a training_time_scale fit: "training_time_scale S (base B) from `from` ->
+/// `output`", then the median |error| of the fit and, when there is one, of the held-out set.
+/// The caller ends the line.
+void print_scale_headline(double scale, double base_scale, const std::string& from, const std::string& output,
+                          double fit_median_abs_error, std::optional<double> held_out_median_abs_error);
 
 }  // namespace ctwin::cli

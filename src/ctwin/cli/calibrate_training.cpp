@@ -111,6 +111,8 @@ void calibrate_training(const CalibrateOptions& options) {
   const std::vector<replay::TrainingComparison> moe_scale(judged_at_scale.begin() + held_out_count, judged_at_scale.end());
 
   const auto fit_stats = replay::error_stats(errors_of(fit.at_scale));
+  std::optional<double> held_out_error;
+  if (!held_scale.empty()) held_out_error = replay::error_stats(errors_of(held_scale)).median_abs;
   write_profile_with_scale(base_path, fit.scale,
                            "ctwin calibrate --training " + options.training + ": " + std::to_string(fit.at_scale.size()) +
                                " dense runs' predicted throughput matched to the measured in geometric mean (median |error| "
@@ -123,18 +125,16 @@ void calibrate_training(const CalibrateOptions& options) {
                        {"base_scale", fit.base_scale}, {"training_time_scale", fit.scale},
                        {"rounds", fit.rounds},         {"fitted_runs", fit.at_scale.size()},
                        {"fit_median_abs_error", fit_stats.median_abs}, {"skipped_other_gpus", chosen.other_gpus}};
-    if (!held_scale.empty()) out["holdout_median_abs_error"] = replay::error_stats(errors_of(held_scale)).median_abs;
+    if (held_out_error) out["holdout_median_abs_error"] = *held_out_error;
     if (!moe_scale.empty()) out["moe_median_abs_error"] = replay::error_stats(errors_of(moe_scale)).median_abs;
     std::cout << out.dump(2) << '\n';
     return;
   }
   if (format == Format::kTable) {
-    std::cout << "training_time_scale " << fixed(fit.scale, 4) << " (base " << fixed(fit.base_scale, 4) << ") from "
-              << fit.at_scale.size() << " dense runs on " << base.name << " in " << fit.rounds << " rounds -> "
-              << options.output << "\n  median |error|: fit " << fixed(100 * fit_stats.median_abs, 1) << " %";
-    if (!held_scale.empty()) {
-      std::cout << ", held out " << fixed(100 * replay::error_stats(errors_of(held_scale)).median_abs, 1) << " %";
-    }
+    print_scale_headline(fit.scale, fit.base_scale,
+                         std::to_string(fit.at_scale.size()) + " dense runs on " + base.name + " in " +
+                             std::to_string(fit.rounds) + " rounds",
+                         options.output, fit_stats.median_abs, held_out_error);
     std::cout << "; " << chosen.other_gpus << " runs on other GPUs skipped\n";
   }
   Table table({"set", "case", "measured", "predicted (base)", "error (base)", "predicted (fitted)", "error (fitted)"});
