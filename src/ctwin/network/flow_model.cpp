@@ -384,12 +384,14 @@ void FlowModel::set_rate(std::uint32_t id, double rate) {
   drain_queue_.set(id, simulator_.now() + SimTime::from_ps(static_cast<std::int64_t>(ps)));
 }
 
-bool FlowModel::solve_alone(std::uint32_t id) {
+FlowModel::AloneOutcome FlowModel::solve_alone(std::uint32_t id) {
   // The same steps as the general path below takes for a component of one flow, in the same
   // double arithmetic, so the same rate to the bit: extend_problem() leaves the flow
   // capacity - load + its current rate on each binding link; the solver gives it the least of
   // those (floored at 0) and its cap; grow_at_unfair_boundary() checks each of those links
-  // with this flow inside and every other flow outside.
+  // with this flow inside and every other flow outside, and grows the component at each link
+  // that fails, in path order. So where a check fails, this has taken the general path's
+  // first round, and the general path goes on from its second.
   const Flow& flow = flows_[id];
   const double current = rate_of_[id].current;
   double rate = flow.cap;
@@ -401,11 +403,13 @@ bool FlowModel::solve_alone(std::uint32_t id) {
     rate = std::min(rate, std::max(0.0, link.capacity - link.load + current));
   });
   for_each_binding_hop(flow, [&](fabric::LinkId link_id) { links_[link_id].local = -1; });
-  if (repeated || !(rate > 0)) return false;
+  if (repeated || !(rate > 0)) return AloneOutcome::kNotTried;
+  ++solves_;
+  ++solved_flows_;
   bool fair = true;
   for_each_binding_hop(flow, [&](fabric::LinkId link_id) {
     const LinkState& link = links_[link_id];
-    if (!fair || link.in_set) return;
+    if (link.in_set) return;
     double outside_max = 0;
     for (const FlowOnLink& entry : link.flows) {
       if (entry.flow != id) outside_max = std::max(outside_max, rate_of_[entry.flow].current);
@@ -418,14 +422,15 @@ bool FlowModel::solve_alone(std::uint32_t id) {
     const bool inside_starved = full_now && outside_max > rate * (1 + kSaturation);
     const bool outside_limited_here = full_before && outside_max >= current * (1 - kSaturation);
     const bool outside_freed = outside_limited_here && (!full_now || rate > outside_max * (1 + kSaturation));
-    fair = !inside_starved && !outside_freed;
+    if (inside_starved || outside_freed) {
+      expand_from(link_id, false);
+      fair = false;
+    }
   });
-  if (!fair) return false;
-  ++solves_;
-  ++solved_flows_;
+  if (!fair) return AloneOutcome::kGrown;
   rate_of_[id].proposed = rate;
   set_rate(id, rate);
-  return true;
+  return AloneOutcome::kSettled;
 }
 
 void FlowModel::solve() {
@@ -433,11 +438,13 @@ void FlowModel::solve() {
   new_flows_.clear();
   seed_links_.clear();
   // Most solves cover one flow (a start on links with room, or a drain freeing one flow's
-  // link); those settle in one round, and solve_alone() takes them without building a problem.
-  const bool alone = component_flows_.size() == 1 && options_.incremental && solve_alone(component_flows_[0]);
-  if (!alone && !component_flows_.empty()) {
+  // link); those mostly settle in one round, and solve_alone() takes that round without
+  // building a problem.
+  const AloneOutcome alone = component_flows_.size() == 1 && options_.incremental ? solve_alone(component_flows_[0])
+                                                                                    : AloneOutcome::kNotTried;
+  if (alone != AloneOutcome::kSettled && !component_flows_.empty()) {
     clear_problem();
-    for (int round = 1;; ++round) {
+    for (int round = alone == AloneOutcome::kGrown ? 2 : 1;; ++round) {
       ++solves_;
       solved_flows_ += component_flows_.size();
       const std::size_t first_new = offsets_.size() - 1;

@@ -137,9 +137,14 @@ class FlowModel final : public NetworkModel {
   void detach(std::uint32_t id);
   void request_solve();
   void solve();
-  /// Solves a component of the one flow `id` directly, if one round settles it; false, with
-  /// nothing changed, where the general solve must grow it.
-  bool solve_alone(std::uint32_t id);
+  enum class AloneOutcome {
+    kSettled,   // one round settled it: the flow has its rate
+    kGrown,     // a boundary check failed: the component has grown as after the general first round
+    kNotTried,  // nothing changed: the general solve takes it from its first round
+  };
+  /// Takes the general solve's first round for a component of the one flow `id`, without
+  /// building a problem.
+  AloneOutcome solve_alone(std::uint32_t id);
   /// Gives `id` its solved rate: settles its bytes, moves its links' loads and its drain time.
   void set_rate(std::uint32_t id, double rate);
   void collect_component();
