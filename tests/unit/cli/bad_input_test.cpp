@@ -272,6 +272,21 @@ TEST(ScaleBadInput, OneLineNamingTheFlag) {
   EXPECT_EQ(ok.status, 0) << ok.output;
 }
 
+// ctwin bench: a bad case or repeat count fails in one line; --repeat keeps one real run, the
+// median, and says over how many it was taken.
+TEST(BenchBadInput, OneLineNamingTheFlag) {
+  EXPECT_TRUE(one_line_error(run_ctwin("bench --case nope"), {"--case", "nope"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("bench --case engine --repeat 0"), {"--repeat"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("bench --case engine --repeat -2"), {"--repeat"}));
+  const auto ok = run_ctwin("bench --case engine --repeat 3 --format json");
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  const auto rows = nlohmann::json::parse(ok.output);
+  ASSERT_EQ(rows.size(), 1u) << ok.output;
+  EXPECT_EQ(rows[0]["case"], "engine");
+  EXPECT_EQ(rows[0]["events"], 5000000);
+  EXPECT_NE(rows[0]["what"].get<std::string>().find("median of 3 runs"), std::string::npos) << ok.output;
+}
+
 }  // namespace
 
 namespace {
