@@ -2,9 +2,6 @@
 // cases file in the format of validation/training/cases.json), written into a copy of the base
 // profile. Library: replay/training_calibration.
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <iostream>
 #include <optional>
 
@@ -96,9 +93,8 @@ void calibrate_training(const CalibrateOptions& options) {
     holdout = choose(*holdout_cases, base, options.only, "--holdout");
   }
 
-  replay::CalibrationProgress progress;
-  if (isatty(fileno(stderr)) != 0) progress = [](const std::string& line) { std::cerr << line << '\n'; };
-  const auto fit = replay::fit_training_time_scale(chosen.fit, options.network, options.jobs, progress);
+  const auto fit =
+      replay::fit_training_time_scale(chosen.fit, options.network, options.jobs, terminal_calibration_progress());
   std::vector<const replay::TrainingCase*> judged = holdout.fit;
   judged.insert(judged.end(), holdout.moe.begin(), holdout.moe.end());
   judged.insert(judged.end(), chosen.moe.begin(), chosen.moe.end());

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/replay/training_calibration.hpp"
 #include "ctwin/replay/training_validation.hpp"
 
 namespace ctwin::cli {
@@ -29,6 +30,10 @@ void run_training_validation(const TrainingValidateOptions& options);
 /// A value in a case's metric as the tables print it (MFU as a percentage). Shared by the plain and
 /// the cross-validated layouts and calibrate --training.
 [[nodiscard]] std::string value_text(replay::TrainingMetric metric, double v);
+
+/// A training_time_scale fit's progress as lines on stderr while that is a terminal; nothing
+/// (an empty callback) otherwise. Shared by validate --training --calibrated and calibrate --training.
+[[nodiscard]] replay::CalibrationProgress terminal_calibration_progress();
 
 /// The --calibrated layout: every run uncalibrated and cross-validated, per GPU the scale fitted on
 /// all its dense runs. `format` is table, json or csv.

@@ -149,12 +149,25 @@ void print_table(const replay::TrainingCrossValidation& result, const std::strin
 
 }  // namespace
 
+replay::CalibrationProgress terminal_calibration_progress() {
+  if (isatty(fileno(stderr)) == 0) return {};
+  return [](const replay::CalibrationStep& step) {
+    switch (step.kind) {
+      case replay::CalibrationStep::Kind::kRound:
+        std::cerr << step.gpu << ": round " << step.round << ", scale " << fixed(step.scale, 4)
+                  << ", geometric-mean error " << signed_percent(step.geometric_mean_error) << '\n';
+        break;
+      case replay::CalibrationStep::Kind::kHeldOut:
+        std::cerr << "held-out runs: " << step.simulations << " simulations\n";
+        break;
+    }
+  };
+}
+
 void print_cross_validation(const std::vector<const replay::TrainingCase*>& chosen, const std::string& network,
                             unsigned jobs, const std::string& format_text) {
   const Format format = parse_format(format_text);
-  replay::CalibrationProgress progress;
-  if (isatty(fileno(stderr)) != 0) progress = [](const std::string& line) { std::cerr << line << '\n'; };
-  const auto result = replay::cross_validate_training(chosen, network, jobs, progress);
+  const auto result = replay::cross_validate_training(chosen, network, jobs, terminal_calibration_progress());
   if (format == Format::kJson) {
     print_json(result, network);
   } else if (format == Format::kCsv) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <sstream>
 #include <utility>
 
 #include "ctwin/core/error.hpp"
@@ -51,14 +50,6 @@ double mean_log_error(const std::vector<TrainingComparison>& results) {
   double sum = 0;
   for (const auto& r : results) sum += std::log(r.predicted / r.training_case->measured);
   return sum / static_cast<double>(results.size());
-}
-
-std::string percent_text(double fraction) {
-  std::ostringstream text;
-  text.setf(std::ios::fixed);
-  text.precision(1);
-  text << (fraction >= 0 ? "+" : "") << 100 * fraction << " %";
-  return text.str();
 }
 
 }  // namespace
@@ -111,8 +102,11 @@ TrainingScaleFit fit_training_time_scale(const std::vector<const TrainingCase*>&
     for (std::size_t i = 0; i < results.size(); ++i) insert_point(fit.curves[i], log_scale, std::log(results[i].predicted));
     const double g = mean_log_error(results);
     if (progress) {
-      progress(gpu + ": round " + std::to_string(rounds.size() + 1) + ", scale " + std::to_string(std::exp(log_scale)) +
-               ", geometric-mean error " + percent_text(std::exp(g) - 1));
+      progress({.kind = CalibrationStep::Kind::kRound,
+                .gpu = gpu,
+                .round = static_cast<int>(rounds.size()) + 1,
+                .scale = std::exp(log_scale),
+                .geometric_mean_error = std::exp(g) - 1});
     }
     rounds.push_back({log_scale, g, std::move(results)});
     return g;
@@ -241,7 +235,12 @@ TrainingCrossValidation cross_validate_training(const std::vector<const Training
     }
     out.gpus.push_back(summary);
   }
-  if (progress) progress("held-out runs: " + std::to_string(batch.size()) + " simulations");
+  if (progress) {
+    CalibrationStep step;
+    step.kind = CalibrationStep::Kind::kHeldOut;
+    step.simulations = batch.size();
+    progress(step);
+  }
   auto results = predict_each(batch, network, jobs);
   for (std::size_t b = 0; b < results.size(); ++b) {
     auto& run = out.runs[batch_slots[b].first];

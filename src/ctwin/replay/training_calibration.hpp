@@ -43,8 +43,18 @@ struct TrainingScaleFit {
   std::vector<ScaleCurve> curves;             ///< each run's predictions at every scale simulated
 };
 
-/// Called with a line of progress (which GPU, which round) while a fit runs.
-using CalibrationProgress = std::function<void(const std::string&)>;
+/// How far a fit or a cross-validation has got: a scale simulated for one GPU's runs, or the
+/// held-out predictions starting. Front ends decide how to show it.
+struct CalibrationStep {
+  enum class Kind { kRound, kHeldOut };
+  Kind kind = Kind::kRound;
+  std::string gpu;                     ///< kRound: whose runs
+  int round = 0;                       ///< kRound: 1 for the first scale simulated
+  double scale = 1;                    ///< kRound: the training_time_scale simulated
+  double geometric_mean_error = 0;     ///< kRound: exp(mean ln(predicted / measured)) − 1 there
+  std::size_t simulations = 0;         ///< kHeldOut: runs about to be simulated
+};
+using CalibrationProgress = std::function<void(const CalibrationStep&)>;
 
 /// Fits the scale on `runs`, which must all run on GPU profiles of one name (InputError otherwise,
 /// or when a run cannot be simulated). Each round simulates every run, `jobs` at a time.

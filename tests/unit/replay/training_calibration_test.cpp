@@ -76,8 +76,21 @@ TEST(ScaleCurve, SolveInvertsProportionalCurvesExactly) {
 
 TEST_F(SyntheticRuns, FitReturnsTheFactorTheMeasurementsWereMadeWith) {
   const std::vector<const TrainingCase*> runs{made_at(kLlama3, 1.3, "g"), made_at(kGpt5b, 1.3, "g")};
-  const auto fit = fit_training_time_scale(runs, kAnalytical, 2);
+  std::vector<CalibrationStep> steps;
+  const auto fit = fit_training_time_scale(runs, kAnalytical, 2, [&](const CalibrationStep& s) { steps.push_back(s); });
   EXPECT_NEAR(fit.scale, 1.3, 1.3 * 1e-3);
+  // One progress step per scale simulated, numbered from 1, the first at the base scale and the
+  // last the fitted one.
+  ASSERT_EQ(steps.size(), static_cast<std::size_t>(fit.rounds));
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i].kind, CalibrationStep::Kind::kRound);
+    EXPECT_EQ(steps[i].round, static_cast<int>(i) + 1);
+    EXPECT_EQ(steps[i].gpu, runs.front()->scenario.gpu.name);
+  }
+  EXPECT_DOUBLE_EQ(steps.front().scale, 1.0);
+  EXPECT_GT(steps.front().geometric_mean_error, 0.1);
+  EXPECT_NEAR(steps.back().scale, fit.scale, 1e-12 * fit.scale);
+  EXPECT_NEAR(steps.back().geometric_mean_error, fit.geometric_mean_error, 1e-12);
   EXPECT_LT(std::abs(fit.geometric_mean_error), 6e-4);
   EXPECT_GE(fit.rounds, 2);
   EXPECT_DOUBLE_EQ(fit.base_scale, 1.0);
