@@ -16,6 +16,28 @@ namespace {
 // difference that matters to a completion time.
 constexpr double kSaturation = 1e-9;
 
+// A link's rates around a component solved with every outside flow held at its rate.
+struct BoundaryRates {
+  double capacity;        // bytes/s
+  double load_before;     // sum of current rates
+  double residual;        // what the solve left the component: capacity - load_before + inside current rates
+  double inside_load;     // sum of the component's proposed rates
+  double inside_max;      // fastest proposed inside rate
+  double inside_old_max;  // fastest current inside rate
+  double outside_max;     // fastest outside rate (> 0: an outside flow is there)
+};
+
+// Whether the link breaks max-min fairness with the proposed rates (see grow_at_unfair_boundary()).
+bool unfair_boundary(const BoundaryRates& r) {
+  const double full_at = r.capacity * (1 - kSaturation);
+  const bool full_now = r.capacity - r.residual + r.inside_load >= full_at;
+  const bool full_before = r.load_before >= full_at;
+  const bool inside_starved = full_now && r.outside_max > r.inside_max * (1 + kSaturation);
+  const bool outside_limited_here = full_before && r.outside_max >= r.inside_old_max * (1 - kSaturation);
+  const bool outside_freed = outside_limited_here && (!full_now || r.inside_max > r.outside_max * (1 + kSaturation));
+  return inside_starved || outside_freed;
+}
+
 }  // namespace
 
 void FlowModel::Flow::assign_path(const std::vector<fabric::LinkId>& links) {
@@ -358,13 +380,8 @@ bool FlowModel::grow_at_unfair_boundary(bool through_saturated) {
       }
     }
     if (outside_max == 0) continue;  // no outside flow here
-    const double full_at = link.capacity * (1 - kSaturation);
-    const bool full_now = link.capacity - residual_[local] + inside_load >= full_at;
-    const bool full_before = link.load >= full_at;
-    const bool inside_starved = full_now && outside_max > inside_max * (1 + kSaturation);
-    const bool outside_limited_here = full_before && outside_max >= inside_old_max * (1 - kSaturation);
-    const bool outside_freed = outside_limited_here && (!full_now || inside_max > outside_max * (1 + kSaturation));
-    if (inside_starved || outside_freed) {
+    if (unfair_boundary(
+            {link.capacity, link.load, residual_[local], inside_load, inside_max, inside_old_max, outside_max})) {
       expand_from(link_id, through_saturated);
       grew = true;
     }
@@ -416,13 +433,7 @@ FlowModel::AloneOutcome FlowModel::solve_alone(std::uint32_t id) {
     }
     if (outside_max == 0) return;
     const double residual = link.capacity - link.load + current;
-    const double full_at = link.capacity * (1 - kSaturation);
-    const bool full_now = link.capacity - residual + rate >= full_at;
-    const bool full_before = link.load >= full_at;
-    const bool inside_starved = full_now && outside_max > rate * (1 + kSaturation);
-    const bool outside_limited_here = full_before && outside_max >= current * (1 - kSaturation);
-    const bool outside_freed = outside_limited_here && (!full_now || rate > outside_max * (1 + kSaturation));
-    if (inside_starved || outside_freed) {
+    if (unfair_boundary({link.capacity, link.load, residual, rate, rate, current, outside_max})) {
       expand_from(link_id, false);
       fair = false;
     }
