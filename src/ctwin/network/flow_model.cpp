@@ -203,7 +203,6 @@ void FlowModel::detach(std::uint32_t id) {
   Flow& flow = flows_[id];
   const auto path = flow.path();
   const double size = static_cast<double>(flow.size.count());
-  for (fabric::LinkId link : path) __builtin_prefetch(&links_[link], 1);  // as in start_transfer
   for (std::uint32_t hop = 0; hop < path.size(); ++hop) {
     LinkState& link = links_[path[hop]];
     // Its capacity frees up: flows limited there may speed up.
@@ -523,6 +522,9 @@ void FlowModel::drain() {
   while (!drain_queue_.empty() && drain_queue_.top_time() <= now) {
     const std::uint32_t id = drain_queue_.top();
     Flow& flow = flows_[id];
+    // detach() writes every link of the path: load them now, so settling and delivering the
+    // flow overlap their misses.
+    for (fabric::LinkId link : flow.path()) __builtin_prefetch(&links_[link], 1);
     settle(flow, rate_of_[id].current);
     // Rates integrated over time must have moved the whole flow; what is left is the
     // rounding of its drain time up to a whole picosecond.
