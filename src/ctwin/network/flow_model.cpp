@@ -438,7 +438,6 @@ FlowModel::AloneOutcome FlowModel::solve_alone(std::uint32_t id) {
     }
   });
   if (!fair) return AloneOutcome::kGrown;
-  rate_of_[id].proposed = rate;
   set_rate(id, rate);
   return AloneOutcome::kSettled;
 }
@@ -523,7 +522,7 @@ void FlowModel::drain() {
     const std::uint32_t id = drain_queue_.top();
     Flow& flow = flows_[id];
     // detach() writes every link of the path: load them now, so settling and delivering the
-    // flow overlap their misses.
+    // flow overlap their misses (lines prefetch_next_drain() already brought in cost nothing).
     for (fabric::LinkId link : flow.path()) __builtin_prefetch(&links_[link], 1);
     settle(flow, rate_of_[id].current);
     // Rates integrated over time must have moved the whole flow; what is left is the

@@ -161,7 +161,7 @@ class FlowModel final : public NetworkModel {
   void extend_problem();
   bool grow_at_unfair_boundary(bool through_saturated);
   void schedule_next_drain();
-  /// Starts loading what the next drain reads (see prefetched_).
+  /// Starts loading what the next drain reads (see prefetched_flow_).
   void prefetch_next_drain();
   void drain();
   void deliver(Flow& flow);
