@@ -1,6 +1,9 @@
 #include "ctwin/fabric/router.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
+#include <span>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/fabric.hpp"
@@ -85,6 +88,48 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
   append_switch_path(fabric, fabric.leaf_of_nic(src_node, src_nic), fabric.leaf_of_nic(dst_node, dst_nic), flow_hash, out);
   out.push_back(reverse(fabric.access_link(dst_node, dst_nic)));
   append_node_links(fabric, dst_node, server.nic_to_gpu(dst_nic, dst_local), out);
+}
+
+std::vector<std::vector<LinkId>> node_route_parts(const Fabric& fabric, int node) {
+  // Mirrors the node-local steps of append_route(); a test routes every GPU pair of small
+  // builds, with and without PXN and legs, and finds each route's runs of node links here.
+  const ServerLayout& server = fabric.server();
+  const bool nvlink = fabric.spec().server.nvlink.has_value();
+  std::vector<std::vector<LinkId>> parts;
+  const auto part = [&](std::initializer_list<std::span<const LinkId>> locals, std::optional<LinkId> access) {
+    std::vector<LinkId> links;
+    for (std::span<const LinkId> local : locals) append_node_links(fabric, node, local, links);
+    if (access) links.push_back(*access);
+    parts.push_back(std::move(links));
+  };
+  for (int a = 0; a < server.gpus(); ++a) {
+    for (int b = 0; b < server.gpus(); ++b) {
+      if (a == b) continue;
+      const std::span<const LinkId> whole = server.gpu_to_gpu(a, b);
+      part({whole}, std::nullopt);
+      if (nvlink && whole.size() >= 2) {
+        part({whole.first(1)}, std::nullopt);
+        part({whole.last(1)}, std::nullopt);
+      }
+    }
+  }
+  for (int a = 0; a < server.gpus(); ++a) {
+    const int own_nic = server.nic_of_gpu(a);
+    part({server.gpu_to_nic(a, own_nic)}, fabric.access_link(node, own_nic));
+    if (!nvlink) continue;
+    for (int b = 0; b < server.gpus(); ++b) {  // PXN towards b's rail
+      const int nic = server.nic_of_gpu(b);
+      if (nic == own_nic || server.gpu_of_nic(nic) != b) continue;  // each rail once, by its relay
+      part({server.gpu_to_gpu(a, b), server.gpu_to_nic(b, nic)}, fabric.access_link(node, nic));
+    }
+  }
+  for (int b = 0; b < server.gpus(); ++b) {
+    const int nic = server.nic_of_gpu(b);
+    std::vector<LinkId> links{reverse(fabric.access_link(node, nic))};
+    append_node_links(fabric, node, server.nic_to_gpu(nic, b), links);
+    parts.push_back(std::move(links));
+  }
+  return parts;
 }
 
 PathProperties path_properties(const Fabric& fabric, const std::vector<LinkId>& path) {

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <bit>
-#include <string>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
+#include <string>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/fabric/lockstep.hpp"
 
 namespace ctwin::network {
 namespace {
@@ -38,6 +40,12 @@ bool unfair_boundary(const BoundaryRates& r) {
   return inside_starved || outside_freed;
 }
 
+std::vector<fabric::LinkId> identity_links(const fabric::Fabric& fabric) {
+  std::vector<fabric::LinkId> links(fabric.links().size());
+  std::iota(links.begin(), links.end(), fabric::LinkId{0});
+  return links;
+}
+
 }  // namespace
 
 void FlowModel::Flow::assign_path(const std::vector<fabric::LinkId>& links) {
@@ -64,7 +72,11 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 }
 
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
-    : NetworkModel(fabric, simulator), options_(options), links_(fabric.links().size()) {
+    : NetworkModel(fabric, simulator),
+      options_(options),
+      links_(fabric.links().size()),
+      representative_(options.lockstep ? fabric::lockstep_representatives(fabric) : identity_links(fabric)),
+      folded_((fabric.links().size() + 63) / 64) {
   // Room for a flow per GPU, as a collective step or an exchange starts at once: growing by
   // doubling would copy the flows and have the kernel zero fresh pages for each copy, inside
   // the run. Reserving maps nothing yet; pages are touched as flows use them.
@@ -72,23 +84,27 @@ FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator,
   flows_.reserve(expected_flows);
   rate_of_.reserve(expected_flows);
   in_flow_set_.reserve(expected_flows);
+  // A lockstep set is tracked as its slowest link, which carries the whole set's latency.
+  std::vector<SimTime> latency(links_.size());
+  for (std::size_t id = 0; id < links_.size(); ++id) {
+    latency[representative_[id]] += fabric.links()[id].latency;
+    if (representative_[id] != id) folded_[id / 64] |= std::uint64_t{1} << (id % 64);
+  }
   const std::size_t classes = std::min<std::size_t>(options_.latency_classes, kOwnLatency);
   std::map<SimTime, std::uint16_t> class_of;
   for (std::size_t id = 0; id < links_.size(); ++id) {
-    const fabric::Link& link = fabric.links()[id];
-    links_[id].capacity = link.achieved().bytes_per_second();
-    const auto [known, added] = class_of.try_emplace(link.latency, static_cast<std::uint16_t>(latencies_.size()));
-    if (added) latencies_.push_back(link.latency);
+    links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
+    const auto [known, added] = class_of.try_emplace(latency[id], static_cast<std::uint16_t>(latencies_.size()));
+    if (added) latencies_.push_back(latency[id]);
     links_[id].latency_class = known->second;
     if (latencies_.size() > classes) break;
   }
   if (latencies_.size() > classes) {  // too many to number: every link keeps its own
     latencies_.clear();
-    link_latency_.reserve(links_.size());
+    link_latency_ = std::move(latency);
     for (std::size_t id = 0; id < links_.size(); ++id) {
       links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
       links_[id].latency_class = kOwnLatency;
-      link_latency_.push_back(fabric.links()[id].latency);
     }
   }
 }
@@ -129,6 +145,8 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   }
   route_scratch_.clear();
   fabric::append_route(fabric_, request.src, request.dst, request.route, route_scratch_);
+  // Links in lockstep with another on the path drop out before their states are touched.
+  std::erase_if(route_scratch_, [this](fabric::LinkId link) { return folded(link); });
   // path_properties, from copies this model keeps per link: the path's link states are
   // scattered over the fabric, and this first pass fetches them all at once (their misses
   // overlap, no load depends on another) for the updates below.

@@ -21,6 +21,9 @@
 // anyone. Dropping such constraints leaves the max-min allocation unchanged; in a non-blocking
 // fabric it leaves only the links where ECMP, incast or oversubscription actually collide.
 // Each flow keeps a bit per hop saying which of its links bind, so solves never touch the rest.
+// Links in lockstep with a slower one (fabric/lockstep.hpp: every route crosses both or
+// neither) are not tracked at all: a flow's path keeps only the slowest of each such set,
+// which stands for the set's latency and bytes too.
 //
 // Flows slower than every change are held too. Progressive filling raises all rates together
 // and freezes a flow when one of its links fills. A flow leaving at rate r only lowered the
@@ -53,6 +56,9 @@ struct FlowModelOptions {
   /// fabric with more keeps every link's latency apart instead. Only the speed differs; tests
   /// lower it to take the other path.
   std::size_t latency_classes = 65535;
+  /// Track one link per lockstep set (see above); false tracks every link. Only the speed
+  /// differs; tests turn it off to compare.
+  bool lockstep = true;
 };
 
 class FlowModel final : public NetworkModel {
@@ -66,7 +72,7 @@ class FlowModel final : public NetworkModel {
   [[nodiscard]] std::uint64_t solved_flows() const { return solved_flows_; }
   [[nodiscard]] std::size_t active_flows() const { return active_; }
   /// Bytes that have crossed `link` so far; a flow's bytes count once it has drained.
-  [[nodiscard]] double link_bytes(fabric::LinkId link) const { return links_[link].carried; }
+  [[nodiscard]] double link_bytes(fabric::LinkId link) const { return links_[representative_[link]].carried; }
 
  private:
   // Routes this long are held inline in the flow, so walking a path touches no other memory;
@@ -130,6 +136,8 @@ class FlowModel final : public NetworkModel {
     Bytes size;
   };
 
+  /// In lockstep with a slower link (fabric/lockstep.hpp), which is tracked in its place.
+  [[nodiscard]] bool folded(fabric::LinkId link) const { return (folded_[link / 64] >> (link % 64)) & 1U; }
   /// Could the flows on `link` want more than it has? Only such links enter solves.
   [[nodiscard]] bool binding(const LinkState& link) const;
   [[nodiscard]] bool saturated(const LinkState& link) const;
@@ -172,7 +180,11 @@ class FlowModel final : public NetworkModel {
   using HugeVector = std::vector<T, detail::HugePageAllocator<T>>;
   HugeVector<LinkState> links_;
   static constexpr std::uint16_t kOwnLatency = 0xffff;
-  std::vector<SimTime> latencies_;  // distinct link latencies, by latency_class
+  // Per link, the link tracked for its lockstep set, and a bit for each link that is not.
+  std::vector<fabric::LinkId> representative_;
+  std::vector<std::uint64_t> folded_;
+  // Distinct latencies by latency_class; a tracked link's covers its whole lockstep set.
+  std::vector<SimTime> latencies_;
   // Per link, only when a fabric has more distinct latencies than classes (kOwnLatency).
   std::vector<SimTime> link_latency_;
 
