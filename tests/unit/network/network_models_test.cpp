@@ -27,6 +27,13 @@ TrafficResult play(const fabric::Fabric& built, const TrafficPattern& pattern, c
   return run_pattern(*model, pattern);
 }
 
+// A small build of a bundled topology, for tests that run random traffic over several.
+struct Build {
+  const char* topology;
+  int gpus;
+  std::vector<std::string> overrides;
+};
+
 TrafficPattern single(GpuId src, GpuId dst, Bytes size) {
   return {"single", {{TransferRequest{src, dst, size, {}}, -1}}};
 }
@@ -196,11 +203,6 @@ TEST(FlowModel, DrainsOfEqualFlowsLeaveSlowerFlowsOutOfTheSolve) {
 // dependent transfers and bursts that start together, so that solves grow over several rounds
 // and large problems split into parts. Every completion must equal a full re-solve's.
 TEST(FlowModel, IncrementalSolveEqualsFullSolveOnRandomTraffic) {
-  struct Build {
-    const char* topology;
-    int gpus;
-    std::vector<std::string> overrides;
-  };
   const std::vector<Build> builds = {
       {"dgx-h100-superpod", 64, {"fabric.nodes_per_su=2", "fabric.oversubscription.leaf=2"}},
       {"dgx-h100-superpod", 128, {"fabric.nodes_per_su=4", "fabric.switch.ports=16"}},
@@ -290,11 +292,6 @@ TEST(FlowModel, LatencyClassesEqualLatenciesKeptPerLink) {
 // same completion times to the picosecond and the same bytes on every link, on random traffic
 // over every server layout, with PXN, NVSwitch legs and zero-byte transfers.
 TEST(FlowModel, LockstepLinksTrackedAsOneGiveIdenticalResults) {
-  struct Build {
-    const char* topology;
-    int gpus;
-    std::vector<std::string> overrides;
-  };
   const std::vector<Build> builds = {
       {"dgx-h100-superpod", 64, {"fabric.nodes_per_su=2", "fabric.oversubscription.leaf=2"}},
       {"dgx-a100-superpod", 64, {"fabric.nodes_per_su=2"}},
