@@ -11,7 +11,6 @@ namespace ctwin::fabric {
 std::vector<LinkId> lockstep_representatives(const Fabric& fabric) {
   std::vector<LinkId> representative(fabric.links().size());
   std::iota(representative.begin(), representative.end(), LinkId{0});
-  if (fabric.nodes() == 0) return representative;
 
   // A node's links as keys shared by every node: its server links by local id, then each NIC's
   // cable up and down.

@@ -1,8 +1,7 @@
 #include "ctwin/fabric/router.hpp"
 
 #include <algorithm>
-#include <initializer_list>
-#include <optional>
+#include <set>
 #include <span>
 
 #include "ctwin/core/error.hpp"
@@ -50,86 +49,94 @@ void append_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint6
   out.push_back(reverse(fabric.leaf_uplink(leaf_b, down)));
 }
 
+// The node-local steps of a route; append_route() strings them together and node_route_parts()
+// runs them over every input, so the two cannot drift apart.
+
+// Either leg of an NVSwitch path between two GPUs of `node`.
+void append_leg(const Fabric& fabric, int node, int src, int dst, SwitchLeg leg, std::vector<LinkId>& out) {
+  const std::span<const LinkId> whole = fabric.server().gpu_to_gpu(src, dst);
+  CTWIN_ASSERT(whole.size() >= 2, "an NVSwitch path has a link in and a link out");
+  out.push_back(fabric.node_link(node, leg == SwitchLeg::kToSwitch ? whole.front() : whole.back()));
+}
+
+// From GPU `gpu` of `node` up its NIC's cable to the leaf, towards a destination behind NIC
+// `dst_nic`: with PXN first over NVLink to the GPU on that rail. Returns the NIC it leaves by.
+int append_way_out(const Fabric& fabric, int node, int gpu, int dst_nic, bool pxn, std::vector<LinkId>& out) {
+  const ServerLayout& server = fabric.server();
+  int nic = server.nic_of_gpu(gpu);
+  if (pxn && nic != dst_nic && fabric.spec().server.nvlink) {
+    const int relay = server.gpu_of_nic(dst_nic);
+    append_node_links(fabric, node, server.gpu_to_gpu(gpu, relay), out);
+    gpu = relay;
+    nic = dst_nic;
+  }
+  append_node_links(fabric, node, server.gpu_to_nic(gpu, nic), out);
+  out.push_back(fabric.access_link(node, nic));
+  return nic;
+}
+
+// From the leaf down GPU `gpu`'s NIC cable to the GPU.
+void append_way_in(const Fabric& fabric, int node, int gpu, std::vector<LinkId>& out) {
+  const int nic = fabric.server().nic_of_gpu(gpu);
+  out.push_back(reverse(fabric.access_link(node, nic)));
+  append_node_links(fabric, node, fabric.server().nic_to_gpu(nic, gpu), out);
+}
+
 }  // namespace
 
 void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, std::vector<LinkId>& out) {
   CTWIN_ASSERT(src >= 0 && src < fabric.gpus() && dst >= 0 && dst < fabric.gpus(), "GPU ids within the build");
   if (src == dst) return;
-  const ServerLayout& server = fabric.server();
   const int src_node = fabric.node_of(src);
   const int dst_node = fabric.node_of(dst);
-  int src_local = fabric.local_index(src);
+  const int src_local = fabric.local_index(src);
   const int dst_local = fabric.local_index(dst);
   if (options.leg != SwitchLeg::kWhole) {
     CTWIN_ASSERT(src_node == dst_node && fabric.spec().server.nvlink, "switch legs stay inside an NVLink node");
-    std::vector<LinkId> whole;
-    append_node_links(fabric, src_node, server.gpu_to_gpu(src_local, dst_local), whole);
-    CTWIN_ASSERT(whole.size() >= 2, "an NVSwitch path has a link in and a link out");
-    out.push_back(options.leg == SwitchLeg::kToSwitch ? whole.front() : whole.back());
+    append_leg(fabric, src_node, src_local, dst_local, options.leg, out);
     return;
   }
   if (src_node == dst_node) {
-    append_node_links(fabric, src_node, server.gpu_to_gpu(src_local, dst_local), out);
+    append_node_links(fabric, src_node, fabric.server().gpu_to_gpu(src_local, dst_local), out);
     return;
   }
-  const int dst_nic = server.nic_of_gpu(dst_local);
-  int src_nic = server.nic_of_gpu(src_local);
-  if (options.pxn && src_nic != dst_nic && fabric.spec().server.nvlink) {
-    const int relay = server.gpu_of_nic(dst_nic);
-    append_node_links(fabric, src_node, server.gpu_to_gpu(src_local, relay), out);
-    src_local = relay;
-    src_nic = dst_nic;
-  }
-  append_node_links(fabric, src_node, server.gpu_to_nic(src_local, src_nic), out);
-  out.push_back(fabric.access_link(src_node, src_nic));
+  const int dst_nic = fabric.server().nic_of_gpu(dst_local);
+  const int src_nic = append_way_out(fabric, src_node, src_local, dst_nic, options.pxn, out);
   const std::uint64_t flow_hash =
       mix(static_cast<std::uint64_t>(src) * 0x100000001b3ULL ^ mix(static_cast<std::uint64_t>(dst)) ^
           mix(options.flow_label + 0x51ed27ULL));
   append_switch_path(fabric, fabric.leaf_of_nic(src_node, src_nic), fabric.leaf_of_nic(dst_node, dst_nic), flow_hash, out);
-  out.push_back(reverse(fabric.access_link(dst_node, dst_nic)));
-  append_node_links(fabric, dst_node, server.nic_to_gpu(dst_nic, dst_local), out);
+  append_way_in(fabric, dst_node, dst_local, out);
 }
 
 std::vector<std::vector<LinkId>> node_route_parts(const Fabric& fabric, int node) {
-  // Mirrors the node-local steps of append_route(); a test routes every GPU pair of small
-  // builds, with and without PXN and legs, and finds each route's runs of node links here.
+  // append_route()'s node-local steps over every input they can get; a test routes every GPU
+  // pair of small builds, with and without PXN and legs, and finds each route's runs here.
   const ServerLayout& server = fabric.server();
-  const bool nvlink = fabric.spec().server.nvlink.has_value();
-  std::vector<std::vector<LinkId>> parts;
-  const auto part = [&](std::initializer_list<std::span<const LinkId>> locals, std::optional<LinkId> access) {
+  std::set<std::vector<LinkId>> parts;
+  const auto add = [&](auto append_part) {
     std::vector<LinkId> links;
-    for (std::span<const LinkId> local : locals) append_node_links(fabric, node, local, links);
-    if (access) links.push_back(*access);
-    parts.push_back(std::move(links));
+    append_part(links);
+    parts.insert(std::move(links));
   };
   for (int a = 0; a < server.gpus(); ++a) {
     for (int b = 0; b < server.gpus(); ++b) {
       if (a == b) continue;
-      const std::span<const LinkId> whole = server.gpu_to_gpu(a, b);
-      part({whole}, std::nullopt);
-      if (nvlink && whole.size() >= 2) {
-        part({whole.first(1)}, std::nullopt);
-        part({whole.last(1)}, std::nullopt);
+      add([&](auto& out) { append_node_links(fabric, node, server.gpu_to_gpu(a, b), out); });
+      if (fabric.spec().server.nvlink && server.gpu_to_gpu(a, b).size() >= 2) {
+        for (SwitchLeg leg : {SwitchLeg::kToSwitch, SwitchLeg::kFromSwitch}) {
+          add([&](auto& out) { append_leg(fabric, node, a, b, leg, out); });
+        }
       }
     }
-  }
-  for (int a = 0; a < server.gpus(); ++a) {
-    const int own_nic = server.nic_of_gpu(a);
-    part({server.gpu_to_nic(a, own_nic)}, fabric.access_link(node, own_nic));
-    if (!nvlink) continue;
-    for (int b = 0; b < server.gpus(); ++b) {  // PXN towards b's rail
-      const int nic = server.nic_of_gpu(b);
-      if (nic == own_nic || server.gpu_of_nic(nic) != b) continue;  // each rail once, by its relay
-      part({server.gpu_to_gpu(a, b), server.gpu_to_nic(b, nic)}, fabric.access_link(node, nic));
+    for (int b = 0; b < server.gpus(); ++b) {  // b: any GPU, for the NIC it is reached by
+      for (bool pxn : {false, true}) {
+        add([&](auto& out) { append_way_out(fabric, node, a, server.nic_of_gpu(b), pxn, out); });
+      }
     }
+    add([&](auto& out) { append_way_in(fabric, node, a, out); });
   }
-  for (int b = 0; b < server.gpus(); ++b) {
-    const int nic = server.nic_of_gpu(b);
-    std::vector<LinkId> links{reverse(fabric.access_link(node, nic))};
-    append_node_links(fabric, node, server.nic_to_gpu(nic, b), links);
-    parts.push_back(std::move(links));
-  }
-  return parts;
+  return {parts.begin(), parts.end()};
 }
 
 PathProperties path_properties(const Fabric& fabric, const std::vector<LinkId>& path) {
