@@ -135,6 +135,9 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   stats_.bytes_started += request.size;
   std::uint32_t id = 0;
   if (free_ids_.empty()) {
+    if (flows_.size() >= FlowOnLink::kFlowLimit) {
+      throw InternalError("more than " + std::to_string(FlowOnLink::kFlowLimit) + " flows in progress at once");
+    }
     id = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
     rate_of_.emplace_back();

@@ -81,6 +81,7 @@ class FlowModel final : public NetworkModel {
   // 10 on jean-zay-a100-opa), and fills the first line exactly.
   static constexpr std::size_t kInlineHops = 10;
   static constexpr std::size_t kMaxHops = 64;  // one bit per hop in Flow::binding_hops
+  static_assert(kMaxHops <= FlowOnLink::kHopLimit, "a link's entry holds any hop");
   static constexpr int kLocalRounds = 3;       // rounds of one-link growth before growing wide
 
   // Three cache lines, in the order a flow's users read them. Solves read the first (which

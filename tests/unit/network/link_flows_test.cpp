@@ -27,7 +27,7 @@ TEST(LinkFlows, KeepsEntriesAcrossSpillingAndComingBack) {
   expected[0] = expected.back();
   expected.pop_back();
   EXPECT_EQ(flows_of(list), expected);
-  while (list.size() > 1) {  // back inline at two
+  while (list.size() > 1) {  // back inline at four
     list.pop_back();
     expected.pop_back();
     EXPECT_EQ(flows_of(list), expected);
@@ -35,6 +35,18 @@ TEST(LinkFlows, KeepsEntriesAcrossSpillingAndComingBack) {
   }
   list.pop_back();
   EXPECT_TRUE(list.empty());
+}
+
+TEST(LinkFlows, AnEntryHoldsTheLargestFlowIdAndHop) {
+  LinkFlows list;
+  const std::uint32_t last_flow = FlowOnLink::kFlowLimit - 1;
+  const std::uint32_t last_hop = FlowOnLink::kHopLimit - 1;
+  list.push_back({last_flow, last_hop});
+  list.push_back({0, 0});
+  EXPECT_EQ(list.begin()[0].flow, last_flow);
+  EXPECT_EQ(list.begin()[0].hop, last_hop);
+  EXPECT_EQ(list.back().flow, 0U);
+  EXPECT_EQ(list.back().hop, 0U);
 }
 
 }  // namespace
