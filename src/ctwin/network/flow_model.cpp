@@ -245,7 +245,6 @@ void FlowModel::detach(std::uint32_t id) {
   }
   change_floor_ = std::min(change_floor_, rate_of_[id].current);
   flow.active = false;
-  drain_queue_.erase(id);
   --active_;
   free_ids_.push_back(id);
 }
@@ -541,6 +540,7 @@ void FlowModel::drain() {
   const SimTime now = simulator_.now();
   while (!drain_queue_.empty() && drain_queue_.top_time() <= now) {
     const std::uint32_t id = drain_queue_.top();
+    drain_queue_.pop();
     Flow& flow = flows_[id];
     // detach() writes every link of the path: load them now, so settling and delivering the
     // flow overlap their misses (lines prefetch_next_drain() already brought in cost nothing).

@@ -144,6 +144,7 @@ class FlowModel final : public NetworkModel {
   [[nodiscard]] bool binding(const LinkState& link) const;
   [[nodiscard]] bool saturated(const LinkState& link) const;
   void settle(Flow& flow, double rate);
+  /// Takes a drained flow, already popped from the drain queue, off its links.
   void detach(std::uint32_t id);
   void request_solve();
   void solve();
