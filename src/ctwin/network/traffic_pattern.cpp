@@ -90,22 +90,23 @@ TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
   TrafficResult result;
   const std::size_t count = pattern.transfers.size();
   CTWIN_ASSERT(count < kNoTransfer, "transfer indices fit 32 bits");
-  result.completed_at.assign(count, SimTime());
-  // Dependents of each transfer as a list: its first dependent, then each dependent's next
-  // sibling, in index order. A transfer's first dependent is read when it starts and travels
-  // in its completion, so a completion knows what to start without first chasing an index
-  // through a large pattern's arrays, cold by then; and both links of a transfer share an
-  // entry, so starting it reads one line for them.
-  struct Dependents {
+  // Per transfer, its dependents as a list (its first dependent, then each dependent's next
+  // sibling, in index order) and its completion time, in one entry: a completion writes its
+  // own time and reads its first dependent's entry, which for a chain is the next one, on the
+  // same cache line or the one after. A transfer's first dependent is read when it starts and
+  // travels in its completion, so a completion knows what to start without first chasing an
+  // index through a large pattern's arrays, cold by then.
+  struct Progress {
     std::uint32_t first = kNoTransfer;
     std::uint32_t next_sibling = kNoTransfer;
+    SimTime completed_at;
   };
-  std::vector<Dependents> dependents(count);
+  std::vector<Progress> progress(count);
   for (std::size_t i = count; i-- > 0;) {
     const auto after = pattern.transfers[i].after;
     if (after < 0) continue;
-    dependents[i].next_sibling = dependents[static_cast<std::size_t>(after)].first;
-    dependents[static_cast<std::size_t>(after)].first = static_cast<std::uint32_t>(i);
+    progress[i].next_sibling = progress[static_cast<std::size_t>(after)].first;
+    progress[static_cast<std::size_t>(after)].first = static_cast<std::uint32_t>(i);
   }
   engine::Simulator& simulator = model.simulator();
   const std::uint64_t events_before = simulator.events_processed();
@@ -114,28 +115,32 @@ TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
   struct Replay {
     NetworkModel& model;
     const TrafficPattern& pattern;
-    TrafficResult& result;
-    const std::vector<Dependents>& dependents;
+    std::vector<Progress>& progress;
 
     void start(std::uint32_t i, std::uint32_t first) {
       model.start_transfer(pattern.transfers[i].request, [this, i, first] { complete(i, first); });
     }
     void complete(std::uint32_t i, std::uint32_t first) {
-      result.completed_at[i] = model.simulator().now();
+      // The first dependent's request is read as it starts, after the entries below: load it
+      // now, so the two misses overlap.
+      if (first != kNoTransfer) __builtin_prefetch(&pattern.transfers[first]);
+      progress[i].completed_at = model.simulator().now();
       for (std::uint32_t d = first; d != kNoTransfer;) {
-        const Dependents next = dependents[d];
+        const Progress next = progress[d];
         start(d, next.first);
         d = next.next_sibling;
       }
     }
   };
-  Replay replay{model, pattern, result, dependents};
+  Replay replay{model, pattern, progress};
   simulator.schedule_in(SimTime(), [&] {
     for (std::size_t i = 0; i < count; ++i) {
-      if (pattern.transfers[i].after < 0) replay.start(static_cast<std::uint32_t>(i), dependents[i].first);
+      if (pattern.transfers[i].after < 0) replay.start(static_cast<std::uint32_t>(i), progress[i].first);
     }
   });
   model.run();
+  result.completed_at.resize(count);
+  for (std::size_t i = 0; i < count; ++i) result.completed_at[i] = progress[i].completed_at;
   result.makespan = count == 0 ? SimTime() : *std::max_element(result.completed_at.begin(), result.completed_at.end());
   result.stats = model.stats();
   result.events = simulator.events_processed() - events_before;
