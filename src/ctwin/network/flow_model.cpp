@@ -58,8 +58,12 @@ void FlowModel::Flow::assign_path(const std::vector<fabric::LinkId>& links) {
   if (hops <= kInlineHops) {
     std::copy(links.begin(), links.end(), inline_path.begin());
   } else {
-    spilled_path = links;
-    spilled_positions.resize(links.size() - kInlineHops);
+    const std::size_t needed = 2 * links.size() - kInlineHops;
+    if (spilled_capacity < needed) {
+      spilled = std::make_unique<std::uint32_t[]>(needed);
+      spilled_capacity = needed;
+    }
+    std::copy(links.begin(), links.end(), spilled.get() + (links.size() - kInlineHops));
   }
 }
 

@@ -37,6 +37,7 @@
 // follows it is tiny instead of spanning the saturated fabric.
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -99,19 +100,23 @@ class FlowModel final : public NetworkModel {
     Bytes size;
     Completion done;
     alignas(64) std::array<std::uint32_t, kInlineHops> inline_positions{};  // index in the link's flow list
-    std::vector<fabric::LinkId> spilled_path;
-    std::vector<std::uint32_t> spilled_positions;  // of hops kInlineHops and on
+    // Routes longer than kInlineHops: the positions of hops kInlineHops and on, then the whole
+    // path, in one array, so the flow stays three lines.
+    std::unique_ptr<std::uint32_t[]> spilled;
+    std::size_t spilled_capacity = 0;
 
     [[nodiscard]] std::span<const fabric::LinkId> path() const {
-      return hops <= kInlineHops ? std::span<const fabric::LinkId>(inline_path.data(), hops) : spilled_path;
+      return hops <= kInlineHops ? std::span<const fabric::LinkId>(inline_path.data(), hops)
+                                 : std::span<const fabric::LinkId>(spilled.get() + (hops - kInlineHops), hops);
     }
     // Found by the hop alone: a drain that moves another flow's entry in a link's list updates
     // that flow's position without reading its first line to learn its length.
     [[nodiscard]] std::uint32_t& position(std::uint32_t hop) {
-      return hop < kInlineHops ? inline_positions[hop] : spilled_positions[hop - kInlineHops];
+      return hop < kInlineHops ? inline_positions[hop] : spilled[hop - kInlineHops];
     }
     void assign_path(const std::vector<fabric::LinkId>& links);
   };
+  static_assert(sizeof(Flow) == 3 * 64, "a flow's state is three cache lines");
 
   // Everything a solve reads about a link, in one cache line: solves walk links scattered
   // over a fabric of hundreds of thousands, and memory latency is most of their cost.

@@ -288,6 +288,28 @@ TEST(FlowModel, LatencyClassesEqualLatenciesKeptPerLink) {
   }
 }
 
+// Random transfers over all GPUs of `built`: a third with PXN, some NVSwitch legs inside a
+// node, some of zero bytes, two thirds started by the completion of an earlier one.
+TrafficPattern random_traffic(const fabric::Fabric& built, int transfers, std::mt19937& random) {
+  const auto gpus = static_cast<unsigned>(built.gpus());
+  const bool nvlink = built.spec().server.nvlink.has_value();
+  TrafficPattern pattern{"random", {}};
+  for (int i = 0; i < transfers; ++i) {
+    const auto src = static_cast<GpuId>(random() % gpus);
+    auto dst = static_cast<GpuId>(random() % gpus);
+    fabric::RouteOptions route{random() % 4, random() % 3 == 0};
+    if (nvlink && random() % 8 == 0) {  // an NVLS leg inside the source's node
+      dst = static_cast<GpuId>(built.node_of(src) * built.gpus_per_node() +
+                               static_cast<int>(random() % static_cast<unsigned>(built.gpus_per_node())));
+      route.leg = random() % 2 == 0 ? fabric::SwitchLeg::kToSwitch : fabric::SwitchLeg::kFromSwitch;
+    }
+    const Bytes size(random() % 10 == 0 ? 0 : (1 + static_cast<std::int64_t>(random() % 64)) << 16);
+    const std::int64_t after = i > 0 && random() % 3 != 0 ? static_cast<std::int64_t>(random() % i) : -1;
+    pattern.transfers.push_back({{src, dst, size, route}, after});
+  }
+  return pattern;
+}
+
 // Tracking one link per lockstep set (fabric/lockstep.hpp) instead of every link gives the
 // same completion times to the picosecond and the same bytes on every link, on random traffic
 // over every server layout, with PXN, NVSwitch legs and zero-byte transfers.
@@ -303,21 +325,7 @@ TEST(FlowModel, LockstepLinksTrackedAsOneGiveIdenticalResults) {
   std::mt19937 random(4242);
   for (const auto& build : builds) {
     const auto built = bundled_fabric(build.topology, build.gpus, build.overrides);
-    const bool nvlink = built.spec().server.nvlink.has_value();
-    TrafficPattern pattern{"random", {}};
-    for (int i = 0; i < 600; ++i) {
-      const auto src = static_cast<GpuId>(random() % static_cast<unsigned>(build.gpus));
-      auto dst = static_cast<GpuId>(random() % static_cast<unsigned>(build.gpus));
-      fabric::RouteOptions route{random() % 4, random() % 3 == 0};
-      if (nvlink && random() % 8 == 0) {  // an NVLS leg inside the source's node
-        dst = static_cast<GpuId>(built.node_of(src) * built.gpus_per_node() +
-                                 static_cast<int>(random() % static_cast<unsigned>(built.gpus_per_node())));
-        route.leg = random() % 2 == 0 ? fabric::SwitchLeg::kToSwitch : fabric::SwitchLeg::kFromSwitch;
-      }
-      const Bytes size(random() % 10 == 0 ? 0 : (1 + static_cast<std::int64_t>(random() % 64)) << 16);
-      const std::int64_t after = i > 0 && random() % 3 != 0 ? static_cast<std::int64_t>(random() % i) : -1;
-      pattern.transfers.push_back({{src, dst, size, route}, after});
-    }
+    const auto pattern = random_traffic(built, 600, random);
     engine::Simulator folded_simulator;
     engine::Simulator every_link_simulator;
     FlowModelOptions every_link_options;
@@ -331,6 +339,33 @@ TEST(FlowModel, LockstepLinksTrackedAsOneGiveIdenticalResults) {
       ASSERT_EQ(folded.link_bytes(link), every_link.link_bytes(link)) << build.topology << " link " << link;
     }
     EXPECT_LE(folded.solved_flows(), every_link.solved_flows()) << build.topology;
+  }
+}
+
+// A flow keeps the first hops of its path inside its state and the rest, on longer routes,
+// apart. Routes with PXN across the pods of a three-tier build cross 12 links when every link
+// is tracked: those flows take the second way, and must give what the inline one gives with
+// lockstep sets (at most 8 links) and what full re-solves give.
+TEST(FlowModel, RoutesLongerThanItsInlineHopsGiveTheSameResults) {
+  const auto built = bundled_fabric("dgx-h100-superpod", 128, {"fabric.switch.ports=16", "fabric.nodes_per_su=1"});
+  std::mt19937 random(77);
+  const auto pattern = random_traffic(built, 800, random);
+  std::size_t longest = 0;
+  for (const auto& transfer : pattern.transfers) {
+    const auto& request = transfer.request;
+    longest = std::max(longest, fabric::route(built, request.src, request.dst, request.route).size());
+  }
+  ASSERT_GE(longest, 12U) << "the pattern must hold routes longer than the flow's inline hops";
+  FlowModelOptions every_link_options;
+  every_link_options.lockstep = false;
+  FlowModelOptions full_options = every_link_options;
+  full_options.incremental = false;
+  const auto folded = play(built, pattern, "flow");
+  const auto every_link = play(built, pattern, "flow", every_link_options);
+  const auto full = play(built, pattern, "flow", full_options);
+  ASSERT_EQ(folded.completed_at, every_link.completed_at);
+  for (std::size_t i = 0; i < full.completed_at.size(); ++i) {
+    ASSERT_NEAR(every_link.completed_at[i].seconds(), full.completed_at[i].seconds(), 1e-9) << "#" << i;
   }
 }
 
