@@ -17,7 +17,7 @@ TEST(LinkFlows, KeepsEntriesAcrossSpillingAndComingBack) {
   LinkFlows list;
   EXPECT_TRUE(list.empty());
   std::vector<std::uint32_t> expected;
-  for (std::uint32_t f = 0; f < 9; ++f) {  // inline, then spilled and grown twice
+  for (std::uint32_t f = 0; f < 17; ++f) {  // four inline, then spilled at 8 and grown to 16 and 32
     list.push_back({f, f % 3});
     expected.push_back(f);
     EXPECT_EQ(flows_of(list), expected);
