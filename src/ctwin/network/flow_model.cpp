@@ -91,13 +91,13 @@ FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator,
   // A lockstep set is tracked as its slowest link, which carries the whole set's latency.
   std::vector<SimTime> latency(links_.size());
   for (std::size_t id = 0; id < links_.size(); ++id) {
+    links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
     latency[representative_[id]] += fabric.links()[id].latency;
     if (representative_[id] != id) folded_[id / 64] |= std::uint64_t{1} << (id % 64);
   }
   const std::size_t classes = std::min<std::size_t>(options_.latency_classes, kOwnLatency);
   std::map<SimTime, std::uint16_t> class_of;
   for (std::size_t id = 0; id < links_.size(); ++id) {
-    links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
     const auto [known, added] = class_of.try_emplace(latency[id], static_cast<std::uint16_t>(latencies_.size()));
     if (added) latencies_.push_back(latency[id]);
     links_[id].latency_class = known->second;
@@ -106,10 +106,7 @@ FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator,
   if (latencies_.size() > classes) {  // too many to number: every link keeps its own
     latencies_.clear();
     link_latency_ = std::move(latency);
-    for (std::size_t id = 0; id < links_.size(); ++id) {
-      links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
-      links_[id].latency_class = kOwnLatency;
-    }
+    for (LinkState& link : links_) link.latency_class = kOwnLatency;
   }
 }
 
