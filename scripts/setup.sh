@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev libeigen3-dev libsimgrid-dev nlohmann-json3-dev libtbb-dev
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
+  python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
 )
 
 missing=()

@@ -32,8 +32,10 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"replay", {"core", "engine", "fabric", "network", "collectives", "compute", "workload"}},
       {"analysis", {"core", "engine", "fabric", "network", "collectives", "compute", "workload", "replay"}},
       {"calibration", {"core", "engine", "fabric", "network", "collectives", "compute"}},
-      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
+      {"api", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
                "analysis"}},
+      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
+               "analysis", "api"}},
   };
   return kAllowed;
 }

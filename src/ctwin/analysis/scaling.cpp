@@ -16,8 +16,17 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
     if (query.gpus[i] < 1) throw InputError("--gpus", "", "sizes must be positive");
     if (i > 0 && query.gpus[i] <= query.gpus[i - 1]) throw InputError("--gpus", "", "sizes must be ascending");
   }
+  const auto load = [&query](const std::vector<std::string>& size_overrides) {
+    if (query.load) return query.load(size_overrides);
+    std::vector<std::string> overrides = query.overrides;
+    overrides.insert(overrides.end(), size_overrides.begin(), size_overrides.end());
+    return replay::load_scenario(query.scenario, query.repo_root, overrides);
+  };
+  const auto simulate = [&query](const replay::Scenario& scenario) {
+    return query.simulate ? query.simulate(scenario) : replay::simulate_step(scenario).report;
+  };
   // The job as written: its global batch and GPU count anchor weak scaling.
-  const replay::Scenario base = replay::load_scenario(query.scenario, query.repo_root, query.overrides);
+  const replay::Scenario base = load({});
 
   ScalingStudy study;
   study.model = base.model.name;
@@ -34,7 +43,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
     ScalingPoint& point = study.points[i];
     point.gpus = gpus;
     point.global_batch = base.split.global_batch;
-    std::vector<std::string> overrides = query.overrides;
+    std::vector<std::string> overrides;
     overrides.push_back("gpus=" + std::to_string(gpus));
     overrides.push_back("parallel.dp=auto");
     if (query.weak) {
@@ -49,8 +58,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
       overrides.push_back("training.global_batch=" + std::to_string(point.global_batch));
     }
     try {
-      const replay::Scenario scenario = replay::load_scenario(query.scenario, query.repo_root, overrides);
-      point.report = replay::simulate_step(scenario).report;
+      point.report = simulate(load(overrides));
     } catch (const InputError& error) {
       // The split cannot use this many GPUs: a fact about the size, reported with the reason.
       point.invalid = std::string(error.what());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
 
 namespace ctwin::analysis {
@@ -22,6 +23,11 @@ struct ScalingQuery {
   unsigned jobs = 1;  ///< sizes simulated at once (each on its own thread; results do not depend on it)
   /// Called, one call at a time, as each size finishes: sizes done so far, the number of sizes, its GPUs.
   std::function<void(std::size_t, std::size_t, std::int64_t)> progress;
+  /// Reads the scenario with a size's own overrides ("gpus=64") added; by default
+  /// load_scenario(scenario, repo_root, overrides + the size's). Called from several threads.
+  std::function<replay::Scenario(const std::vector<std::string>& size_overrides)> load;
+  /// Simulates one size's step; by default replay::simulate_step. Called from several threads.
+  std::function<replay::StepReport(const replay::Scenario&)> simulate;
 };
 
 struct ScalingPoint {

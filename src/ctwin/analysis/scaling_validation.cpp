@@ -94,11 +94,11 @@ ScalingCases load_scaling_cases(const fs::path& path, const fs::path& repo_root)
 }
 
 ScalingComparison validate_scaling(const ScalingCase& scaling_case, const fs::path& repo_root,
-                                   const std::optional<std::string>& network, const std::vector<std::string>& overrides) {
+                                   const std::optional<network::ModelKind>& network, const std::vector<std::string>& overrides) {
   ScalingQuery query;
   query.scenario = scaling_case.scenario;
   query.repo_root = repo_root;
-  if (network) query.overrides.push_back("network=" + *network);
+  if (network) query.overrides.push_back("network=" + std::string(network::name(*network)));
   query.overrides.insert(query.overrides.end(), overrides.begin(), overrides.end());
   query.gpus = scaling_case.gpus;
   query.weak = scaling_case.weak;

@@ -73,7 +73,7 @@ struct ScalingComparison {
 /// the network.
 [[nodiscard]] ScalingComparison validate_scaling(const ScalingCase& scaling_case,
                                                  const std::filesystem::path& repo_root,
-                                                 const std::optional<std::string>& network,
+                                                 const std::optional<network::ModelKind>& network,
                                                  const std::vector<std::string>& overrides = {});
 
 }  // namespace ctwin::analysis

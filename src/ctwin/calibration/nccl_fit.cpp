@@ -117,7 +117,7 @@ fabric::ClusterSpec NcclCalibration::apply(fabric::ClusterSpec spec) const {
 }
 
 std::vector<LogComparison> compare_cases(const fabric::ClusterSpec& spec, const NcclCalibration& calibration,
-                                         const std::vector<NcclFitCase>& cases, const std::string& network) {
+                                         const std::vector<NcclFitCase>& cases, network::ModelKind network) {
   const fabric::ClusterSpec applied = calibration.apply(spec);
   std::map<int, std::unique_ptr<fabric::Fabric>> fabrics;
   std::vector<LogComparison> comparisons;
@@ -135,7 +135,7 @@ std::vector<LogComparison> compare_cases(const fabric::ClusterSpec& spec, const 
 }
 
 NcclFitReport fit_nccl(const fabric::ClusterSpec& spec, const std::vector<NcclFitCase>& fit,
-                       const std::vector<NcclFitCase>& holdout, const std::string& network) {
+                       const std::vector<NcclFitCase>& holdout, network::ModelKind network) {
   if (fit.empty()) throw InputError("--nccl", "", "no log to fit");
   const NcclCalibration base = NcclCalibration::defaults_of(spec);
   NcclFitReport report;

@@ -68,11 +68,11 @@ struct NcclFitReport {
 /// Throws InputError when `fit` is empty or a log does not fit the cluster (more GPUs than
 /// it can build).
 [[nodiscard]] NcclFitReport fit_nccl(const fabric::ClusterSpec& spec, const std::vector<NcclFitCase>& fit,
-                                     const std::vector<NcclFitCase>& holdout, const std::string& network);
+                                     const std::vector<NcclFitCase>& holdout, network::ModelKind network);
 
 /// Every row's busbw error of `cases` on `spec` with `calibration`.
 [[nodiscard]] std::vector<LogComparison> compare_cases(const fabric::ClusterSpec& spec,
                                                        const NcclCalibration& calibration,
-                                                       const std::vector<NcclFitCase>& cases, const std::string& network);
+                                                       const std::vector<NcclFitCase>& cases, network::ModelKind network);
 
 }  // namespace ctwin::calibration

@@ -27,7 +27,7 @@ struct SetupValidation {
 };
 
 struct ValidationOptions {
-  std::string network = "flow";
+  network::ModelKind network = network::ModelKind::kFlow;
   bool calibrate = false;
   /// Resolves a topology path of the manifest to a file (the front end knows the data folder).
   std::function<std::filesystem::path(const std::string&)> resolve_topology;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ctwin/api/evaluate.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -94,7 +95,7 @@ BenchRow bench_collective(const std::string& name, const std::string& cluster, i
   collectives::CollectiveQuery query;
   query.op = collectives::Op::kAllReduce;
   query.sizes = collectives::size_sweep(Bytes(8), Bytes(std::int64_t{8} << 30), 2);
-  query.network = network;
+  query.network = network_flag(network);
   const auto start = Clock::now();
   const fabric::Fabric built(spec, gpus);
   const auto result = collectives::predict_collective(built, query);
@@ -122,6 +123,28 @@ BenchRow bench_run(const std::string& name, const std::string& network, double t
           "Llama 3 405B, 16384 H100, tp 8 pp 16 dp 128, " + network + "; step " + fixed(step.report.step_time_s, 3) +
               " s, MFU " + fixed(100 * step.report.mfu, 1) + " %",
           wall, step.report.events, "< " + fixed(target_s, 0) + " s, < 4 GiB", wall < target_s && rss < 4.0, rss};
+}
+
+// A planner's or notebook's pattern: 1,000 nearby scenarios through one EvalContext, each the
+// default scenario (Llama 3 8B on 64 H100) on the analytical network with another TP (1, 2, 4,
+// 8) and global batch (32..8000 sequences, so 1..250 micro-batches per DP replica at tp 8).
+BenchRow bench_evaluate_reuse() {
+  const auto start = Clock::now();
+  api::EvalContext context;
+  const api::Scenario base = api::Scenario::load("scenarios/default.json").with("network", "analytical");
+  double fastest = 0;
+  constexpr int kEvaluations = 1000;
+  for (int i = 0; i < kEvaluations; ++i) {
+    const int tp = 1 << (i % 4);
+    const int global_batch = 32 * (1 + i / 4);
+    const auto result = api::evaluate(base.with("parallel.tp", tp).with("training.global_batch", global_batch), context);
+    fastest = std::max(fastest, result.step.report.tokens_per_s / 64);
+  }
+  const double wall = seconds_since(start);
+  return {"evaluate-reuse-1000",
+          "1000 evaluations of the default scenario (tp 1-8, global batch 32-8000), analytical, one EvalContext; best " +
+              fixed(fastest, 0) + " tokens/s/GPU",
+          wall, 0, "< 10 s", wall < 10, peak_rss_gib()};
 }
 
 // Runs a case `runs` times and keeps the run with the median wall time (the lower middle one
@@ -158,7 +181,7 @@ Action add_bench_command(CLI::App& app) {
   auto repeat = std::make_shared<int>(1);
   command->add_option("--case", *only,
                       "run one case: engine, fabric-build, flow-alltoall-chain, flow-alltoall-chain-pxn, "
-                      "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, or "
+                      "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, or "
                       "collective-flow-100k (only when named: about 15 s)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -178,6 +201,7 @@ Action add_bench_command(CLI::App& app) {
                                          "collective-analytical-16k",
                                          "run-flow-16k",
                                          "run-analytical-16k",
+                                         "evaluate-reuse-1000",
                                          "collective-flow-100k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
@@ -203,6 +227,7 @@ Action add_bench_command(CLI::App& app) {
     }
     if (wanted("run-flow-16k")) measure([&] { return bench_run("run-flow-16k", "flow", 10); });
     if (wanted("run-analytical-16k")) measure([&] { return bench_run("run-analytical-16k", "analytical", 1); });
+    if (wanted("evaluate-reuse-1000")) measure(bench_evaluate_reuse);
     // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
     if (*only == "collective-flow-100k") {
       measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });

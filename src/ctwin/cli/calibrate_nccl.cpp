@@ -75,7 +75,7 @@ void calibrate_nccl(const CalibrateOptions& options) {
   for (const auto& path : options.nccl) fit.push_back(load_case(path, options));
   for (const auto& path : options.holdout) holdout.push_back(load_case(path, options));
 
-  const auto report = calibration::fit_nccl(spec, fit, holdout, options.network);
+  const auto report = calibration::fit_nccl(spec, fit, holdout, network_flag(options.network));
   {
     std::ofstream out(options.output);
     if (!out) throw InputError(options.output, "", "cannot be written");

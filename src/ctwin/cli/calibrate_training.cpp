@@ -76,7 +76,7 @@ void calibrate_training(const CalibrateOptions& options) {
   if (options.output.empty()) throw InputError("-o", "", "required with --training: where to write the calibrated profile");
   if (options.holdout.size() > 1) throw InputError("--holdout", "", "takes one cases file with --training");
   const Format format = parse_format(options.format);
-  check_step_network(options.network);
+  const network::ModelKind network = step_network(options.network);
   const auto base_path = resolve_gpu_path(options.base);
   const compute::GpuSpec base = compute::load_gpu_spec(base_path);
 
@@ -94,12 +94,12 @@ void calibrate_training(const CalibrateOptions& options) {
   }
 
   const auto fit =
-      replay::fit_training_time_scale(chosen.fit, options.network, options.jobs, terminal_calibration_progress());
+      replay::fit_training_time_scale(chosen.fit, network, options.jobs, terminal_calibration_progress());
   std::vector<const replay::TrainingCase*> judged = holdout.fit;
   judged.insert(judged.end(), holdout.moe.begin(), holdout.moe.end());
   judged.insert(judged.end(), chosen.moe.begin(), chosen.moe.end());
-  const auto judged_at_base = replay::predict_at_scale(judged, fit.base_scale, options.network, options.jobs);
-  const auto judged_at_scale = replay::predict_at_scale(judged, fit.scale, options.network, options.jobs);
+  const auto judged_at_base = replay::predict_at_scale(judged, fit.base_scale, network, options.jobs);
+  const auto judged_at_scale = replay::predict_at_scale(judged, fit.scale, network, options.jobs);
   const std::size_t held_out_count = holdout.fit.size() + holdout.moe.size();
   const std::vector<replay::TrainingComparison> held_base(judged_at_base.begin(), judged_at_base.begin() + held_out_count);
   const std::vector<replay::TrainingComparison> held_scale(judged_at_scale.begin(), judged_at_scale.begin() + held_out_count);

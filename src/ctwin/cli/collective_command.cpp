@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/report_json.hpp"
 #include "ctwin/calibration/nccl_comparison.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
@@ -62,23 +62,6 @@ void print_table(const collectives::CollectiveResult& result, const CollectiveOp
   out << "#\n" << line;
 }
 
-void print_json(const collectives::CollectiveResult& result, std::ostream& out) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : result.rows) {
-    rows.push_back({{"size_bytes", row.size.count()},
-                    {"count", row.count},
-                    {"time_us", row.time.seconds() * 1e6},
-                    {"algbw_GBps", row.algbw_GBps},
-                    {"busbw_GBps", row.busbw_GBps},
-                    {"algo", collectives::name(row.algorithm)},
-                    {"protocol", collectives::name(row.protocol)}});
-  }
-  out << nlohmann::json{{"op", collectives::name(result.op)}, {"gpus", result.gpus}, {"channels", result.channels},
-                        {"rows", rows}}
-             .dump(2)
-      << '\n';
-}
-
 }  // namespace
 
 Action add_collective_command(CLI::App& app) {
@@ -109,15 +92,14 @@ Action add_collective_command(CLI::App& app) {
     query.sizes = collectives::size_sweep(size_flag("--begin", options->begin), size_flag("--end", options->end),
                                           options->factor);
     query.element_bytes = calibration::nccl_type_bytes(options->dtype, "--dtype");
-    query.network = options->network;
+    query.network = network_flag(options->network);
     query.every_transfer = options->every_transfer;
     if (options->channels < 0) throw InputError("--channels", "", "must not be negative");
-    if (const auto calibrated = load_calibration(options->fabric)) query.tuning = calibrated->tuning;
     query.tuning.channels = options->channels;
-    const fabric::Fabric built = build_fabric(options->fabric);
-    const auto result = collectives::predict_collective(built, query);
+    api::EvalContext context;
+    const auto result = api::evaluate_collective(build_of(options->fabric), query, context);
     if (format == Format::kJson) {
-      print_json(result, std::cout);
+      std::cout << api::collective_json(result).dump(2) << '\n';
     } else if (format == Format::kCsv) {
       Table table({"size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo", "protocol"});
       for (const auto& row : result.rows) {

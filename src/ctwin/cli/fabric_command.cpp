@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -13,49 +13,6 @@
 
 namespace ctwin::cli {
 namespace {
-
-nlohmann::json to_json(const fabric::FabricSummary& summary) {
-  nlohmann::json out;
-  out["name"] = summary.name;
-  out["gpus"] = summary.gpus;
-  out["nodes"] = summary.nodes;
-  out["gpus_per_node"] = summary.gpus_per_node;
-  out["scalable_units"] = summary.scalable_units;
-  out["pods"] = summary.pods;
-  out["tiers"] = summary.tiers;
-  out["switches"] = nlohmann::json::array();
-  for (const auto& tier : summary.switch_tiers) {
-    out["switches"].push_back({{"tier", tier.tier},
-                               {"count", tier.switches},
-                               {"ports_used", tier.ports_used},
-                               {"ports_total", tier.ports_total},
-                               {"oversubscription", tier.oversubscription}});
-  }
-  out["cables"] = nlohmann::json::array();
-  for (const auto& group : summary.cables) {
-    out["cables"].push_back({{"kind", fabric::to_string(group.kind)},
-                             {"bandwidth_Gbps", group.bandwidth.gigabits_per_second()},
-                             {"cables", group.cables},
-                             {"transceivers", group.transceivers}});
-  }
-  out["fabric_cables"] = summary.fabric_cables;
-  out["transceivers"] = summary.transceivers;
-  out["nvlink_per_gpu_GBps"] = summary.nvlink_per_gpu.gigabytes_per_second();
-  out["injection_per_gpu_Gbps"] = summary.injection_per_gpu.gigabits_per_second();
-  out["bisection_GBps"] = summary.bisection.gigabytes_per_second();
-  out["hops"] = nlohmann::json::array();
-  for (const auto& hop : summary.hops) {
-    out["hops"].push_back({{"pair_class", hop.pair_class},
-                           {"from", hop.from},
-                           {"to", hop.to},
-                           {"links", hop.links},
-                           {"switches", hop.switches},
-                           {"fewest_links", hop.fewest_links},
-                           {"latency_us", hop.latency.microseconds()},
-                           {"bottleneck_GBps", hop.bottleneck.gigabytes_per_second()}});
-  }
-  return out;
-}
 
 void print_table(const fabric::FabricSummary& summary, Format format) {
   std::cout << summary.name << ": " << summary.gpus << " GPUs on " << summary.nodes << " nodes of "
@@ -103,10 +60,10 @@ Action add_fabric_command(CLI::App& app) {
   command->add_option("--format", *format, "table, json or csv")->capture_default_str();
   return [options, format] {
     const Format chosen = parse_format(*format);
-    const fabric::Fabric built = build_fabric(*options);
-    const fabric::FabricSummary summary = fabric::summarize(built);
+    api::EvalContext context;
+    const fabric::FabricSummary summary = api::evaluate_fabric(build_of(*options), context);
     if (chosen == Format::kJson) {
-      std::cout << to_json(summary).dump(2) << '\n';
+      std::cout << api::fabric_summary_json(summary).dump(2) << '\n';
     } else {
       print_table(summary, chosen);
     }

@@ -16,22 +16,21 @@ void add_fabric_options(CLI::App& command, FabricOptions& options) {
                      "calibration file from `ctwin calibrate --nccl`: fitted link efficiencies and protocol costs");
 }
 
-std::filesystem::path resolve_data_path(const std::string& path) {
-  const std::filesystem::path given(path);
-  if (given.is_absolute() || std::filesystem::exists(given)) return given;
-  const std::filesystem::path bundled = std::filesystem::path(CTWIN_DATA_DIR) / given;
-  return std::filesystem::exists(bundled) ? bundled : given;
+api::Build build_of(const FabricOptions& options) {
+  api::Build build;
+  build.cluster = options.cluster;
+  build.gpus = options.gpus;
+  for (const auto& assignment : options.overrides) build.changes.push_back(parse_override(assignment));
+  build.calibration = options.calibration;
+  return build;
 }
 
 std::optional<calibration::NcclCalibration> load_calibration(const FabricOptions& options) {
-  if (options.calibration.empty()) return std::nullopt;
-  return calibration::read_nccl_calibration(resolve_data_path(options.calibration));
+  return api::build_calibration(build_of(options));
 }
 
 fabric::Fabric build_fabric(const FabricOptions& options) {
-  fabric::ClusterSpec spec = fabric::load_cluster(resolve_data_path(options.cluster), options.overrides);
-  if (const auto calibrated = load_calibration(options)) spec = calibrated->apply(std::move(spec));
-  return fabric::Fabric(std::move(spec), options.gpus);
+  return fabric::Fabric(api::load_build(build_of(options)), options.gpus);
 }
 
 }  // namespace ctwin::cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/evaluate.hpp"
 #include "ctwin/calibration/nccl_fit.hpp"
 #include "ctwin/fabric/fabric.hpp"
 
@@ -26,7 +28,10 @@ void add_fabric_options(CLI::App& command, FabricOptions& options);
 
 /// A data file named on the command line: as given if it exists, else relative to the
 /// source tree ctwin was built from, so bundled topologies work from any directory.
-[[nodiscard]] std::filesystem::path resolve_data_path(const std::string& path);
+using api::resolve_data_path;
+
+/// The build the options name, for the evaluation API.
+[[nodiscard]] api::Build build_of(const FabricOptions& options);
 
 [[nodiscard]] fabric::Fabric build_fabric(const FabricOptions& options);
 

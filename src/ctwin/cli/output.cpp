@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <ostream>
 
 #include "ctwin/core/error.hpp"
@@ -61,10 +62,20 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-void check_step_network(const std::string& network) {
+network::ModelKind step_network(const std::string& network) {
   if (network != "analytical" && network != "flow") {
     throw InputError("--network", "", "unknown network model '" + network + "' (expected analytical or flow)");
   }
+  return network_flag(network);
+}
+
+network::ModelKind network_flag(const std::string& network) { return network::parse_model_kind(network, "--network", ""); }
+
+void write_text_file(const std::string& path, const std::string& flag, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw InputError(flag, "", "cannot write '" + path + "'");
+  out << text;
+  if (!out) throw InputError(flag, "", "cannot write '" + path + "'");
 }
 
 std::string signed_percent(double error) {

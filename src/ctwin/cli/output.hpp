@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/network/network_model.hpp"
+
 namespace ctwin::cli {
 
 enum class Format { kTable, kJson, kCsv };
@@ -13,7 +15,10 @@ enum class Format { kTable, kJson, kCsv };
 [[nodiscard]] Format parse_format(const std::string& text);
 
 /// The network models a training step runs on: "analytical" or "flow"; InputError naming --network otherwise.
-void check_step_network(const std::string& network);
+[[nodiscard]] network::ModelKind step_network(const std::string& network);
+
+/// Any network model of this build, named by `--network`.
+[[nodiscard]] network::ModelKind network_flag(const std::string& network);
 
 /// A table of already formatted cells, printed with aligned columns or as CSV.
 class Table {
@@ -26,6 +31,9 @@ class Table {
   std::vector<std::string> headers_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+/// Writes `text` to `path`; an InputError naming `flag` when the file cannot be written.
+void write_text_file(const std::string& path, const std::string& flag, const std::string& text);
 
 /// printf-style number formatting into a std::string.
 [[nodiscard]] std::string fixed(double value, int decimals);

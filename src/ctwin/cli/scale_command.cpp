@@ -7,13 +7,12 @@
 #include <sstream>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "ctwin/analysis/scaling.hpp"
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
-#include "ctwin/cli/scaling_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
@@ -57,14 +56,12 @@ Action add_scale_command(CLI::App& app) {
   command->add_option("--jobs", o->jobs, "sizes simulated at once (default: one per core)")->check(CLI::Range(1, 1024));
   return [o] {
     const Format format = parse_format(o->format);
-    analysis::ScalingQuery query;
-    query.scenario = resolve_data_path(o->scenario);
-    query.repo_root = CTWIN_DATA_DIR;
-    query.overrides = o->overrides;
+    std::vector<std::string> overrides = o->overrides;
     if (!o->network.empty()) {
-      check_step_network(o->network);
-      query.overrides.push_back("network=" + o->network);
+      (void)step_network(o->network);
+      overrides.push_back("network=" + o->network);
     }
+    api::ScalingOptions query;
     query.gpus = parse_sizes(o->gpus);
     query.weak = o->weak;
     query.jobs = o->jobs;
@@ -75,14 +72,12 @@ Action add_scale_command(CLI::App& app) {
         if (i + 1 == n) std::cerr << '\n';
       };
     }
-    const analysis::ScalingStudy study = analysis::run_scaling(query);
+    api::EvalContext context;
+    const analysis::ScalingStudy study =
+        api::evaluate_scaling(api::Scenario::load(o->scenario).with_assignments(overrides), context, query);
 
     if (format == Format::kJson) {
-      std::cout << nlohmann::json{{"model", study.model},
-                                  {"scaling", o->weak ? "weak" : "strong"},
-                                  {"points", scaling_points_json(study)}}
-                       .dump(2)
-                << '\n';
+      std::cout << api::scaling_json(study, o->weak).dump(2) << '\n';
       return;
     }
     Table table({"gpus", "dp", "global batch", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "comm %", "linearity",

@@ -1,17 +1,16 @@
 // ctwin traffic: play a named traffic pattern on a build through a network model.
 
-#include <chrono>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/unit_parse.hpp"
-#include "ctwin/network/flow_model.hpp"
 #include "ctwin/network/traffic_pattern.hpp"
 
 namespace ctwin::cli {
@@ -61,58 +60,28 @@ Action add_traffic_command(CLI::App& app) {
     const Format format = parse_format(options->format);
     const network::PatternOptions pattern_options{parse_size_flag(options->size), options->pxn, options->steps,
                                                   options->flows_per_pair};
-    const fabric::Fabric built = build_fabric(options->fabric);
-    const network::TrafficPattern pattern = network::make_pattern(options->pattern, built, pattern_options);
-    engine::Simulator simulator;
-    auto model = options->full_solve && options->network == "flow"
-                     ? std::make_unique<network::FlowModel>(built, simulator, network::FlowModelOptions{false})
-                     : network::make_network_model(options->network, built, simulator);
-    const auto wall_start = std::chrono::steady_clock::now();
-    const network::TrafficResult result = network::run_pattern(*model, pattern);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-
-    std::vector<SimTime> sorted = result.completed_at;
-    std::sort(sorted.begin(), sorted.end());
-    const auto percentile = [&](double p) {
-      return sorted.empty() ? SimTime() : sorted[static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1))];
-    };
-    const double total_bytes = static_cast<double>(result.stats.bytes_delivered.count());
-    const double seconds = result.makespan.seconds();
-    const double throughput = seconds > 0 ? total_bytes / seconds : 0;
-    const auto* flow = dynamic_cast<const network::FlowModel*>(model.get());
+    api::TrafficQuery query;
+    query.pattern = options->pattern;
+    query.options = pattern_options;
+    query.network = network_flag(options->network);
+    query.full_solve = options->full_solve;
+    api::EvalContext context;
+    const api::TrafficSummary result = api::evaluate_traffic(build_of(options->fabric), query, context);
     if (format == Format::kJson) {
-      nlohmann::json out{{"pattern", pattern.name},
-                         {"network", std::string(model->name())},
-                         {"gpus", built.gpus()},
-                         {"transfers", pattern.transfers.size()},
-                         {"size_bytes", pattern_options.size.count()},
-                         {"bytes_delivered", result.stats.bytes_delivered.count()},
-                         {"makespan_us", result.makespan.microseconds()},
-                         {"completion_us", {{"min", percentile(0).microseconds()},
-                                            {"median", percentile(0.5).microseconds()},
-                                            {"max", percentile(1).microseconds()}}},
-                         {"aggregate_GBps", throughput * 1e-9},
-                         {"events", result.events},
-                         {"wall_s", wall}};
-      if (flow != nullptr) {
-        out["solves"] = flow->solves();
-        out["solved_flows"] = flow->solved_flows();
-      }
-      std::cout << out.dump(2) << '\n';
+      std::cout << api::traffic_json(result).dump(2) << '\n';
       return;
     }
-    std::cout << pattern.name << " on " << built.gpus() << " GPUs of " << built.spec().name << ", "
-              << pattern.transfers.size() << " transfers of " << format_bytes(pattern_options.size) << ", network "
-              << model->name() << "\n";
+    std::cout << result.pattern << " on " << result.gpus << " GPUs of " << result.cluster << ", " << result.transfers
+              << " transfers of " << format_bytes(result.size) << ", network " << result.network << "\n";
     Table table({"quantity", "value"});
     table.add_row({"makespan", format_time(result.makespan)});
-    table.add_row({"first completion", format_time(percentile(0))});
-    table.add_row({"median completion", format_time(percentile(0.5))});
-    table.add_row({"aggregate throughput", fixed(throughput * 1e-9, 2) + " GB/s"});
-    table.add_row({"per-GPU throughput", fixed(throughput * 1e-9 / built.gpus(), 2) + " GB/s"});
+    table.add_row({"first completion", format_time(result.first_completion)});
+    table.add_row({"median completion", format_time(result.median_completion)});
+    table.add_row({"aggregate throughput", fixed(result.aggregate_GBps, 2) + " GB/s"});
+    table.add_row({"per-GPU throughput", fixed(result.aggregate_GBps / static_cast<double>(result.gpus), 2) + " GB/s"});
     table.add_row({"engine events", std::to_string(result.events)});
-    if (flow != nullptr) table.add_row({"rate solves", std::to_string(flow->solves())});
-    table.add_row({"wall time", fixed(wall, 3) + " s"});
+    if (result.solves) table.add_row({"rate solves", std::to_string(*result.solves)});
+    table.add_row({"wall time", fixed(result.wall_s, 3) + " s"});
     table.print(std::cout, Format::kTable, "  ");
   };
 }

@@ -301,7 +301,7 @@ Action add_validate_command(CLI::App& app) {
     }
     if (chosen.empty()) throw InputError("--only", "", "no setup of " + options->setups + " matches");
     calibration::ValidationOptions validation;
-    validation.network = options->network;
+    validation.network = network_flag(options->network);
     validation.calibrate = options->calibrated;
     validation.resolve_topology = [](const std::string& path) { return resolve_data_path(path); };
     const auto results = calibration::validate_setups(manifest, chosen, validation);

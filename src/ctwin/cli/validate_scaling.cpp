@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/analysis/scaling_validation.hpp"
+#include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
-#include "ctwin/cli/scaling_output.hpp"
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::cli {
@@ -73,7 +73,7 @@ nlohmann::json to_json(const std::vector<ScalingComparison>& results, const std:
     }
     studies.push_back({{"id", c.scaling_case->id},
                        {"model", c.study.model},
-                       {"points", scaling_points_json(c.study)},
+                       {"points", api::scaling_points_json(c.study)},
                        {"measured", measured},
                        {"measured_ratio", c.measured_ratio},
                        {"measured_ratio_low", c.measured_ratio_low},
@@ -103,10 +103,10 @@ void print_csv(const std::vector<ScalingComparison>& results, std::ostream& out)
 
 void run_scaling_validation(const ScalingValidateOptions& options) {
   const Format format = parse_format(options.format);
-  check_step_network(options.network);
+  const network::ModelKind network = step_network(options.network);
   const auto cases = analysis::load_scaling_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
   std::vector<ScalingComparison> results;
-  for (const auto& study : cases.studies) results.push_back(analysis::validate_scaling(study, CTWIN_DATA_DIR, options.network, options.overrides));
+  for (const auto& study : cases.studies) results.push_back(analysis::validate_scaling(study, CTWIN_DATA_DIR, network, options.overrides));
   if (format == Format::kJson) {
     std::cout << to_json(results, options.network).dump(2) << '\n';
   } else if (format == Format::kCsv) {

@@ -178,7 +178,7 @@ std::vector<std::string> use_profiles(const std::string& folder, replay::Trainin
 
 void run_training_validation(const TrainingValidateOptions& options) {
   const Format format = parse_format(options.format);
-  check_step_network(options.network);
+  const network::ModelKind network = step_network(options.network);
   auto cases = replay::load_training_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
   const std::vector<std::string> replaced = use_profiles(options.profiles, cases);
   std::vector<const replay::TrainingCase*> chosen;
@@ -203,7 +203,7 @@ void run_training_validation(const TrainingValidateOptions& options) {
     print_cross_validation(chosen, options.network, options.jobs, options.format);
     return;
   }
-  const auto results = replay::validate_training(chosen, options.network, progress, options.jobs);
+  const auto results = replay::validate_training(chosen, network, progress, options.jobs);
   if (format == Format::kJson) {
     print_json(results, cases, options.network, std::cout);
   } else if (format == Format::kCsv) {

@@ -167,7 +167,7 @@ replay::CalibrationProgress terminal_calibration_progress() {
 void print_cross_validation(const std::vector<const replay::TrainingCase*>& chosen, const std::string& network,
                             unsigned jobs, const std::string& format_text) {
   const Format format = parse_format(format_text);
-  const auto result = replay::cross_validate_training(chosen, network, jobs, terminal_calibration_progress());
+  const auto result = replay::cross_validate_training(chosen, step_network(network), jobs, terminal_calibration_progress());
   if (format == Format::kJson) {
     print_json(result, network);
   } else if (format == Format::kCsv) {

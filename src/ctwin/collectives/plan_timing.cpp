@@ -13,9 +13,9 @@
 namespace ctwin::collectives {
 namespace {
 
-std::unique_ptr<network::NetworkModel> make_model(const std::string& network, const fabric::Fabric& fabric,
+std::unique_ptr<network::NetworkModel> make_model(network::ModelKind network, const fabric::Fabric& fabric,
                                                   engine::Simulator& simulator) {
-  if (network == "simgrid") {
+  if (network == network::ModelKind::kSimgrid) {
     throw InputError("--network", "", "collectives run on analytical or flow (simgrid has no PXN, channels or NVLS legs)");
   }
   return network::make_network_model(network, fabric, simulator);
@@ -105,9 +105,9 @@ AnalyticalTimes analytical_times(const Phase& phase, const fabric::Fabric& fabri
 
 // What the every-transfer executor sends through the analytical model so that each transfer
 // takes its drain above: its bytes times its drain over its drain alone (≥ 1).
-std::vector<double> step_slowdowns(const std::string& network, const Phase& phase, const fabric::Fabric& fabric) {
+std::vector<double> step_slowdowns(network::ModelKind network, const Phase& phase, const fabric::Fabric& fabric) {
   std::vector<double> slowdowns(phase.transfers.size(), 1.0);
-  if (network != "analytical") return slowdowns;
+  if (network != network::ModelKind::kAnalytical) return slowdowns;
   const AnalyticalTimes times = analytical_times(phase, fabric);
   for (std::size_t i = 0; i < slowdowns.size(); ++i) {
     if (times.alone_s_per_own_byte[i] > 0) {
@@ -126,7 +126,7 @@ void require_supported(const ProtocolCost& cost, const CostContext& where, Proto
 
 }  // namespace
 
-PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const std::string& network)
+PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, network::ModelKind network)
     : context_(plan.context()) {
   const double reference = reference_size(plan);
   std::vector<fabric::LinkId> path;
@@ -141,7 +141,7 @@ PlanProfile::PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const s
     // Per transfer: seconds per byte of its own to drain, once its latency has passed.
     std::vector<double> drain_s_per_own_byte;
     std::vector<double> latencies;
-    if (network == "analytical") {
+    if (network == network::ModelKind::kAnalytical) {
       AnalyticalTimes times = analytical_times(phase, fabric);
       latencies = std::move(times.latency_s);
       drain_s_per_own_byte = std::move(times.drain_s_per_own_byte);
@@ -268,7 +268,7 @@ SimTime PlanProfile::pipeline_fill(Bytes size, Protocol protocol, const Collecti
   return SimTime::from_seconds(fill);
 }
 
-SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const std::string& network, Bytes size,
+SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, network::ModelKind network, Bytes size,
                            Protocol protocol, const CollectiveTuning& tuning) {
   engine::Simulator simulator;
   auto model = make_model(network, fabric, simulator);

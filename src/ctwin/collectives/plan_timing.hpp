@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "ctwin/collectives/plan.hpp"
+#include "ctwin/network/network_model.hpp"
 
 namespace ctwin::collectives {
 
@@ -44,7 +45,7 @@ class PlanProfile {
  public:
   /// Simulates each phase of `plan` once on `network` (flow), or bounds it by its links' loads
   /// (analytical).
-  PlanProfile(const Plan& plan, const fabric::Fabric& fabric, const std::string& network);
+  PlanProfile(const Plan& plan, const fabric::Fabric& fabric, network::ModelKind network);
 
   [[nodiscard]] SimTime time(Bytes size, Protocol protocol, const CollectiveTuning& tuning) const;
 
@@ -93,7 +94,7 @@ class PlanProfile {
 };
 
 /// Every-transfer execution of `plan` for one size.
-[[nodiscard]] SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, const std::string& network,
+[[nodiscard]] SimTime run_every_transfer(const Plan& plan, const fabric::Fabric& fabric, network::ModelKind network,
                                          Bytes size, Protocol protocol, const CollectiveTuning& tuning);
 
 }  // namespace ctwin::collectives

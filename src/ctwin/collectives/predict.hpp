@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ctwin/collectives/plan.hpp"
+#include "ctwin/network/network_model.hpp"
 
 namespace ctwin::collectives {
 
@@ -16,7 +17,7 @@ struct CollectiveQuery {
   Protocol protocol = Protocol::kAuto;
   std::vector<Bytes> sizes;  ///< nccl-tests' size column
   int element_bytes = 4;     ///< nccl-tests' default type is float
-  std::string network = "flow";
+  network::ModelKind network = network::ModelKind::kFlow;
   CollectiveTuning tuning;
   bool every_transfer = false;  ///< simulate every step instead of one step per phase
 };

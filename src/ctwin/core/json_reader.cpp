@@ -31,13 +31,17 @@ nlohmann::json load_json_file(const std::filesystem::path& path) {
   if (!in) throw InputError(path.string(), "", "cannot open file");
   std::stringstream text;
   text << in.rdbuf();
+  return parse_json_text(text.str(), path.string());
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
   try {
-    return nlohmann::json::parse(text.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
     const auto colon = what.find("] ");
-    throw InputError(path.string(), "", "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+    throw InputError(source, "", "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
   }
 }
 

@@ -20,6 +20,9 @@ namespace ctwin {
 /// (and the line and column where nlohmann reports one).
 [[nodiscard]] nlohmann::json load_json_file(const std::filesystem::path& path);
 
+/// JSON text read the same way; `source` names it in messages.
+[[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+
 /// Reads one JSON object field by field, remembering which keys were read so that `finish()`
 /// can reject the rest. Copies are cheap views: it holds a reference to the object.
 class JsonObjectReader {

@@ -27,37 +27,48 @@ nlohmann::json parse_value(const std::string& text) {
 
 }  // namespace
 
-void apply_overrides(nlohmann::json& document, const std::vector<std::string>& assignments) {
-  for (const std::string& assignment : assignments) {
-    const std::size_t equals = assignment.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      throw InputError("--set", "", "expected key=value, got '" + assignment + "'");
-    }
-    const std::string key = assignment.substr(0, equals);
+Override parse_override(const std::string& assignment, const std::string& origin) {
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw InputError(origin, "", "expected key=value, got '" + assignment + "'");
+  }
+  return {assignment.substr(0, equals), parse_value(assignment.substr(equals + 1))};
+}
+
+void apply_changes(nlohmann::json& document, const std::vector<Override>& changes, const std::string& origin) {
+  for (const Override& change : changes) {
+    const std::string& key = change.path;
     const auto parts = split_path(key);
     nlohmann::json* node = &document;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const std::string& part = parts[i];
-      if (part.empty()) throw InputError("--set", "", "empty field name in '" + key + "'");
+      if (part.empty()) throw InputError(origin, "", "empty field name in '" + key + "'");
       const bool last = i + 1 == parts.size();
       if (node->is_array()) {
         std::size_t index = 0;
         const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
         if (ec != std::errc() || end != part.data() + part.size() || index >= node->size()) {
-          throw InputError("--set", "", "'" + part + "' in '" + key + "' is not an index of a " +
-                                            std::to_string(node->size()) + "-element array");
+          throw InputError(origin, "", "'" + part + "' in '" + key + "' is not an index of a " +
+                                           std::to_string(node->size()) + "-element array");
         }
         node = &(*node)[index];
       } else if (node->is_object() || node->is_null()) {
         if (node->is_null()) *node = nlohmann::json::object();
         node = &(*node)[part];
       } else {
-        throw InputError("--set", "", "cannot set '" + key + "': '" + parts[i - 1] + "' is a " +
-                                          node->type_name() + ", not an object");
+        throw InputError(origin, "", "cannot set '" + key + "': '" + parts[i - 1] + "' is a " + node->type_name() +
+                                         ", not an object");
       }
-      if (last) *node = parse_value(assignment.substr(equals + 1));
+      if (last) *node = change.value;
     }
   }
+}
+
+void apply_overrides(nlohmann::json& document, const std::vector<std::string>& assignments) {
+  std::vector<Override> changes;
+  changes.reserve(assignments.size());
+  for (const std::string& assignment : assignments) changes.push_back(parse_override(assignment));
+  apply_changes(document, changes);
 }
 
 }  // namespace ctwin

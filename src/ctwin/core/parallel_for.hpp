@@ -10,13 +10,17 @@
 #include <thread>
 #include <vector>
 
+#include "ctwin/core/interrupt.hpp"
+
 namespace ctwin {
 
 template <typename Job>
 void parallel_for(std::size_t count, unsigned threads, Job&& job) {
   std::vector<std::exception_ptr> failures(count);
   std::atomic<std::size_t> next{0};
+  const std::atomic<bool>* interrupt = interrupt_flag();
   const auto work = [&] {
+    const InterruptScope scope(interrupt);  // helpers stop when their caller is interrupted
     for (std::size_t i = next++; i < count; i = next++) {
       try {
         job(i);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/interrupt.hpp"
 #include "ctwin/core/quad_heap.hpp"
 
 namespace ctwin::engine {
@@ -89,7 +90,14 @@ bool Simulator::step() {
 }
 
 void Simulator::run() {
+  // A flow run of a large build takes seconds to minutes: let its caller stop it.
+  constexpr std::uint64_t kEventsBetweenChecks = 1 << 16;
+  std::uint64_t until_check = kEventsBetweenChecks;
   while (step()) {
+    if (--until_check == 0) {
+      interruption_point();
+      until_check = kEventsBetweenChecks;
+    }
   }
 }
 

@@ -19,16 +19,37 @@ std::vector<std::string> network_model_names() {
 #endif
 }
 
-std::unique_ptr<NetworkModel> make_network_model(std::string_view name, const fabric::Fabric& fabric,
-                                                 engine::Simulator& simulator) {
-  if (name == "analytical") return std::make_unique<AnalyticalModel>(fabric, simulator);
-  if (name == "flow") return std::make_unique<FlowModel>(fabric, simulator);
-#ifdef CTWIN_WITH_SIMGRID
-  if (name == "simgrid") return std::make_unique<SimGridModel>(fabric, simulator);
-#endif
+std::string_view name(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::kAnalytical: return "analytical";
+    case ModelKind::kFlow: return "flow";
+    case ModelKind::kSimgrid: return "simgrid";
+  }
+  return "flow";
+}
+
+ModelKind parse_model_kind(std::string_view text, const std::string& file, const std::string& field) {
+  for (ModelKind kind : {ModelKind::kAnalytical, ModelKind::kFlow, ModelKind::kSimgrid}) {
+    const auto known = network_model_names();
+    if (name(kind) == text && std::find(known.begin(), known.end(), name(kind)) != known.end()) return kind;
+  }
   std::string list;
   for (const auto& known : network_model_names()) list += (list.empty() ? "" : ", ") + known;
-  throw InputError("--network", "", "unknown network model '" + std::string(name) + "' (expected " + list + ")");
+  throw InputError(file, field, "unknown network model '" + std::string(text) + "' (expected " + list + ")");
+}
+
+std::unique_ptr<NetworkModel> make_network_model(ModelKind kind, const fabric::Fabric& fabric, engine::Simulator& simulator) {
+  switch (kind) {
+    case ModelKind::kAnalytical: return std::make_unique<AnalyticalModel>(fabric, simulator);
+    case ModelKind::kFlow: return std::make_unique<FlowModel>(fabric, simulator);
+    case ModelKind::kSimgrid:
+#ifdef CTWIN_WITH_SIMGRID
+      return std::make_unique<SimGridModel>(fabric, simulator);
+#else
+      break;
+#endif
+  }
+  throw InputError("--network", "", "this build of ctwin has no SimGrid backend");
 }
 
 }  // namespace ctwin::network

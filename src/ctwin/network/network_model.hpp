@@ -63,12 +63,19 @@ class NetworkModel {
   TransferStats stats_;
 };
 
-/// The names accepted by make_network_model and `--network`.
+/// The network models, by how concurrent transfers share links (see the file comment).
+enum class ModelKind { kAnalytical, kFlow, kSimgrid };
+
+[[nodiscard]] std::string_view name(ModelKind kind);
+
+/// The names `parse_model_kind` accepts: simgrid only when built with SimGrid.
 [[nodiscard]] std::vector<std::string> network_model_names();
 
-/// "analytical", "flow" or "simgrid" (when built with SimGrid). Throws InputError naming
-/// `--network` for anything else.
-[[nodiscard]] std::unique_ptr<NetworkModel> make_network_model(std::string_view name, const fabric::Fabric& fabric,
+/// "analytical", "flow" or "simgrid" (when built with SimGrid); anything else is an InputError
+/// naming `file` and `field` (a flag such as `--network`, or a scenario and its JSON pointer).
+[[nodiscard]] ModelKind parse_model_kind(std::string_view text, const std::string& file, const std::string& field);
+
+[[nodiscard]] std::unique_ptr<NetworkModel> make_network_model(ModelKind kind, const fabric::Fabric& fabric,
                                                                engine::Simulator& simulator);
 
 using fabric::path_properties;

@@ -50,28 +50,50 @@ std::vector<std::int64_t> group_leaders(GroupShape group, std::int64_t stage_gpu
   return leaders;
 }
 
-CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, std::string network, bool free)
-    : cluster_(std::move(cluster)), network_(std::move(network)), free_(free) {}
+std::optional<SimTime> CollectiveCache::find(const Key& key) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = times_.find(key);
+  if (it == times_.end()) return std::nullopt;
+  return it->second;
+}
+
+void CollectiveCache::insert(const Key& key, SimTime time) {
+  const std::lock_guard lock(mutex_);
+  times_.emplace(key, time);
+}
+
+std::shared_ptr<const fabric::Fabric> CollectiveCache::fabric(const FabricKey& key,
+                                                              const std::function<fabric::Fabric()>& build) {
+  const std::lock_guard lock(mutex_);
+  auto& slot = fabrics_[key];
+  if (!slot) slot = std::make_shared<const fabric::Fabric>(build());
+  return slot;
+}
+
+CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind network, bool free,
+                                 std::shared_ptr<CollectiveCache> cache)
+    : cluster_(std::move(cluster)),
+      network_(network),
+      free_(free),
+      cache_(cache ? std::move(cache) : std::make_shared<CollectiveCache>()) {}
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 
-const fabric::Fabric& CollectiveTimes::fabric_for(GroupShape group) {
+std::shared_ptr<const fabric::Fabric> CollectiveTimes::fabric_for(GroupShape group) {
   const std::int64_t node = cluster_.server.gpus;
   const bool in_node = group.stride * group.size <= node;
   // Members per node of a group spanning nodes: consecutive members are `stride` GPUs apart.
   const std::int64_t per_node = in_node ? 0 : std::clamp<std::int64_t>(node / group.stride, 1, group.size);
-  auto& slot = fabrics_[{per_node, group.size}];
-  if (!slot) {
-    slot = std::make_unique<fabric::Fabric>(in_node ? cluster_ : gpus_per_node_slice(cluster_, static_cast<int>(per_node)),
-                                            static_cast<int>(group.size));
-  }
-  return *slot;
+  return cache_->fabric({per_node, group.size}, [&] {
+    return fabric::Fabric(in_node ? cluster_ : gpus_per_node_slice(cluster_, static_cast<int>(per_node)),
+                          static_cast<int>(group.size));
+  });
 }
 
 SimTime CollectiveTimes::time(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
   if (free_ || group.size <= 1 || size.count() <= 0) return SimTime();
   const auto key = std::tuple{static_cast<int>(op), group, size.count(), element_bytes};
-  if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
+  if (const auto known = cache_->find(key)) return *known;
   collectives::CollectiveQuery query;
   query.op = op;
   // nccl-tests sizes are whole elements; round the buffer up to one.
@@ -85,10 +107,11 @@ SimTime CollectiveTimes::time(collectives::Op op, GroupShape group, Bytes size, 
   query.sizes = {Bytes(rounded)};
   query.element_bytes = element_bytes;
   query.network = network_;
-  const auto result = collectives::predict_collective(fabric_for(group), query);
+  const auto result = collectives::predict_collective(*fabric_for(group), query);
   CTWIN_ASSERT(result.rows.size() == 1, "one size asked, one row returned");
   ++predictions_;
-  return cache_[key] = result.rows.front().time;
+  cache_->insert(key, result.rows.front().time);
+  return result.rows.front().time;
 }
 
 }  // namespace ctwin::replay

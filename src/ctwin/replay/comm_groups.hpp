@@ -17,11 +17,15 @@
 //     leaf and that sharing is missed here (the shared-fabric replay, shared_fabric.hpp, puts it
 //     back); concurrent collectives of different groups (TP beside DP) do not share one fabric
 //     simulation here either.
-// Results are cached per (op, group shape, size, element bytes).
+// Results are cached per (op, group shape, size, element bytes), in a CollectiveCache that many
+// steps on the same cluster and network may share (api::EvalContext keeps one per pair).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -30,6 +34,7 @@
 #include "ctwin/core/units.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/fabric.hpp"
+#include "ctwin/network/network_model.hpp"
 
 namespace ctwin::replay {
 
@@ -61,10 +66,32 @@ struct TimedCall {
 [[nodiscard]] std::vector<std::int64_t> group_members(GroupShape group, std::int64_t leader);
 [[nodiscard]] std::vector<std::int64_t> group_leaders(GroupShape group, std::int64_t stage_gpus);
 
+/// Collective times and group fabrics of one cluster and network model, shared by every step
+/// predicted on them. Thread-safe. A time is a pure function of its key, so whichever step
+/// predicts it first, every step reads the same value.
+class CollectiveCache {
+ public:
+  using Key = std::tuple<int, GroupShape, std::int64_t, int>;  ///< op, group, size in bytes, element bytes
+  using FabricKey = std::pair<std::int64_t, std::int64_t>;     ///< members per node (0: one node), size
+
+  [[nodiscard]] std::optional<SimTime> find(const Key& key) const;
+  void insert(const Key& key, SimTime time);
+  /// The fabric stored under `key`, built by `build` the first time it is asked for.
+  [[nodiscard]] std::shared_ptr<const fabric::Fabric> fabric(const FabricKey& key,
+                                                             const std::function<fabric::Fabric()>& build);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<Key, SimTime> times_;
+  std::map<FabricKey, std::shared_ptr<const fabric::Fabric>> fabrics_;
+};
+
 class CollectiveTimes {
  public:
   /// `free` makes every collective take no time (the oracle tests' zero-cost communication).
-  CollectiveTimes(fabric::ClusterSpec cluster, std::string network, bool free = false);
+  /// `cache` holds predictions already made on this cluster and network, if any.
+  CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind network, bool free = false,
+                  std::shared_ptr<CollectiveCache> cache = nullptr);
   ~CollectiveTimes();
   CollectiveTimes(CollectiveTimes&&) noexcept;
 
@@ -77,14 +104,13 @@ class CollectiveTimes {
   [[nodiscard]] std::int64_t predictions() const { return predictions_; }
 
  private:
-  const fabric::Fabric& fabric_for(GroupShape group);
+  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group);
 
   fabric::ClusterSpec cluster_;
-  std::string network_;
+  network::ModelKind network_;
   bool free_ = false;
   std::int64_t predictions_ = 0;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::unique_ptr<fabric::Fabric>> fabrics_;  // members per node (0: one node), size
-  std::map<std::tuple<int, GroupShape, std::int64_t, int>, SimTime> cache_;
+  std::shared_ptr<CollectiveCache> cache_;
 };
 
 }  // namespace ctwin::replay

@@ -47,7 +47,7 @@ void add(std::vector<KernelTime>& kernels, std::map<std::string, std::size_t>& i
 
 LayerPrediction predict_layer(const LayerQuery& query, const std::filesystem::path& repo_root) {
   const Scenario s = parse_scenario(layer_scenario(query), "ctwin layer", std::filesystem::current_path(), repo_root);
-  CollectiveTimes comm(s.cluster, "analytical", true);
+  CollectiveTimes comm(s.cluster, network::ModelKind::kAnalytical, true);
   const ChunkWork work = build_layer_work(s, comm, query.layer);
   LayerPrediction prediction{s.model.name, s.gpu.name, {}, 0, 0, s.gpu.training_time_scale};
   std::map<std::string, std::size_t> index;

@@ -69,13 +69,21 @@ Scenario load_scenario(const fs::path& path, const fs::path& repo_root, const st
 
 Scenario parse_scenario(nlohmann::json document, const std::string& source, const fs::path& dir,
                         const fs::path& repo_root, const std::vector<std::string>& overrides) {
+  std::vector<Override> changes;
+  changes.reserve(overrides.size());
+  for (const auto& assignment : overrides) changes.push_back(parse_override(assignment));
+  return parse_scenario(std::move(document), source, dir, repo_root, changes, "--set");
+}
+
+Scenario parse_scenario(nlohmann::json document, const std::string& source, const fs::path& dir,
+                        const fs::path& repo_root, const std::vector<Override>& changes, const std::string& origin) {
   if (!document.is_object()) throw InputError(source, "", "a scenario is a JSON object");
   // Inline first so that --set can reach fields of a referenced model or cluster.
   std::string model_origin = source + " /model";
   std::string cluster_origin = source + " /cluster";
   inline_part(document, "model", dir, repo_root, source, model_origin);
   inline_part(document, "cluster", dir, repo_root, source, cluster_origin);
-  apply_overrides(document, overrides);
+  apply_changes(document, changes, origin);
   // An override may name another file ("model=models/llm/llama3-70b.json").
   inline_part(document, "model", dir, repo_root, source, model_origin);
   inline_part(document, "cluster", dir, repo_root, source, cluster_origin);
@@ -94,6 +102,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   const auto& cluster_doc = reader.required("cluster");
   if (!cluster_doc.is_object()) throw InputError(source, "/cluster", "expected a file path or an inline object");
   s.cluster = fabric::parse_cluster(cluster_doc, cluster_origin);
+  s.cluster_key = cluster_doc.dump();
   s.gpus = reader.integer("gpus", 1, std::int64_t{1} << 24);
   s.split = workload::read_parallel_config(reader.object("training"), reader.object("parallel"));
   if (auto overlap = reader.optional_object("overlap")) {
@@ -111,7 +120,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
                      "needs parallel.sequence_parallel with tp > 1 (Megatron-LM refuses --tp-comm-overlap without "
                      "--sequence-parallel)");
   }
-  s.network = reader.choice_or("network", {"analytical", "flow"}, "flow");
+  s.network = network::parse_model_kind(reader.choice_or("network", {"analytical", "flow"}, "flow"), source, "/network");
   if (const auto* calibration = reader.optional("calibration"); calibration != nullptr && !calibration->is_null()) {
     throw InputError(source, "/calibration", "calibrated scenarios are not supported by ctwin run yet (use null)");
   }

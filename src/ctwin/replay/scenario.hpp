@@ -16,7 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/compute/gpu_spec.hpp"
+#include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/network/network_model.hpp"
 #include "ctwin/replay/tp_overlap.hpp"
 #include "ctwin/workload/model_spec.hpp"
 #include "ctwin/workload/parallel_config.hpp"
@@ -44,7 +46,10 @@ struct Scenario {
   std::int64_t gpus = 0;
   workload::ParallelConfig split;  ///< validated against model and gpus
   OverlapConfig overlap;
-  std::string network = "flow";  ///< "analytical" or "flow"
+  network::ModelKind network = network::ModelKind::kFlow;  ///< analytical or flow
+  /// The cluster's document as read, after overrides: two scenarios with equal keys build the
+  /// same fabric, so caches (api::EvalContext) can share what was built and predicted for it.
+  std::string cluster_key;
   std::string description;
   std::vector<std::string> sources;      ///< where the split and batch come from
   std::vector<std::string> assumptions;  ///< settings the sources do not give, and why they were chosen
@@ -62,5 +67,10 @@ struct Scenario {
 [[nodiscard]] Scenario parse_scenario(nlohmann::json document, const std::string& source,
                                       const std::filesystem::path& dir, const std::filesystem::path& repo_root,
                                       const std::vector<std::string>& overrides = {});
+
+/// The same with typed changes; errors in their paths name `origin`.
+[[nodiscard]] Scenario parse_scenario(nlohmann::json document, const std::string& source,
+                                      const std::filesystem::path& dir, const std::filesystem::path& repo_root,
+                                      const std::vector<Override>& changes, const std::string& origin);
 
 }  // namespace ctwin::replay

@@ -28,18 +28,20 @@ fabric::RouteOptions route(const bool pxn, int flow) {
 
 }  // namespace
 
-SharedFabricExecutor::SharedFabricExecutor(const fabric::ClusterSpec& cluster, std::int64_t gpus,
-                                           std::int64_t stage_gpus, engine::Simulator& simulator)
-    : fabric_(cluster, static_cast<int>(gpus)), stage_gpus_(stage_gpus), pxn_(cluster.server.nvlink.has_value()),
+SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus,
+                                           engine::Simulator& simulator)
+    : fabric_(std::move(built)),
+      stage_gpus_(stage_gpus),
+      pxn_(fabric_->spec().server.nvlink.has_value()),
       simulator_(simulator),
-      network_(network::make_network_model("flow", fabric_, simulator)) {}
+      network_(network::make_network_model(network::ModelKind::kFlow, *fabric_, simulator)) {}
 
 SharedFabricExecutor::~SharedFabricExecutor() = default;
 
 // Between nodes NCCL moves data over NVLink to the GPU on the destination's rail first (PXN),
 // as the collective plans do; inside a node, and without NVLink, the route is direct.
 void SharedFabricExecutor::append_edge(fabric::GpuId src, fabric::GpuId dst, Pattern& out) const {
-  out.push_back({src, dst, pxn_ && fabric_.node_of(src) != fabric_.node_of(dst)});
+  out.push_back({src, dst, pxn_ && fabric_->node_of(src) != fabric_->node_of(dst)});
 }
 
 void SharedFabricExecutor::append_group(const CommCall& call, int stage, std::int64_t leader, Pattern& out) const {
@@ -47,8 +49,8 @@ void SharedFabricExecutor::append_group(const CommCall& call, int stage, std::in
   const auto members = group_members(call.group, leader);
   const auto n = members.size();
   if (call.op == Op::kAlltoall) {
-    const int first_node = fabric_.node_of(as_gpu(base + members.front()));
-    if (first_node == fabric_.node_of(as_gpu(base + members.back()))) {
+    const int first_node = fabric_->node_of(as_gpu(base + members.front()));
+    if (first_node == fabric_->node_of(as_gpu(base + members.back()))) {
       for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = 0; j < n; ++j) {
           if (i != j) append_edge(as_gpu(base + members[i]), as_gpu(base + members[j]), out);
@@ -62,16 +64,16 @@ void SharedFabricExecutor::append_group(const CommCall& call, int stage, std::in
     std::vector<std::pair<int, fabric::GpuId>> nodes;  // node, its first member
     for (const auto m : members) {
       const auto gpu = as_gpu(base + m);
-      if (nodes.empty() || nodes.back().first != fabric_.node_of(gpu)) nodes.emplace_back(fabric_.node_of(gpu), gpu);
+      if (nodes.empty() || nodes.back().first != fabric_->node_of(gpu)) nodes.emplace_back(fabric_->node_of(gpu), gpu);
     }
-    const int per_node = fabric_.gpus_per_node();
+    const int per_node = fabric_->gpus_per_node();
     for (const auto m : members) {
       const auto dst = as_gpu(base + m);
       for (const auto& [node, first_member] : nodes) {
-        if (node == fabric_.node_of(dst)) continue;
+        if (node == fabric_->node_of(dst)) continue;
         // A partly built last node may lack the GPU on that rail: send from a member instead.
-        const fabric::GpuId on_rail = node * per_node + fabric_.local_index(dst);
-        append_edge(on_rail < fabric_.gpus() ? on_rail : first_member, dst, out);
+        const fabric::GpuId on_rail = node * per_node + fabric_->local_index(dst);
+        append_edge(on_rail < fabric_->gpus() ? on_rail : first_member, dst, out);
       }
     }
     return;
@@ -91,9 +93,9 @@ const SharedFabricExecutor::Pattern& SharedFabricExecutor::collective_pattern(co
   } else {
     const std::int64_t base = stage * stage_gpus_;
     const auto first = group_members(call.group, 0);
-    const bool in_node = fabric_.node_of(as_gpu(base + first.front())) == fabric_.node_of(as_gpu(base + first.back()));
+    const bool in_node = fabric_->node_of(as_gpu(base + first.front())) == fabric_->node_of(as_gpu(base + first.back()));
     for (const std::int64_t l : group_leaders(call.group, stage_gpus_)) {
-      if (in_node && fabric_.node_of(as_gpu(base + l)) != fabric_.node_of(as_gpu(base))) continue;
+      if (in_node && fabric_->node_of(as_gpu(base + l)) != fabric_->node_of(as_gpu(base))) continue;
       append_group(call, stage, l, pattern);
     }
   }
@@ -113,7 +115,7 @@ const SharedFabricExecutor::Pattern& SharedFabricExecutor::send_pattern(int from
 double SharedFabricExecutor::alone_s(const Pattern& pattern, std::int64_t bytes) {
   // One probe model for every pace: a flow model of a large fabric holds tens of MB of link
   // state, and building one per probe between the replay's allocations fragments the heap.
-  if (!probe_network_) probe_network_ = network::make_network_model("flow", fabric_, probe_simulator_);
+  if (!probe_network_) probe_network_ = network::make_network_model(network::ModelKind::kFlow, *fabric_, probe_simulator_);
   const SimTime start = probe_simulator_.now();
   for (const Edge& e : pattern) {
     for (int f = 0; f < kFlowsPerPair; ++f) {

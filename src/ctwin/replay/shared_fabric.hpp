@@ -34,9 +34,8 @@ namespace ctwin::replay {
 
 class SharedFabricExecutor final : public CommExecutor {
  public:
-  /// The first `gpus` GPUs of `cluster`, pipeline stages of `stage_gpus` consecutive GPUs.
-  SharedFabricExecutor(const fabric::ClusterSpec& cluster, std::int64_t gpus, std::int64_t stage_gpus,
-                       engine::Simulator& simulator);
+  /// `built`: the first GPUs of a cluster, in pipeline stages of `stage_gpus` consecutive GPUs.
+  SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -78,7 +77,7 @@ class SharedFabricExecutor final : public CommExecutor {
   void launch(const Pattern& pattern, const Pace& pace, SimTime isolated, Done done);
   void flow_done(std::uint32_t slot);
 
-  fabric::Fabric fabric_;
+  std::shared_ptr<const fabric::Fabric> fabric_;
   std::int64_t stage_gpus_ = 1;
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;

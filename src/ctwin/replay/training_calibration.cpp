@@ -20,7 +20,7 @@ constexpr int kMaxRounds = 8;
 
 using ScaledRun = std::pair<const TrainingCase*, double>;
 
-std::vector<TrainingComparison> predict_each(const std::vector<ScaledRun>& runs, const std::optional<std::string>& network,
+std::vector<TrainingComparison> predict_each(const std::vector<ScaledRun>& runs, const std::optional<network::ModelKind>& network,
                                              unsigned jobs) {
   std::vector<TrainingCase> scaled;
   scaled.reserve(runs.size());
@@ -70,14 +70,14 @@ double ScaleCurve::at(double log_scale) const {
 }
 
 std::vector<TrainingComparison> predict_at_scale(const std::vector<const TrainingCase*>& runs, double scale,
-                                                 const std::optional<std::string>& network, unsigned jobs) {
+                                                 const std::optional<network::ModelKind>& network, unsigned jobs) {
   std::vector<ScaledRun> scaled;
   for (const auto* run : runs) scaled.emplace_back(run, scale);
   return predict_each(scaled, network, jobs);
 }
 
 TrainingScaleFit fit_training_time_scale(const std::vector<const TrainingCase*>& runs,
-                                         const std::optional<std::string>& network, unsigned jobs,
+                                         const std::optional<network::ModelKind>& network, unsigned jobs,
                                          const CalibrationProgress& progress) {
   if (runs.empty()) throw InputError("--training", "", "no run to fit the training_time_scale on");
   const std::string& gpu = runs.front()->scenario.gpu.name;
@@ -160,7 +160,7 @@ double solve_log_scale(const std::vector<const ScaleCurve*>& curves, const std::
 }
 
 TrainingCrossValidation cross_validate_training(const std::vector<const TrainingCase*>& chosen,
-                                                const std::optional<std::string>& network, unsigned jobs,
+                                                const std::optional<network::ModelKind>& network, unsigned jobs,
                                                 const CalibrationProgress& progress) {
   TrainingCrossValidation out;
   out.runs.resize(chosen.size());

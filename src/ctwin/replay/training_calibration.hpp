@@ -59,12 +59,12 @@ using CalibrationProgress = std::function<void(const CalibrationStep&)>;
 /// Fits the scale on `runs`, which must all run on GPU profiles of one name (InputError otherwise,
 /// or when a run cannot be simulated). Each round simulates every run, `jobs` at a time.
 [[nodiscard]] TrainingScaleFit fit_training_time_scale(const std::vector<const TrainingCase*>& runs,
-                                                       const std::optional<std::string>& network, unsigned jobs,
+                                                       const std::optional<network::ModelKind>& network, unsigned jobs,
                                                        const CalibrationProgress& progress = {});
 
 /// Every run of `runs` with its profile's training_time_scale set to `scale`.
 [[nodiscard]] std::vector<TrainingComparison> predict_at_scale(const std::vector<const TrainingCase*>& runs, double scale,
-                                                               const std::optional<std::string>& network, unsigned jobs);
+                                                               const std::optional<network::ModelKind>& network, unsigned jobs);
 
 /// The ln(scale) at which the mean of curve(x) − ln(measured) over `curves` is zero, found on the
 /// curves alone (no simulation), searched within ln(0.25)..ln(4).
@@ -98,7 +98,7 @@ struct TrainingCrossValidation {
 };
 
 [[nodiscard]] TrainingCrossValidation cross_validate_training(const std::vector<const TrainingCase*>& chosen,
-                                                              const std::optional<std::string>& network, unsigned jobs,
+                                                              const std::optional<network::ModelKind>& network, unsigned jobs,
                                                               const CalibrationProgress& progress = {});
 
 }  // namespace ctwin::replay

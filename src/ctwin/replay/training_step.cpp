@@ -11,7 +11,7 @@
 namespace ctwin::replay {
 
 SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options) {
-  CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication);
+  CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache);
   SimulatedStep step;
   step.work = build_step_work(scenario, comm);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
@@ -28,12 +28,15 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   replay_options.pp_overlap = scenario.overlap.pp_p2p;
   replay_options.all_ranks = options.all_ranks;
   const bool shared = !options.free_communication &&
-                      (options.comm == CommModel::kShared || (options.comm == CommModel::kAuto && scenario.network == "flow"));
+                      (options.comm == CommModel::kShared || (options.comm == CommModel::kAuto && scenario.network == network::ModelKind::kFlow));
   step.shared_fabric = shared;
   engine::Simulator simulator;
   std::unique_ptr<CommExecutor> executor;
   if (shared) {
-    executor = std::make_unique<SharedFabricExecutor>(scenario.cluster, scenario.gpus, step.work.stage_gpus, simulator);
+    std::shared_ptr<const fabric::Fabric> built = options.fabric;
+    if (!built) built = std::make_shared<const fabric::Fabric>(scenario.cluster, static_cast<int>(scenario.gpus));
+    CTWIN_ASSERT(built->gpus() == scenario.gpus, "a step's shared fabric is a build of the scenario's GPUs");
+    executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator);
   } else {
     executor = std::make_unique<IsolatedExecutor>(simulator);
   }

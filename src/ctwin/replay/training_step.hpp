@@ -2,6 +2,9 @@
 // One training step of a scenario, end to end: collective times, operation graph, pipeline
 // order, replay and report.
 
+#include <memory>
+
+#include "ctwin/replay/comm_groups.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
@@ -19,6 +22,11 @@ struct StepOptions {
   bool free_communication = false;  ///< every collective and send takes no time (oracle tests)
   CommModel comm = CommModel::kAuto;
   bool all_ranks = false;  ///< simulate every rank, not one per pipeline stage
+  /// Predictions already made on the scenario's cluster and network (a sweep's shared cache);
+  /// the step makes its own when null.
+  std::shared_ptr<CollectiveCache> collective_cache;
+  /// The scenario's whole build for the shared-fabric replay, already built; built here when null.
+  std::shared_ptr<const fabric::Fabric> fabric;
 };
 
 struct SimulatedStep {

@@ -120,7 +120,7 @@ double predicted_metric(TrainingMetric metric, const StepReport& report, std::in
 
 namespace {
 
-TrainingComparison compare(const TrainingCase& c, const std::optional<std::string>& network) {
+TrainingComparison compare(const TrainingCase& c, const std::optional<network::ModelKind>& network) {
   Scenario scenario = c.scenario;
   if (network) scenario.network = *network;
   TrainingComparison comparison;
@@ -140,7 +140,7 @@ TrainingComparison compare(const TrainingCase& c, const std::optional<std::strin
 }  // namespace
 
 std::vector<TrainingComparison> validate_training(const std::vector<const TrainingCase*>& chosen,
-                                                  const std::optional<std::string>& network,
+                                                  const std::optional<network::ModelKind>& network,
                                                   const TrainingProgress& progress, unsigned jobs) {
   std::vector<TrainingComparison> out(chosen.size());
   std::mutex progress_mutex;

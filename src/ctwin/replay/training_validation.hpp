@@ -72,7 +72,7 @@ struct TrainingComparison {
 using TrainingProgress = std::function<void(std::size_t, std::size_t, const TrainingCase&)>;
 
 [[nodiscard]] std::vector<TrainingComparison> validate_training(const std::vector<const TrainingCase*>& chosen,
-                                                                const std::optional<std::string>& network,
+                                                                const std::optional<network::ModelKind>& network,
                                                                 const TrainingProgress& progress = {},
                                                                 unsigned jobs = 1);
 

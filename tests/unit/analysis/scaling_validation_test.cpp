@@ -32,7 +32,7 @@ const ScalingCase& megatron_strong() {
 
 // The analytical network keeps the eight sizes to seconds; README gives the flow numbers too.
 const ScalingComparison& analytical_comparison() {
-  static const ScalingComparison comparison = validate_scaling(megatron_strong(), kRoot, "analytical");
+  static const ScalingComparison comparison = validate_scaling(megatron_strong(), kRoot, network::ModelKind::kAnalytical);
   return comparison;
 }
 
@@ -58,7 +58,7 @@ TEST(ScalingValidation, MeasuredPointsAreTheTrainingCasesOfTheSameRuns) {
     EXPECT_DOUBLE_EQ(it->measured, m.mfu);
     EXPECT_EQ(it->scenario.gpus, m.gpus);
     // The case is the study's scenario at that size: the same prediction.
-    const auto case_result = replay::validate_training({&*it}, "analytical");
+    const auto case_result = replay::validate_training({&*it}, network::ModelKind::kAnalytical);
     const auto& point = *std::find_if(analytical_comparison().points.begin(), analytical_comparison().points.end(),
                                       [&](const MfuComparison& p) { return p.measured.gpus == m.gpus; });
     EXPECT_DOUBLE_EQ(case_result.at(0).predicted, point.predicted) << m.run;

@@ -31,7 +31,7 @@ NcclFitCase synthetic_log(const fabric::ClusterSpec& spec, const NcclCalibration
   collectives::CollectiveQuery query;
   query.op = op;
   query.algorithm = algorithm;
-  query.network = "flow";
+  query.network = network::ModelKind::kFlow;
   query.tuning = truth.tuning;
   query.sizes = collectives::size_sweep(Bytes(1024), Bytes(1 << 30), 4);
   const auto predicted = collectives::predict_collective(built, query);
@@ -59,7 +59,7 @@ TEST(NcclFit, RecoversKnownParametersFromTheTwinsOwnLogs) {
   const auto fitted_log = synthetic_log(spec, truth, Op::kAllReduce, 8, Algorithm::kRing);
   const auto held_out = synthetic_log(spec, truth, Op::kAllGather, 4);
 
-  const auto report = fit_nccl(spec, {fitted_log}, {held_out}, "flow");
+  const auto report = fit_nccl(spec, {fitted_log}, {held_out}, network::ModelKind::kFlow);
   EXPECT_NEAR(report.calibration.nvlink_efficiency, 0.70, 0.70 * 0.02);
   EXPECT_NEAR(report.calibration.tuning.latency_scale[0], 1.4, 1.4 * 0.05);
   EXPECT_NEAR(report.calibration.tuning.latency_scale[2], 1.25, 1.25 * 0.05);
@@ -75,7 +75,7 @@ TEST(NcclFit, ParametersTheLogsCannotSeeKeepTheirDefaults) {
   NcclCalibration truth = defaults;
   truth.nvlink_efficiency = 0.75;
   // One node: no NIC or switch link carries anything, so neither can be fitted.
-  const auto report = fit_nccl(spec, {synthetic_log(spec, truth, Op::kAllReduce, 8, Algorithm::kRing)}, {}, "flow");
+  const auto report = fit_nccl(spec, {synthetic_log(spec, truth, Op::kAllReduce, 8, Algorithm::kRing)}, {}, network::ModelKind::kFlow);
   for (const auto& parameter : report.parameters) {
     if (parameter.name == "NIC port efficiency" || parameter.name == "switch link efficiency") {
       EXPECT_FALSE(parameter.identified) << parameter.name;
@@ -88,7 +88,7 @@ TEST(NcclFit, ParametersTheLogsCannotSeeKeepTheirDefaults) {
 TEST(NcclFit, DefaultsFitTheirOwnLogsExactly) {
   const auto spec = h100();
   const NcclCalibration defaults = NcclCalibration::defaults_of(spec);
-  const auto report = fit_nccl(spec, {synthetic_log(spec, defaults, Op::kAllReduce, 8)}, {}, "flow");
+  const auto report = fit_nccl(spec, {synthetic_log(spec, defaults, Op::kAllReduce, 8)}, {}, network::ModelKind::kFlow);
   EXPECT_LT(report.fit_before.max_abs_error, 1e-9);
   EXPECT_NEAR(report.calibration.nvlink_efficiency, defaults.nvlink_efficiency, 1e-3);
 }
@@ -97,7 +97,7 @@ TEST(NcclCalibrationFile, RoundTripsAndRejectsUnknownFields) {
   const auto spec = h100();
   NcclCalibration truth = NcclCalibration::defaults_of(spec);
   truth.nvlink_efficiency = 0.72;
-  const auto report = fit_nccl(spec, {synthetic_log(spec, truth, Op::kAllReduce, 8, Algorithm::kRing)}, {}, "flow");
+  const auto report = fit_nccl(spec, {synthetic_log(spec, truth, Op::kAllReduce, 8, Algorithm::kRing)}, {}, network::ModelKind::kFlow);
   const auto path = std::filesystem::temp_directory_path() / "ctwin_nccl_calibration_test.json";
   {
     std::ofstream out(path);
@@ -162,7 +162,7 @@ TEST(NcclValidation, CalibrationOnMeasuredLogsBeatsTheDefaults) {
   fitted.op = eight.op;
   fitted.gpus = eight.ranks;
   const auto spec = h100();
-  const auto report = fit_nccl(spec, {fitted}, {}, "flow");
+  const auto report = fit_nccl(spec, {fitted}, {}, network::ModelKind::kFlow);
   EXPECT_LT(report.fit_after.median_abs_error, report.fit_before.median_abs_error);
 }
 

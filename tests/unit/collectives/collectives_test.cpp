@@ -23,7 +23,7 @@ CollectiveRow predict_one(const fabric::Fabric& built, Op op, Algorithm algorith
   query.algorithm = algorithm;
   query.protocol = protocol;
   query.sizes = {size};
-  query.network = network;
+  query.network = network::parse_model_kind(network, "test", "network");
   query.tuning.channels = channels;
   query.every_transfer = every_transfer;
   return predict_collective(built, query).rows.at(0);
@@ -310,10 +310,10 @@ TEST(Collectives, PipelineFillIsDepthMinusOneChunksAtTheSlowestPace) {
   const auto built = bundled_fabric("dgx-h100-superpod", 16);
   const CollectiveTuning tuning;
   const Plan ring = make_plan(Op::kAllReduce, Algorithm::kRing, built, 8);
-  EXPECT_EQ(PlanProfile(ring, built, "flow").pipeline_fill(64_MiB, Protocol::kSimple, tuning), SimTime());
+  EXPECT_EQ(PlanProfile(ring, built, network::ModelKind::kFlow).pipeline_fill(64_MiB, Protocol::kSimple, tuning), SimTime());
 
   const Plan tree = make_plan(Op::kAllReduce, Algorithm::kTree, built, 8);
-  const PlanProfile profile(tree, built, "analytical");
+  const PlanProfile profile(tree, built, network::ModelKind::kAnalytical);
   int depth = 0;
   for (int hops : tree.phases.front().pipeline_hops) depth += hops;
   EXPECT_EQ(depth, 2 * (8 - 1) + 2 * 1);  // NCCL's 2·(ppn − 1) + 2·log2(nodes)

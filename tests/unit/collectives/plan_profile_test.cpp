@@ -142,7 +142,7 @@ const std::vector<std::string> kThreeTiers = {"fabric.nodes_per_su=8", "fabric.s
 void expect_profile_equals_every_transfer_formula(const Case& test) {
   const auto built = bundled_fabric(test.topology, test.gpus, test.overrides);
   const Plan plan = make_plan(Op::kAllReduce, test.algorithm, built, default_channels(built));
-  const PlanProfile profile(plan, built, test.network);
+  const PlanProfile profile(plan, built, network::parse_model_kind(test.network, "test", "network"));
   const auto oracle = simulate_every_transfer(plan, built, test.network);
   const CollectiveTuning tuning;
   for (Bytes size : size_sweep(8_B, 8_GiB, 4)) {

@@ -23,7 +23,7 @@ TrafficResult play(const fabric::Fabric& built, const TrafficPattern& pattern, c
   engine::Simulator simulator;
   std::unique_ptr<NetworkModel> model;
   if (model_name == "flow") model = std::make_unique<FlowModel>(built, simulator, flow_options);
-  else model = make_network_model(model_name, built, simulator);
+  else model = make_network_model(parse_model_kind(model_name, "test", "network"), built, simulator);
   return run_pattern(*model, pattern);
 }
 
@@ -379,7 +379,7 @@ TEST(NetworkModel, UnknownNameIsAnInputError) {
   const auto built = bundled_fabric("dgx-h100-superpod", 8);
   engine::Simulator simulator;
   try {
-    (void)make_network_model("ns3", built, simulator);
+    (void)parse_model_kind("ns3", "--network", "");
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.source(), "--network");

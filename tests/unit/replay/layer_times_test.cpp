@@ -25,7 +25,7 @@ namespace {
 TEST(LayerTimes, LayerWorkIsTheStepsOwnLayer) {
   const Scenario s = load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR,
                                    {"parallel.pp=1", "parallel.tp=1", "parallel.sequence_parallel=false"});
-  CollectiveTimes comm(s.cluster, "analytical", true);
+  CollectiveTimes comm(s.cluster, network::ModelKind::kAnalytical, true);
   const StepWork step = build_step_work(s, comm);
   const ChunkWork layer = build_layer_work(s, comm, 0);
   const auto kernels = [](const std::vector<OpNode>& ops) {

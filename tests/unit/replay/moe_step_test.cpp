@@ -233,7 +233,7 @@ namespace {
 // slowest transfer, which the spread group's same-rail paths make no slower.
 TEST(CollectiveTimes, ConsecutiveAllToAllIsPlacedOnTheRealCluster) {
   const auto cluster = fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
-  CollectiveTimes comm(cluster, "flow");
+  CollectiveTimes comm(cluster, network::ModelKind::kFlow);
   const Bytes size(std::int64_t{256} << 20);
   const SimTime consecutive = comm.time(collectives::Op::kAlltoall, {16, 1}, size, 2);
   const SimTime spread = comm.time(collectives::Op::kAlltoall, {16, 8}, size, 2);
@@ -242,7 +242,7 @@ TEST(CollectiveTimes, ConsecutiveAllToAllIsPlacedOnTheRealCluster) {
   query.op = collectives::Op::kAlltoall;
   query.sizes = {size};
   query.element_bytes = 2;
-  query.network = "flow";
+  query.network = network::ModelKind::kFlow;
   EXPECT_EQ(consecutive, collectives::predict_collective(fabric::Fabric(cluster, 16), query).rows.front().time);
 }
 

@@ -61,7 +61,7 @@ TEST(SharedFabric, TrafficSharingTheLinksTakesTwiceAsLong) {
   const std::vector<std::vector<PipelineTask>> order{{{true, 0, 0}, {false, 0, 0}}};
   for (const bool same_stream : {true, false}) {
     engine::Simulator simulator;
-    SharedFabricExecutor executor(cluster, 32, 32, simulator);
+    SharedFabricExecutor executor(std::make_shared<const fabric::Fabric>(cluster, 32), 32, simulator);
     const SimTime isolated = 10_ms;
     const auto result = replay_step(two_concurrent_all_reduces(isolated, same_stream), order, {}, simulator, executor);
     // In turn, each takes its own time; at once, each gets half of every link it uses.

@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kRoot = CTWIN_SOURCE_DIR;
-const std::optional<std::string> kAnalytical = std::string("analytical");
+const std::optional<network::ModelKind> kAnalytical = network::ModelKind::kAnalytical;
 
 // Bundled cases (all fast on `analytical`) whose measurements are replaced by what the twin
 // predicts with a known scale: the fit must find that scale again.

@@ -126,7 +126,7 @@ TEST(TrainingValidation, ProgressCountsEachCaseAsItFinishes) {
   }
   ASSERT_EQ(chosen.size(), 2u);
   std::vector<std::string> seen;
-  const auto results = validate_training(chosen, std::string("analytical"),
+  const auto results = validate_training(chosen, network::ModelKind::kAnalytical,
                                          [&](std::size_t i, std::size_t n, const TrainingCase& c) {
                                            EXPECT_EQ(i, seen.size());
                                            EXPECT_EQ(n, 2u);
@@ -144,11 +144,11 @@ TEST(TrainingValidation, ParallelJobsGiveTheSameResultsInOrder) {
     if (c.id.find("sc21") != std::string::npos || c.id.find("nemo2407-llama2") != std::string::npos) chosen.push_back(&c);
   }
   ASSERT_GE(chosen.size(), 12u);
-  const auto serial = validate_training(chosen, std::string("analytical"));
+  const auto serial = validate_training(chosen, network::ModelKind::kAnalytical);
   std::vector<std::size_t> counts;
   std::set<std::string> finished;
   const auto parallel = validate_training(
-      chosen, std::string("analytical"),
+      chosen, network::ModelKind::kAnalytical,
       [&](std::size_t i, std::size_t, const TrainingCase& c) {
         counts.push_back(i);
         finished.insert(c.id);

@@ -1,6 +1,6 @@
-#include "ctwin/cli/scaling_output.hpp"
+#include "ctwin/api/report_json.hpp"
 
-namespace ctwin::cli {
+namespace ctwin::api {
 
 nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
   nlohmann::json points = nlohmann::json::array();
@@ -24,4 +24,8 @@ nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
   return points;
 }
 
-}  // namespace ctwin::cli
+nlohmann::json scaling_json(const analysis::ScalingStudy& study, bool weak) {
+  return nlohmann::json{{"model", study.model}, {"scaling", weak ? "weak" : "strong"}, {"points", scaling_points_json(study)}};
+}
+
+}  // namespace ctwin::api

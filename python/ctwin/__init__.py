@@ -1,0 +1,25 @@
+"""ctwin: a performance twin of GPU training clusters, from Python.
+
+The same engine as the ``ctwin`` command: every result's ``to_dict()`` is what the command
+prints with ``--format json``. Start with::
+
+    import ctwin
+    s = ctwin.Scenario.load("scenarios/default.json")
+    step = ctwin.run(s.with_({"parallel.tp": 4}), network="analytical")
+    step.step_time_s, step.mfu, step.breakdown
+
+Calls release the GIL while ctwin works (threads run scenarios in parallel), Ctrl-C interrupts
+them, and bad input raises :class:`InputError` naming the file and field.
+"""
+
+from .build import collective, fabric, traffic
+from .context import EvalContext
+from .errors import InputError
+from .results import FabricResult, ScalingResult, StepResult, TrafficResult
+from .scenario import Scenario
+from .step import run, scale
+
+__all__ = [
+    "EvalContext", "FabricResult", "InputError", "ScalingResult", "Scenario", "StepResult", "TrafficResult",
+    "collective", "fabric", "run", "scale", "traffic",
+]

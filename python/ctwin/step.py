@@ -1,0 +1,60 @@
+"""Training steps and scaling studies."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+from . import _core
+from .context import EvalContext, default_context
+from .results import ScalingResult, StepResult
+from .scenario import Scenario
+
+
+def _scenario(scenario: Scenario | str | os.PathLike) -> Scenario:
+    return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+
+
+def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trace: bool | str | os.PathLike | None = None,
+        comm: str = "auto", all_ranks: bool = False, context: EvalContext | None = None) -> StepResult:
+    """Predicts one training step of ``scenario`` (a :class:`Scenario` or a scenario file).
+
+    ``network``: "analytical" or "flow" (default: the scenario's). ``trace``: True keeps the
+    step's Chrome/Perfetto trace on the result (``result.trace``, ``result.timeline()``); a path
+    also writes it there. ``comm``: "auto", "isolated" or "shared" (every op's traffic on one
+    flow simulation of the cluster; auto: shared with the flow network). ``all_ranks``: simulate
+    every rank instead of one per pipeline stage (slow). ``context``: caches shared with other
+    calls (default: one per process).
+
+    Returns a :class:`StepResult` whose ``to_dict()`` equals ``ctwin run --format json``.
+    Raises :class:`ctwin.InputError` on bad input. The GIL is released while ctwin works, and
+    Ctrl-C interrupts it.
+    """
+    s = _scenario(scenario)
+    if network is not None:
+        s = s.with_(network=network)
+    ctx = context or default_context()
+    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace))
+    trace_dict = json.loads(trace_text) if trace else None
+    if trace and not isinstance(trace, bool):
+        with open(trace, "w") as out:
+            out.write(trace_text + "\n")
+    return StepResult(json.loads(report), trace_dict)
+
+
+def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: bool = False, network: str | None = None,
+          jobs: int | None = None, context: EvalContext | None = None) -> ScalingResult:
+    """Throughput and linearity of ``scenario`` at each GPU count in ``gpus`` (ascending).
+
+    Strong scaling keeps the global batch; ``weak=True`` grows it with the GPU count. A size
+    the split cannot use becomes a point with ``invalid`` set. ``jobs``: sizes simulated at
+    once (default: one per core; results do not depend on it). Returns a
+    :class:`ScalingResult` whose ``to_dict()`` equals ``ctwin scale --format json``.
+    """
+    s = _scenario(scenario)
+    if network is not None:
+        s = s.with_(network=network)
+    ctx = context or default_context()
+    text = _core.scale(s._core, ctx._core, list(gpus), weak, jobs or os.cpu_count() or 1)
+    return ScalingResult(json.loads(text))

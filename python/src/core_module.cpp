@@ -1,0 +1,31 @@
+// ctwin._core: the compiled half of the ctwin package. Results cross as the library's own JSON
+// text (api/report_json.hpp), so Python's to_dict() and the CLI's --format json are one
+// serialization; the package (python/ctwin) turns them into objects and DataFrames.
+
+#include <pybind11/pybind11.h>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/interrupt.hpp"
+#include "registry.hpp"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "ctwin's compiled core; use the ctwin package instead.";
+  // InputError becomes ctwin.errors.InputError (a ValueError with file and field), defined in
+  // Python so that it can be caught and subclassed like any exception.
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const ctwin::InputError& e) {
+      const py::object type = py::module_::import("ctwin.errors").attr("InputError");
+      const py::object error = type(std::string(e.what()), e.source(), e.pointer());
+      PyErr_SetObject(type.ptr(), error.ptr());
+    } catch (const ctwin::Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
+  ctwin::python::register_scenario(m);
+  ctwin::python::register_step(m);
+  ctwin::python::register_build(m);
+}

@@ -1,0 +1,49 @@
+// ctwin._core.run and ctwin._core.scale: a training step and a scaling study.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "call.hpp"
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/report_json.hpp"
+#include "registry.hpp"
+
+namespace py = pybind11;
+
+namespace ctwin::python {
+
+void register_step(py::module_& m) {
+  m.def(
+      "run",
+      [](const api::Scenario& scenario, api::EvalContext& context, const std::string& comm, bool all_ranks, bool trace) {
+        const api::StepQuery query{api::parse_comm_model(comm, "comm"), all_ranks};
+        return call_interruptibly([&] {
+          const api::StepResult result = api::evaluate(scenario, context, query);
+          std::pair<std::string, std::string> out{api::step_report_json(result.scenario, result.step.report).dump(), ""};
+          if (trace) out.second = api::chrome_trace_json(result.step.replay).dump();
+          return out;
+        });
+      },
+      py::arg("scenario"), py::arg("context"), py::arg("comm"), py::arg("all_ranks"), py::arg("trace"),
+      "One training step: (report JSON, Chrome trace JSON or '').");
+
+  m.def(
+      "scale",
+      [](const api::Scenario& scenario, api::EvalContext& context, std::vector<std::int64_t> gpus, bool weak,
+         unsigned jobs) {
+        api::ScalingOptions options;
+        options.gpus = std::move(gpus);
+        options.weak = weak;
+        options.jobs = jobs;
+        return call_interruptibly(
+            [&] { return api::scaling_json(api::evaluate_scaling(scenario, context, options), weak).dump(); });
+      },
+      py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("weak"), py::arg("jobs"),
+      "A scaling study as JSON.");
+}
+
+}  // namespace ctwin::python

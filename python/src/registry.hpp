@@ -1,0 +1,12 @@
+#pragma once
+// One register_<concept> function per file (boost-histogram's layout), called by core_module.cpp.
+
+#include <pybind11/pybind11.h>
+
+namespace ctwin::python {
+
+void register_scenario(pybind11::module_& m);
+void register_step(pybind11::module_& m);
+void register_build(pybind11::module_& m);
+
+}  // namespace ctwin::python

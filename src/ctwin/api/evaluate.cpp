@@ -1,0 +1,139 @@
+#include "ctwin/api/evaluate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/calibration/nccl_calibration_file.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/network/flow_model.hpp"
+
+namespace ctwin::api {
+namespace {
+
+replay::StepOptions step_options(const replay::Scenario& scenario, EvalContext& context, const StepQuery& query) {
+  replay::StepOptions options;
+  options.comm = query.comm;
+  options.all_ranks = query.all_ranks;
+  options.collective_cache = context.collectives(scenario.cluster_key, scenario.network);
+  const bool shared = query.comm == replay::CommModel::kShared ||
+                      (query.comm == replay::CommModel::kAuto && scenario.network == network::ModelKind::kFlow);
+  if (shared) options.fabric = context.fabric(scenario.cluster_key, scenario.cluster, scenario.gpus);
+  return options;
+}
+
+// What identifies a build in the context's caches: its topology after changes, and the calibration applied.
+std::string build_key(const nlohmann::json& document, const Build& build) {
+  return document.dump() + "\ncalibration:" + build.calibration;
+}
+
+nlohmann::json build_document(const Build& build) {
+  nlohmann::json document = load_json_file(resolve_data_path(build.cluster));
+  apply_changes(document, build.changes, build.changes_origin);
+  return document;
+}
+
+std::shared_ptr<const fabric::Fabric> built(const Build& build, EvalContext& context) {
+  const nlohmann::json document = build_document(build);
+  fabric::ClusterSpec spec = fabric::parse_cluster(document, resolve_data_path(build.cluster).string());
+  if (const auto calibrated = build_calibration(build)) spec = calibrated->apply(std::move(spec));
+  return context.fabric(build_key(document, build), spec, build.gpus);
+}
+
+}  // namespace
+
+replay::CommModel parse_comm_model(const std::string& text, const std::string& origin) {
+  if (text == "auto") return replay::CommModel::kAuto;
+  if (text == "isolated") return replay::CommModel::kIsolated;
+  if (text == "shared") return replay::CommModel::kShared;
+  throw InputError(origin, "", "unknown communication model '" + text + "' (expected auto, isolated or shared)");
+}
+
+StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query) {
+  StepResult result{scenario.resolve(), {}};
+  result.step = replay::simulate_step(result.scenario, step_options(result.scenario, context, query));
+  return result;
+}
+
+analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& context, const ScalingOptions& options) {
+  analysis::ScalingQuery query;
+  query.gpus = options.gpus;
+  query.weak = options.weak;
+  query.jobs = options.jobs;
+  query.progress = options.progress;
+  query.load = [&scenario](const std::vector<std::string>& size_overrides) {
+    return scenario.with_assignments(size_overrides).resolve();
+  };
+  query.simulate = [&context](const replay::Scenario& sized) {
+    return replay::simulate_step(sized, step_options(sized, context, {})).report;
+  };
+  return analysis::run_scaling(query);
+}
+
+fabric::ClusterSpec load_build(const Build& build) {
+  fabric::ClusterSpec spec = fabric::parse_cluster(build_document(build), resolve_data_path(build.cluster).string());
+  if (const auto calibrated = build_calibration(build)) spec = calibrated->apply(std::move(spec));
+  return spec;
+}
+
+std::optional<calibration::NcclCalibration> build_calibration(const Build& build) {
+  if (build.calibration.empty()) return std::nullopt;
+  return calibration::read_nccl_calibration(resolve_data_path(build.calibration));
+}
+
+fabric::FabricSummary evaluate_fabric(const Build& build, EvalContext& context) {
+  return fabric::summarize(*built(build, context));
+}
+
+collectives::CollectiveResult evaluate_collective(const Build& build, collectives::CollectiveQuery query,
+                                                  EvalContext& context) {
+  if (const auto calibrated = build_calibration(build)) {
+    const int channels = query.tuning.channels;
+    query.tuning = calibrated->tuning;
+    query.tuning.channels = channels;
+  }
+  return collectives::predict_collective(*built(build, context), query);
+}
+
+TrafficSummary evaluate_traffic(const Build& build, const TrafficQuery& query, EvalContext& context) {
+  const auto fabric = built(build, context);
+  const network::TrafficPattern pattern = network::make_pattern(query.pattern, *fabric, query.options);
+  engine::Simulator simulator;
+  auto model = query.full_solve && query.network == network::ModelKind::kFlow
+                   ? std::make_unique<network::FlowModel>(*fabric, simulator, network::FlowModelOptions{false})
+                   : network::make_network_model(query.network, *fabric, simulator);
+  const auto wall_start = std::chrono::steady_clock::now();
+  const network::TrafficResult result = network::run_pattern(*model, pattern);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  TrafficSummary summary;
+  summary.pattern = pattern.name;
+  summary.network = std::string(model->name());
+  summary.gpus = fabric->gpus();
+  summary.cluster = fabric->spec().name;
+  summary.transfers = static_cast<std::int64_t>(pattern.transfers.size());
+  summary.size = query.options.size;
+  summary.bytes_delivered = result.stats.bytes_delivered;
+  summary.makespan = result.makespan;
+  std::vector<SimTime> sorted = result.completed_at;
+  std::sort(sorted.begin(), sorted.end());
+  const auto percentile = [&](double p) {
+    return sorted.empty() ? SimTime() : sorted[static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1))];
+  };
+  summary.first_completion = percentile(0);
+  summary.median_completion = percentile(0.5);
+  summary.last_completion = percentile(1);
+  const double seconds = result.makespan.seconds();
+  summary.aggregate_GBps = seconds > 0 ? static_cast<double>(result.stats.bytes_delivered.count()) / seconds * 1e-9 : 0;
+  summary.events = result.events;
+  if (const auto* flow = dynamic_cast<const network::FlowModel*>(model.get())) {
+    summary.solves = flow->solves();
+    summary.solved_flows = flow->solved_flows();
+  }
+  summary.wall_s = wall;
+  return summary;
+}
+
+}  // namespace ctwin::api

@@ -1,0 +1,102 @@
+#pragma once
+// The one evaluation API every front end calls: the CLI, the Python module and the planner are
+// thin callers of these functions, so they print the same numbers. Each takes its inputs as
+// values and an EvalContext whose caches it may use; none prints or exits. Bad input is an
+// InputError naming the file and field.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ctwin/analysis/scaling.hpp"
+#include "ctwin/api/eval_context.hpp"
+#include "ctwin/api/scenario.hpp"
+#include "ctwin/calibration/nccl_fit.hpp"
+#include "ctwin/collectives/predict.hpp"
+#include "ctwin/core/overrides.hpp"
+#include "ctwin/fabric/summary.hpp"
+#include "ctwin/network/traffic_pattern.hpp"
+#include "ctwin/replay/training_step.hpp"
+
+namespace ctwin::api {
+
+// ---- one training step -------------------------------------------------------------------
+
+/// "auto", "isolated" or "shared" (replay::CommModel); InputError naming `origin` otherwise.
+[[nodiscard]] replay::CommModel parse_comm_model(const std::string& text, const std::string& origin);
+
+struct StepQuery {
+  replay::CommModel comm = replay::CommModel::kAuto;
+  bool all_ranks = false;  ///< every rank simulated (checks the symmetry reduction; slow)
+};
+
+struct StepResult {
+  replay::Scenario scenario;  ///< as resolved: the model, cluster, GPU and split the step ran
+  replay::SimulatedStep step;
+};
+
+[[nodiscard]] StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query = {});
+
+// ---- scaling ---------------------------------------------------------------------------------
+
+struct ScalingOptions {
+  std::vector<std::int64_t> gpus;  ///< ascending
+  bool weak = false;
+  unsigned jobs = 1;
+  std::function<void(std::size_t, std::size_t, std::int64_t)> progress;  ///< as analysis::ScalingQuery's
+};
+
+[[nodiscard]] analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& context,
+                                                      const ScalingOptions& options);
+
+// ---- a build: fabric summary, collectives, traffic ---------------------------------------
+
+/// The first `gpus` GPUs of a topology, with changes and optionally a calibration applied.
+struct Build {
+  std::string cluster;  ///< a topology file, tried under data_dir() too
+  std::int64_t gpus = 0;
+  std::vector<Override> changes;
+  std::string changes_origin = "--set";  ///< named by errors in a change's path
+  std::string calibration;               ///< a file `ctwin calibrate --nccl` wrote; empty for none
+};
+
+/// The build's topology as read, changes and calibration applied.
+[[nodiscard]] fabric::ClusterSpec load_build(const Build& build);
+/// The calibration the build names, if any.
+[[nodiscard]] std::optional<calibration::NcclCalibration> build_calibration(const Build& build);
+
+[[nodiscard]] fabric::FabricSummary evaluate_fabric(const Build& build, EvalContext& context);
+
+/// A collective sweep as nccl-tests would print it; the build's calibration, if any, sets the
+/// query's tuning (its channel count kept).
+[[nodiscard]] collectives::CollectiveResult evaluate_collective(const Build& build, collectives::CollectiveQuery query,
+                                                                EvalContext& context);
+
+struct TrafficQuery {
+  std::string pattern = "alltoall";
+  network::PatternOptions options;
+  network::ModelKind network = network::ModelKind::kFlow;
+  bool full_solve = false;  ///< flow: re-solve every flow at every change (checks the incremental solver)
+};
+
+struct TrafficSummary {
+  std::string pattern;
+  std::string network;
+  std::int64_t gpus = 0;
+  std::string cluster;  ///< the build's name
+  std::int64_t transfers = 0;
+  Bytes size;
+  Bytes bytes_delivered;
+  SimTime makespan;
+  SimTime first_completion, median_completion, last_completion;
+  double aggregate_GBps = 0;
+  std::uint64_t events = 0;
+  std::optional<std::uint64_t> solves, solved_flows;  ///< flow only
+  double wall_s = 0;  ///< how long the simulation took here (not a result: differs run to run)
+};
+
+[[nodiscard]] TrafficSummary evaluate_traffic(const Build& build, const TrafficQuery& query, EvalContext& context);
+
+}  // namespace ctwin::api

@@ -1,0 +1,48 @@
+#include "ctwin/api/report_json.hpp"
+
+namespace ctwin::api {
+
+nlohmann::json fabric_summary_json(const fabric::FabricSummary& summary) {
+  nlohmann::json out;
+  out["name"] = summary.name;
+  out["gpus"] = summary.gpus;
+  out["nodes"] = summary.nodes;
+  out["gpus_per_node"] = summary.gpus_per_node;
+  out["scalable_units"] = summary.scalable_units;
+  out["pods"] = summary.pods;
+  out["tiers"] = summary.tiers;
+  out["switches"] = nlohmann::json::array();
+  for (const auto& tier : summary.switch_tiers) {
+    out["switches"].push_back({{"tier", tier.tier},
+                               {"count", tier.switches},
+                               {"ports_used", tier.ports_used},
+                               {"ports_total", tier.ports_total},
+                               {"oversubscription", tier.oversubscription}});
+  }
+  out["cables"] = nlohmann::json::array();
+  for (const auto& group : summary.cables) {
+    out["cables"].push_back({{"kind", fabric::to_string(group.kind)},
+                             {"bandwidth_Gbps", group.bandwidth.gigabits_per_second()},
+                             {"cables", group.cables},
+                             {"transceivers", group.transceivers}});
+  }
+  out["fabric_cables"] = summary.fabric_cables;
+  out["transceivers"] = summary.transceivers;
+  out["nvlink_per_gpu_GBps"] = summary.nvlink_per_gpu.gigabytes_per_second();
+  out["injection_per_gpu_Gbps"] = summary.injection_per_gpu.gigabits_per_second();
+  out["bisection_GBps"] = summary.bisection.gigabytes_per_second();
+  out["hops"] = nlohmann::json::array();
+  for (const auto& hop : summary.hops) {
+    out["hops"].push_back({{"pair_class", hop.pair_class},
+                           {"from", hop.from},
+                           {"to", hop.to},
+                           {"links", hop.links},
+                           {"switches", hop.switches},
+                           {"fewest_links", hop.fewest_links},
+                           {"latency_us", hop.latency.microseconds()},
+                           {"bottleneck_GBps", hop.bottleneck.gigabytes_per_second()}});
+  }
+  return out;
+}
+
+}  // namespace ctwin::api

@@ -1,0 +1,39 @@
+#pragma once
+// The JSON of every result the evaluation API returns (DESIGN.md "Interfaces"). The CLI's
+// `--format json` and Python's `to_dict()` both print these, so they agree byte for byte.
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/analysis/scaling.hpp"
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/collectives/predict.hpp"
+#include "ctwin/fabric/summary.hpp"
+#include "ctwin/replay/replay.hpp"
+#include "ctwin/replay/scenario.hpp"
+#include "ctwin/replay/step_report.hpp"
+
+namespace ctwin::api {
+
+/// `ctwin run --format json`: the report fields, with the scenario's model, cluster, GPU and split.
+[[nodiscard]] nlohmann::json step_report_json(const replay::Scenario& scenario, const replay::StepReport& report);
+
+/// Chrome trace format ("X" complete events, microseconds): one process per simulated rank, one
+/// thread per stream; opens in chrome://tracing and ui.perfetto.dev.
+[[nodiscard]] nlohmann::json chrome_trace_json(const replay::ReplayResult& replay);
+
+/// `ctwin collective --format json`: {"op", "gpus", "channels", "rows": [...]}.
+[[nodiscard]] nlohmann::json collective_json(const collectives::CollectiveResult& result);
+
+/// `ctwin fabric --format json`.
+[[nodiscard]] nlohmann::json fabric_summary_json(const fabric::FabricSummary& summary);
+
+/// Every size of `study`: its GPUs and batch, and either why it cannot run or its prediction.
+[[nodiscard]] nlohmann::json scaling_points_json(const analysis::ScalingStudy& study);
+
+/// `ctwin scale --format json`: {"model", "scaling": "strong"|"weak", "points"}.
+[[nodiscard]] nlohmann::json scaling_json(const analysis::ScalingStudy& study, bool weak);
+
+/// `ctwin traffic --format json`.
+[[nodiscard]] nlohmann::json traffic_json(const TrafficSummary& summary);
+
+}  // namespace ctwin::api

@@ -1,0 +1,46 @@
+#include "ctwin/api/scenario.hpp"
+
+#include <utility>
+
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+
+namespace ctwin::api {
+
+Scenario::Scenario(nlohmann::json document, std::string source, std::filesystem::path dir)
+    : document_(std::move(document)), source_(std::move(source)), dir_(std::move(dir)) {}
+
+Scenario Scenario::load(const std::string& path) {
+  const std::filesystem::path file = resolve_data_path(path);
+  const std::filesystem::path dir = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  return Scenario(load_json_file(file), file.string(), dir);
+}
+
+Scenario Scenario::from_json(nlohmann::json document, std::string source) {
+  return Scenario(std::move(document), std::move(source), ".");
+}
+
+Scenario Scenario::from_json_text(std::string_view text, std::string source) {
+  nlohmann::json document = parse_json_text(std::string(text), source);
+  return from_json(std::move(document), std::move(source));
+}
+
+Scenario Scenario::with(std::string path, nlohmann::json value) const {
+  Scenario changed = *this;
+  changed.changes_.push_back({std::move(path), std::move(value)});
+  return changed;
+}
+
+Scenario Scenario::with_assignments(const std::vector<std::string>& assignments) const {
+  Scenario changed = *this;
+  for (const auto& assignment : assignments) changed.changes_.push_back(parse_override(assignment));
+  changed.changed_by_flag_ = changed_by_flag_ || !assignments.empty();
+  return changed;
+}
+
+replay::Scenario Scenario::resolve() const {
+  return replay::parse_scenario(document_, source_, dir_, data_dir(), changes_, changed_by_flag_ ? "--set" : source_);
+}
+
+}  // namespace ctwin::api

@@ -1,0 +1,44 @@
+#include "ctwin/api/report_json.hpp"
+
+namespace ctwin::api {
+
+nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepReport& r) {
+  const auto& b = r.breakdown;
+  const auto& m = r.memory_gib_per_gpu;
+  nlohmann::json out{
+      {"scenario", s.source},
+      {"model", s.model.name},
+      {"cluster", s.cluster.name},
+      {"gpu", s.gpu.name},
+      {"gpus", s.gpus},
+      {"network", network::name(s.network)},
+      {"parallel", {{"tp", s.split.tp}, {"pp", s.split.pp}, {"vpp", s.split.vpp}, {"cp", s.split.cp}, {"ep", s.split.ep},
+                    {"dp", r.dp}, {"micro_batches", r.micro_batches},
+                    {"schedule", workload::schedule_name(s.split.schedule)}}},
+      {"step_time_s", r.step_time_s},
+      {"tokens_per_s", r.tokens_per_s},
+      {"model_tflops_per_gpu", r.model_tflops_per_gpu},
+      {"hardware_tflops_per_gpu", r.hardware_tflops_per_gpu},
+      {"mfu", r.mfu},
+      {"comm_ratio", r.comm_ratio},
+      {"model_flops_per_step", r.model_flops_per_step},
+      {"hardware_flops_per_step", r.hardware_flops_per_step},
+      {"breakdown",
+       {{"compute_s", b.compute_s},
+        {"exposed_comm_s",
+         {{"tp", b.exposed_comm_s.tp}, {"pp", b.exposed_comm_s.pp}, {"dp", b.exposed_comm_s.dp}, {"cp", b.exposed_comm_s.cp},
+          {"ep", b.exposed_comm_s.ep}}},
+        {"bubble_s", b.bubble_s},
+        {"optimizer_s", b.optimizer_s}}},
+      {"memory_gib_per_gpu",
+       {{"weights", m.weights}, {"grads", m.grads}, {"optimizer", m.optimizer}, {"activations", m.activations},
+        {"other", m.other}, {"total", m.total}}},
+      {"memory_pipeline_stage", r.memory_stage},
+      {"memory_total_gib_per_stage", r.memory_total_gib_per_stage},
+      {"fits_memory", r.fits_memory},
+      {"events", r.events}};
+  if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
+  return out;
+}
+
+}  // namespace ctwin::api

@@ -1,0 +1,134 @@
+"""The Python module against the ctwin command: same inputs, same JSON."""
+
+import json
+import pydoc
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import ctwin
+
+SCENARIOS = ["scenarios/default.json", "scenarios/qwen3-30b-a3b-h100-16.json", "scenarios/llama3-70b-h100-1024.json"]
+
+
+@pytest.mark.parametrize("path", SCENARIOS)
+def test_run_to_dict_equals_cli_json(cli, path):
+    network = "flow" if path == "scenarios/default.json" else "analytical"
+    expected = cli("run", path, "--network", network, "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    result = ctwin.run(path, network=network)
+    assert result.to_dict() == json.loads(expected.stdout)
+    assert result.step_time_s == json.loads(expected.stdout)["step_time_s"]
+
+
+def test_changed_scenario_equals_cli_set(cli):
+    s = ctwin.Scenario.load("scenarios/default.json").with_(**{"parallel.tp": 4}).with_(
+        {"cluster.server.nics.bandwidth": "800Gbps", "network": "analytical"})
+    expected = cli("run", "scenarios/default.json", "--set", "parallel.tp=4", "--set",
+                   "cluster.server.nics.bandwidth=800Gbps", "--network", "analytical", "--format", "json")
+    assert ctwin.run(s).to_dict() == json.loads(expected.stdout)
+    assert s.changes == {"parallel.tp": 4, "cluster.server.nics.bandwidth": "800Gbps", "network": "analytical"}
+
+
+def test_breakdown_and_memory_frames_add_up():
+    step = ctwin.run("scenarios/default.json", network="analytical")
+    assert isinstance(step.breakdown, pd.DataFrame)
+    assert step.breakdown["seconds"].sum() == pytest.approx(step.step_time_s, rel=1e-9)
+    assert step.breakdown["share"].sum() == pytest.approx(1.0, rel=1e-9)
+    assert step.memory["gib"].sum() == pytest.approx(step.memory_gib_per_gpu["total"], rel=1e-9)
+
+
+def test_trace_timeline_covers_the_step(tmp_path):
+    path = tmp_path / "trace.json"
+    step = ctwin.run("scenarios/default.json", network="analytical", trace=path)
+    assert json.loads(path.read_text()) == step.trace
+    timeline = step.timeline()
+    assert set(timeline["stream"]) >= {"compute"}
+    end_s = (timeline["start_ms"] + timeline["duration_ms"]).max() / 1e3
+    assert end_s <= step.step_time_s * (1 + 1e-9)
+    assert end_s > 0.5 * step.step_time_s
+    with pytest.raises(ValueError):
+        ctwin.run("scenarios/default.json", network="analytical").timeline()
+
+
+def test_scale_fabric_collective_traffic_equal_the_cli(cli):
+    scaled = ctwin.scale("scenarios/default.json", [64, 128, 256], network="analytical")
+    expected = cli("scale", "scenarios/default.json", "--gpus", "64,128,256", "--network", "analytical", "--format", "json")
+    assert scaled.to_dict() == json.loads(expected.stdout)
+    assert list(scaled.points["gpus"]) == [64, 128, 256]
+
+    fabric = ctwin.fabric("dgx-h100-superpod", 1024, {"fabric.oversubscription.leaf": 2})
+    expected = cli("fabric", "--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "1024", "--set",
+                   "fabric.oversubscription.leaf=2", "--format", "json")
+    assert fabric.to_dict() == json.loads(expected.stdout)
+    assert fabric.switches["count"].sum() > 0
+
+    table = ctwin.collective("dgx-h100-superpod", 64, op="all_gather", end="1G", network="analytical")
+    expected = json.loads(cli("collective", "--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "64", "--op",
+                              "all_gather", "-e", "1G", "--network", "analytical", "--format", "json").stdout)
+    assert table.attrs["report"] == expected
+    assert list(table["busbw_GBps"]) == [row["busbw_GBps"] for row in expected["rows"]]
+
+    played = ctwin.traffic("dgx-h100-superpod", 64, pattern="rail_ring", size="4MiB")
+    expected = json.loads(cli("traffic", "--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "64", "--pattern",
+                              "rail_ring", "--size", "4MiB", "--format", "json").stdout)
+    got = played.to_dict()
+    got.pop("wall_s"), expected.pop("wall_s")
+    assert got == expected
+
+
+def test_bad_input_raises_input_error_naming_the_field():
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.run(ctwin.Scenario.load("scenarios/default.json").with_(**{"parallel.tp": 3}), network="analytical")
+    assert isinstance(raised.value, ValueError)
+    assert raised.value.file.endswith("scenarios/default.json")
+    assert "tp" in str(raised.value)
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.Scenario.load("scenarios/default.json").with_(network="ns3").validate()
+    assert raised.value.field == "/network"
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.fabric("dgx-h100-superpod", 64, {"server.nics.bandwidth": "400"})
+    assert raised.value.field.endswith("bandwidth")
+    with pytest.raises(ctwin.InputError):
+        ctwin.Scenario.load("scenarios/no-such-file.json")
+    with pytest.raises(ctwin.InputError):
+        ctwin.collective("dgx-h100-superpod", 64, op="all_reduce_fast")
+
+
+def test_threads_give_the_serial_results_in_less_time():
+    # Steps of about a second each (Llama 3 70B on 1,024 GPUs, every op's traffic on one flow
+    # simulation), so that thread start-up is noise beside them.
+    base = ctwin.Scenario.load("scenarios/llama3-70b-h100-1024.json").with_(network="flow")
+    scenarios = [base.with_(**{"training.global_batch": batch}) for batch in (256, 512, 768, 1024)]
+
+    def run_all(context):
+        return [ctwin.run(s, context=context).to_dict() for s in scenarios]
+
+    start = time.perf_counter()
+    serial = run_all(ctwin.EvalContext())
+    serial_s = time.perf_counter() - start
+
+    results = [None] * len(scenarios)
+    context = ctwin.EvalContext()
+
+    def worker(i):
+        results[i] = ctwin.run(scenarios[i], context=context).to_dict()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(scenarios))]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    parallel_s = time.perf_counter() - start
+    assert results == serial
+    # The GIL is released while C++ works: on 2 cores four threads beat one at a time.
+    assert parallel_s < serial_s, (parallel_s, serial_s)
+
+
+def test_public_functions_have_docstrings():
+    for name in ctwin.__all__:
+        assert getattr(ctwin, name).__doc__, name
+    assert "training step" in pydoc.render_doc(ctwin.run)

@@ -1,0 +1,38 @@
+"""Every notebook in python/notebooks runs headless, top to bottom, with its own assertions."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((REPO / "python" / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def kernel_path(tmp_path_factory):
+    # A kernel on this interpreter, whatever python3 comes first on PATH.
+    root = tmp_path_factory.mktemp("jupyter")
+    spec = root / "kernels" / "ctwin-python"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "ctwin", "language": "python"}))
+    return root
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(path, kernel_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_PATH", str(kernel_path))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    notebook = nbformat.read(path, as_version=4)
+    assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), \
+        f"{path.name} is stored with outputs; clear them before committing"
+    client = NotebookClient(notebook, timeout=600, kernel_name="ctwin-python", resources={"metadata": {"path": str(REPO)}})
+    client.execute()
+    figures = Path(os.environ.get("CTWIN_FIGURES_DIR", REPO / "build" / "figures"))
+    assert any(figures.glob(f"{path.stem}-*.png")), f"{path.name} saved no figure as {figures}/{path.stem}-*.png"
