@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <iostream>
 
@@ -12,10 +13,12 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/peak_rss.hpp"
+#include "ctwin/analysis/goodput_study.hpp"
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/fabric/summary.hpp"
 #include "ctwin/network/flow_model.hpp"
 #include "ctwin/network/traffic_pattern.hpp"
 #include "ctwin/replay/scenario.hpp"
@@ -124,6 +127,33 @@ BenchRow bench_run(const std::string& name, const std::string& network, double t
           wall, step.report.events, "< " + fixed(target_s, 0) + " s, < 4 GiB", wall < target_s && rss < 4.0, rss};
 }
 
+// Issue 22's speed target: 1,000 Monte Carlo runs of a 54-day job on 16,384 GPUs on one core.
+// The step time is fixed (10 s) so that the row times the Monte Carlo, not `ctwin run`; the
+// fabric is built before the clock starts.
+BenchRow bench_goodput(double target_s) {
+  const auto scenario = replay::load_scenario(resolve_data_path("scenarios/llama3-405b-h100-16k.json"), CTWIN_DATA_DIR);
+  const fabric::Fabric built(scenario.cluster, static_cast<int>(scenario.gpus));
+  const fabric::FabricSummary summary = fabric::summarize(built);
+  const auto model = analysis::load_reliability_model(resolve_data_path("models/reliability/gpu-cluster.json"));
+  const auto tiers = analysis::load_storage_tiers(resolve_data_path("models/reliability/storage.json"));
+  analysis::GoodputInputs in;
+  in.days = 54;
+  in.runs = 1000;
+  in.interval_s = 1800;
+  in.step_time_s = 10;
+  in.tokens_per_s = 2048.0 * 8192 / 10;
+  in.spares.hot = 64;
+  const auto start = Clock::now();
+  const analysis::GoodputStudy study = analysis::run_goodput_study(scenario, summary, model, tiers.front(), in);
+  const double wall = seconds_since(start);
+  const auto failures = static_cast<std::uint64_t>(std::llround(study.result.interruptions.mean * in.runs));
+  return {"goodput-16k",
+          "1000 runs of 54 days, Llama 3 405B on 16384 H100, 30 min interval, 64 hot spares; " +
+              fixed(study.result.interruptions.mean, 1) + " interruptions, ETTR " + fixed(100 * study.result.ettr.mean, 2) +
+              " %; events = failures",
+          wall, failures, "< " + fixed(target_s, 0) + " s", wall < target_s, peak_rss_gib()};
+}
+
 // Runs a case `runs` times and keeps the run with the median wall time (the lower middle one
 // for an even count), so its row is one real run, not a blend of several. Each run's peak RSS
 // is its own where the system lets the peak restart.
@@ -158,7 +188,7 @@ Action add_bench_command(CLI::App& app) {
   auto repeat = std::make_shared<int>(1);
   command->add_option("--case", *only,
                       "run one case: engine, fabric-build, flow-alltoall-chain, flow-alltoall-chain-pxn, "
-                      "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, or "
+                      "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, goodput-16k, or "
                       "collective-flow-100k (only when named: about 15 s)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -178,6 +208,7 @@ Action add_bench_command(CLI::App& app) {
                                          "collective-analytical-16k",
                                          "run-flow-16k",
                                          "run-analytical-16k",
+                                         "goodput-16k",
                                          "collective-flow-100k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
@@ -203,6 +234,7 @@ Action add_bench_command(CLI::App& app) {
     }
     if (wanted("run-flow-16k")) measure([&] { return bench_run("run-flow-16k", "flow", 10); });
     if (wanted("run-analytical-16k")) measure([&] { return bench_run("run-analytical-16k", "analytical", 1); });
+    if (wanted("goodput-16k")) measure([&] { return bench_goodput(5); });
     // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
     if (*only == "collective-flow-100k") {
       measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });
