@@ -26,6 +26,7 @@ struct RunOptions {
   std::string comm = "auto";
   bool all_ranks = false;
   bool require_fit = false;
+  std::vector<std::string> degrade;
 };
 
 replay::CommModel parse_comm(const std::string& name) {
@@ -176,6 +177,7 @@ Action add_run_command(CLI::App& app) {
   command->add_flag("--require-fit", o->require_fit,
                     "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
                     "(by default it is reported as fits_memory: false)");
+  command->add_option("--degrade", o->degrade, "a slow part: gpu:RANK=SPEED, e.g. gpu:123=0.8 (repeatable)");
   command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
   return [o] {
     const Format format = parse_format(o->format);
@@ -189,6 +191,7 @@ Action add_run_command(CLI::App& app) {
     replay::StepOptions options;
     options.comm = parse_comm(o->comm);
     options.all_ranks = o->all_ranks;
+    for (const auto& d : o->degrade) options.slowdowns.push_back(replay::parse_gpu_slowdown(d, "--degrade", scenario.gpus));
     const replay::SimulatedStep step = replay::simulate_step(scenario, options);
     if (o->require_fit && !step.report.fits_memory) {
       const auto& m = step.report.memory_gib_per_gpu;

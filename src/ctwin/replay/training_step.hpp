@@ -2,6 +2,9 @@
 // One training step of a scenario, end to end: collective times, operation graph, pipeline
 // order, replay and report.
 
+#include <vector>
+
+#include "ctwin/replay/degrade.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
@@ -19,6 +22,7 @@ struct StepOptions {
   bool free_communication = false;  ///< every collective and send takes no time (oracle tests)
   CommModel comm = CommModel::kAuto;
   bool all_ranks = false;  ///< simulate every rank, not one per pipeline stage
+  std::vector<GpuSlowdown> slowdowns{};  ///< degraded GPUs (degrade.hpp)
 };
 
 struct SimulatedStep {
