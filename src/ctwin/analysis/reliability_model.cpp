@@ -72,6 +72,8 @@ ComponentRate read_component(JsonObjectReader r) {
     if (mtbf <= 0) r.fail("mtbf", "must be positive");
     c.rate_per_hour = 1 / mtbf;
   }
+  // More than one failure per unit-hour is no part anyone runs a job on: a unit slip.
+  if (c.rate_per_hour > 1) r.fail(has_rate ? "rate" : "mtbf", "more than one failure per unit-hour");
   std::vector<std::string> scopes;
   for (const auto& [scope, name] : kScopes) scopes.emplace_back(name);
   const std::string takes = r.choice("takes", scopes);
@@ -81,6 +83,7 @@ ComponentRate read_component(JsonObjectReader r) {
   if (c.takes != FailureScope::kJob) {
     c.repair_hours = hours_field(r, "repair");
     if (c.repair_hours <= 0) r.fail("repair", "must be positive (the part comes back only after it)");
+    if (c.repair_hours > 8766) r.fail("repair", "more than a year");
   } else if (r.has("repair")) {
     r.fail("repair", "a failure that takes only the job has nothing to repair");
   }
@@ -105,6 +108,8 @@ ReliabilityModel parse_reliability_model(const nlohmann::json& document, const s
   (void)r.optional("notes");  // prose for readers: how rates were chosen
   model.detection_hours = hours_field(r, "detection");
   model.launch_hours = hours_field(r, "launch");
+  if (model.detection_hours > 168) r.fail("detection", "more than a week");
+  if (model.launch_hours > 168) r.fail("launch", "more than a week");
   const nlohmann::json& list = r.required("components");
   if (!list.is_array() || list.empty()) r.fail("components", "expected a non-empty array of component classes");
   for (std::size_t i = 0; i < list.size(); ++i) {

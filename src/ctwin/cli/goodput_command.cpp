@@ -48,12 +48,16 @@ struct GoodputOptions {
   std::string cases = "validation/reliability/cases.json";
 };
 
-double hours_option(const std::string& text, const std::string& flag) {
+/// A duration flag in hours, at most `limit_hours`: a larger one is a unit slip, not a plan.
+double hours_option(const std::string& text, const std::string& flag, double limit_hours) {
+  double hours = 0;
   try {
-    return parse_hours(text);
+    hours = parse_hours(text);
   } catch (const UnitError& e) {
     throw InputError(flag, "", e.what());
   }
+  if (hours > limit_hours) throw InputError(flag, "", "'" + text + "' is more than " + fixed(limit_hours, 0) + " h");
+  return hours;
 }
 
 std::string duration_text(double seconds) {
@@ -329,11 +333,11 @@ Action add_goodput_command(CLI::App& app) {
     in.runs = o->runs;
     in.seed = o->seed;
     in.checkpoint.fp32_master = !o->no_fp32_master;
-    if (o->interval != "auto") in.interval_s = hours_option(o->interval, "--checkpoint-interval") * 3600;
+    if (o->interval != "auto") in.interval_s = hours_option(o->interval, "--checkpoint-interval", 87660) * 3600;
     in.spares.hot = analysis::parse_spare_count(o->spares, "--spares", summary.nodes, summary.scalable_units);
     in.spares.cold = analysis::parse_spare_count(o->cold_spares, "--cold-spares", summary.nodes, summary.scalable_units);
-    in.spares.hot_swap_s = hours_option(o->hot_swap, "--hot-swap") * 3600;
-    in.spares.cold_swap_s = hours_option(o->cold_swap, "--cold-swap") * 3600;
+    in.spares.hot_swap_s = hours_option(o->hot_swap, "--hot-swap", 168) * 3600;
+    in.spares.cold_swap_s = hours_option(o->cold_swap, "--cold-swap", 8766) * 3600;
     if (o->on_empty == "wait") {
       in.spares.on_empty = analysis::OnEmptyPool::kWait;
     } else if (o->on_empty == "shrink") {
@@ -342,7 +346,7 @@ Action add_goodput_command(CLI::App& app) {
       throw InputError("--on-empty", "", "unknown policy '" + o->on_empty + "' (expected wait or shrink)");
     }
     if (!o->step_time.empty()) {
-      in.step_time_s = hours_option(o->step_time, "--step-time") * 3600;
+      in.step_time_s = hours_option(o->step_time, "--step-time", 24) * 3600;
       if (!(in.step_time_s > 0)) throw InputError("--step-time", "", "must be positive");
       const double tokens = static_cast<double>(scenario.split.global_batch * scenario.split.seq_len);
       in.tokens_per_s = tokens / in.step_time_s;

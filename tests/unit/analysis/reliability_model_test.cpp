@@ -79,6 +79,9 @@ TEST(ReliabilityModel, RejectsBadFieldsNamingThem) {
   nlohmann::json unknown = one_component(gpu_component());
   unknown["components"][0]["colour"] = "red";
   EXPECT_NE(message(unknown).find("colour"), std::string::npos);
+  nlohmann::json absurd = one_component(gpu_component());
+  absurd["components"][0]["rate"] = "2/h";
+  EXPECT_NE(message(absurd).find("/components/0/rate"), std::string::npos) << message(absurd);
   nlohmann::json bad_detection = one_component(gpu_component());
   bad_detection["detection"] = "soon";
   EXPECT_NE(message(bad_detection).find("/detection"), std::string::npos);

@@ -88,6 +88,8 @@ TEST_F(GoodputCli, BadInputGetsOneLineNamingIt) {
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--storage tape")), {"--storage", "tape"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--on-empty panic")), {"--on-empty"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--runs 0")), {"--runs"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--cold-swap 20year")), {"--cold-swap", "unknown duration unit"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--hot-swap 30d")), {"--hot-swap", "more than 168 h"}));
 }
 
 }  // namespace
