@@ -96,6 +96,7 @@ class Run {
         }
         const double recovered = failure + phases[0] + phases[1] + phases[2] + phases[3];
         if (recovered < next_failure && recovered < end) {
+          return_repairs(recovered);  // nodes back by now can refill dropped replicas
           regrow();
           run_start = recovered;
           break;
