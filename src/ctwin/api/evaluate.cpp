@@ -53,7 +53,11 @@ replay::CommModel parse_comm_model(const std::string& text, const std::string& o
 
 StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query) {
   StepResult result{scenario.resolve(), {}};
-  result.step = replay::simulate_step(result.scenario, step_options(result.scenario, context, query));
+  replay::StepOptions options = step_options(result.scenario, context, query);
+  for (const auto& part : query.degrade) {
+    options.slowdowns.push_back(replay::parse_gpu_slowdown(part, query.degrade_origin, result.scenario.gpus));
+  }
+  result.step = replay::simulate_step(result.scenario, options);
   return result;
 }
 

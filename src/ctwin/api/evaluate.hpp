@@ -30,6 +30,8 @@ namespace ctwin::api {
 struct StepQuery {
   replay::CommModel comm = replay::CommModel::kAuto;
   bool all_ranks = false;  ///< every rank simulated (checks the symmetry reduction; slow)
+  std::vector<std::string> degrade;            ///< slow parts, "gpu:RANK=SPEED" (replay/degrade.hpp)
+  std::string degrade_origin = "--degrade";  ///< named by errors in them
 };
 
 struct StepResult {

@@ -24,6 +24,7 @@ struct RunOptions {
   std::string comm = "auto";
   bool all_ranks = false;
   bool require_fit = false;
+  std::vector<std::string> degrade;
 };
 
 void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
@@ -88,6 +89,7 @@ Action add_run_command(CLI::App& app) {
   command->add_flag("--require-fit", o->require_fit,
                     "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
                     "(by default it is reported as fits_memory: false)");
+  command->add_option("--degrade", o->degrade, "a slow part: gpu:RANK=SPEED, e.g. gpu:123=0.8 (repeatable)");
   command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
   return [o] {
     const Format format = parse_format(o->format);
@@ -98,8 +100,9 @@ Action add_run_command(CLI::App& app) {
       overrides.push_back("network=" + o->network);
     }
     api::EvalContext context;
-    const api::StepResult result =
-        api::evaluate(api::Scenario::load(o->scenario).with_assignments(overrides), context, {api::parse_comm_model(o->comm, "--comm"), o->all_ranks});
+    api::StepQuery query{api::parse_comm_model(o->comm, "--comm"), o->all_ranks};
+    query.degrade = o->degrade;
+    const api::StepResult result = api::evaluate(api::Scenario::load(o->scenario).with_assignments(overrides), context, query);
     const replay::Scenario& scenario = result.scenario;
     const replay::SimulatedStep& step = result.step;
     if (o->require_fit && !step.report.fits_memory) {

@@ -14,6 +14,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache);
   SimulatedStep step;
   step.work = build_step_work(scenario, comm);
+  apply_slowdowns(step.work, options.slowdowns);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
                                     static_cast<int>(scenario.split.vpp), static_cast<int>(step.work.micro_batches));
   // Every rank keeps its own timeline and op state: beyond a few thousand GPUs that is minutes and

@@ -5,6 +5,9 @@
 #include <memory>
 
 #include "ctwin/replay/comm_groups.hpp"
+#include <vector>
+
+#include "ctwin/replay/degrade.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
@@ -27,6 +30,7 @@ struct StepOptions {
   std::shared_ptr<CollectiveCache> collective_cache;
   /// The scenario's whole build for the shared-fabric replay, already built; built here when null.
   std::shared_ptr<const fabric::Fabric> fabric;
+  std::vector<GpuSlowdown> slowdowns{};  ///< degraded GPUs (degrade.hpp)
 };
 
 struct SimulatedStep {

@@ -1,0 +1,96 @@
+#include "ctwin/analysis/checkpoint_model.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/workload/parameter_count.hpp"
+
+namespace ctwin::analysis {
+namespace {
+
+TierBandwidth read_bandwidth(JsonObjectReader r) {
+  TierBandwidth b;
+  b.aggregate_Bps = r.bandwidth("aggregate").bytes_per_second();
+  b.per_node_Bps = r.bandwidth("per_node").bytes_per_second();
+  r.finish();
+  return b;
+}
+
+StorageTier read_tier(JsonObjectReader r) {
+  StorageTier t;
+  t.name = r.string("name");
+  t.description = r.string_or("description", "");
+  t.write = read_bandwidth(r.object("write"));
+  t.read = read_bandwidth(r.object("read"));
+  t.latency_s = r.duration("latency").seconds();
+  if (r.has("snapshot_per_node")) t.snapshot_per_node_Bps = r.bandwidth("snapshot_per_node").bytes_per_second();
+  t.sources = r.string_list("sources");
+  r.finish();
+  return t;
+}
+
+}  // namespace
+
+std::vector<StorageTier> parse_storage_tiers(const nlohmann::json& document, const std::string& source) {
+  if (!document.is_object()) throw InputError(source, "", "expected a JSON object");
+  JsonObjectReader r(document, source, "");
+  (void)r.optional("notes");
+  const nlohmann::json& list = r.required("tiers");
+  if (!list.is_array() || list.empty()) r.fail("tiers", "expected a non-empty array of storage tiers");
+  std::vector<StorageTier> tiers;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string pointer = "/tiers/" + std::to_string(i);
+    if (!list[i].is_object()) throw InputError(source, pointer, "expected an object");
+    tiers.push_back(read_tier(JsonObjectReader(list[i], source, pointer)));
+    for (std::size_t j = 0; j < i; ++j) {
+      if (tiers[j].name == tiers[i].name) throw InputError(source, pointer + "/name", "duplicate tier '" + tiers[i].name + "'");
+    }
+  }
+  r.finish();
+  return tiers;
+}
+
+std::vector<StorageTier> load_storage_tiers(const std::filesystem::path& path) {
+  return parse_storage_tiers(load_json_file(path), path.string());
+}
+
+CheckpointSize checkpoint_size(const replay::Scenario& scenario, long long job_nodes, const CheckpointOptions& options) {
+  CTWIN_ASSERT(job_nodes > 0, "a job has at least one node");
+  CheckpointSize s;
+  s.parameters = static_cast<double>(workload::count_parameters(scenario.model).total);
+  s.bytes_per_parameter = 2.0 + 8.0 + (options.fp32_master ? 4.0 : 0.0);
+  s.bytes = s.parameters * s.bytes_per_parameter;
+  const auto& split = scenario.split;
+  if (split.zero_stage() >= 1) {
+    s.writer_nodes = job_nodes;
+  } else {
+    const long long replica_gpus = split.tp * split.pp * split.cp;
+    const long long per_node = std::max(1, scenario.cluster.server.gpus);
+    s.writer_nodes = std::min(job_nodes, (replica_gpus + per_node - 1) / per_node);
+  }
+  s.bytes_per_writer = s.bytes / static_cast<double>(s.writer_nodes);
+  return s;
+}
+
+CheckpointCost checkpoint_cost(const CheckpointSize& size, const StorageTier& tier, long long job_nodes) {
+  CTWIN_ASSERT(job_nodes > 0, "a job has at least one node");
+  CheckpointCost c;
+  c.size = size;
+  c.tier = tier.name;
+  c.asynchronous = tier.asynchronous();
+  const double write = std::max(size.bytes / tier.write.aggregate_Bps, size.bytes_per_writer / tier.write.per_node_Bps);
+  if (c.asynchronous) {
+    c.blocking_s = tier.latency_s + size.bytes_per_writer / tier.snapshot_per_node_Bps;
+    c.persist_s = write;
+  } else {
+    c.blocking_s = tier.latency_s + write;
+  }
+  const double per_reader = size.bytes / static_cast<double>(job_nodes);
+  c.load_s = tier.latency_s + std::max(size.bytes / tier.read.aggregate_Bps, per_reader / tier.read.per_node_Bps);
+  return c;
+}
+
+}  // namespace ctwin::analysis

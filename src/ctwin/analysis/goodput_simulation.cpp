@@ -1,0 +1,371 @@
+#include "ctwin/analysis/goodput_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <utility>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::analysis {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/// xoshiro256** (Blackman and Vigna, 2018): small, fast, and the same numbers everywhere.
+class Generator {
+ public:
+  Generator(std::uint64_t seed, std::uint64_t stream) {
+    std::uint64_t mix = seed ^ (stream * 0xD1B54A32D192ED03ULL);
+    for (auto& word : s_) word = splitmix64(mix);
+  }
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  /// Uniform on [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  /// Inverse CDF of the exponential distribution.
+  double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+
+ private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t s_[4] = {};
+};
+
+struct RunTally {
+  TimeAccount time;
+  double goodput_work_s = 0;
+  std::vector<long long> by_cause;
+  long long interruptions = 0;
+  bool hot_dry = false;
+  bool pool_dry = false;
+};
+
+class Run {
+ public:
+  Run(const GoodputConfig& c, const std::vector<double>& cumulative, double total_rate, int index)
+      : c_(c), cumulative_(cumulative), total_rate_(total_rate), rng_(c.seed, static_cast<std::uint64_t>(index)) {
+    tally_.by_cause.assign(c.causes.size(), 0);
+    hot_ = c.spares.hot;
+    cold_ = c.spares.cold;
+  }
+
+  RunTally play() {
+    const double end = c_.duration_s;
+    double next_failure = draw_failure(0);
+    double run_start = 0;
+    while (true) {
+      if (next_failure >= end) {
+        train(end - run_start, false);
+        break;
+      }
+      train(next_failure - run_start, true);
+      double failure = next_failure;
+      bool finished = false;
+      // A recovery, begun again by each failure that strikes before the job runs.
+      nodes_ready_at_ = failure;
+      pending_swap_ = 0;
+      while (true) {
+        next_failure = draw_failure(failure);
+        handle_failure(failure);
+        const double detected = failure + c_.detection_s;
+        const double waiting = std::max(0.0, nodes_ready_at_ - detected);
+        const double phases[4] = {c_.detection_s, waiting, pending_swap_, c_.launch_s + c_.load_s};
+        double* buckets[4] = {&tally_.time.detection_s, &tally_.time.waiting_s, &tally_.time.switchover_s,
+                              &tally_.time.restart_s};
+        const double stop = std::min(next_failure, end);
+        double t = failure;
+        for (int p = 0; p < 4; ++p) {
+          const double until = std::min(t + phases[p], stop);
+          *buckets[p] += until - t;
+          t = until;
+        }
+        const double recovered = failure + phases[0] + phases[1] + phases[2] + phases[3];
+        if (recovered < next_failure && recovered < end) {
+          return_repairs(recovered);  // nodes back by now can refill dropped replicas
+          regrow();
+          run_start = recovered;
+          break;
+        }
+        if (next_failure >= end) {
+          finished = true;  // the run ends during the recovery
+          break;
+        }
+        failure = next_failure;
+      }
+      if (finished) break;
+    }
+    return tally_;
+  }
+
+ private:
+  double draw_failure(double now) {
+    return total_rate_ > 0 ? now + rng_.exponential(1 / total_rate_) : std::numeric_limits<double>::infinity();
+  }
+
+  std::size_t pick_cause() {
+    const double u = rng_.uniform() * total_rate_;
+    const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    return std::min(static_cast<std::size_t>(it - cumulative_.begin()), cumulative_.size() - 1);
+  }
+
+  /// A running segment of `elapsed` seconds from a (re)start: cycles of τ training and δ
+  /// checkpointing. Ended by a failure, it keeps only the work behind durable checkpoints.
+  void train(double elapsed, bool failed) {
+    if (elapsed <= 0) return;
+    const double tau = c_.interval_s;
+    const double cycle = tau + c_.blocking_s;
+    const double full = std::floor(elapsed / cycle);
+    const double rest = elapsed - full * cycle;
+    const double trained = full * tau + std::min(rest, tau);
+    tally_.time.checkpoint_s += full * c_.blocking_s + std::max(0.0, rest - tau);
+    double kept = trained;
+    if (failed) {
+      const double durable = elapsed >= c_.persist_s ? std::min(full, std::floor((elapsed - c_.persist_s) / cycle)) : 0;
+      kept = durable * tau;
+      tally_.time.lost_work_s += trained - kept;
+    }
+    tally_.time.useful_s += kept;
+    const double share = static_cast<double>(c_.layout.replicas - lost_replicas_) / static_cast<double>(c_.layout.replicas);
+    tally_.goodput_work_s += kept * share;
+    tally_.time.shrunk_s += kept * (1 - share);
+  }
+
+  void return_repairs(double now) {
+    while (!repairs_.empty() && repairs_.front().first <= now) {
+      hot_ += repairs_.front().second;
+      std::pop_heap(repairs_.begin(), repairs_.end(), std::greater<>());
+      repairs_.pop_back();
+    }
+  }
+
+  void handle_failure(double now) {
+    const std::size_t cause = pick_cause();
+    ++tally_.by_cause[cause];
+    ++tally_.interruptions;
+    return_repairs(now);
+    const FailureCause& f = c_.causes[cause];
+    long long need = f.nodes_taken;
+    if (need == 0) return;
+    repairs_.emplace_back(now + rng_.exponential(f.repair_mean_s), need);
+    std::push_heap(repairs_.begin(), repairs_.end(), std::greater<>());
+    const long long from_hot = std::min(hot_, need);
+    hot_ -= from_hot;
+    need -= from_hot;
+    if (from_hot > 0) pending_swap_ = std::max(pending_swap_, c_.spares.hot_swap_s);
+    if (need == 0) return;
+    tally_.hot_dry = true;
+    const long long from_cold = std::min(cold_, need);
+    cold_ -= from_cold;
+    need -= from_cold;
+    if (from_cold > 0) pending_swap_ = std::max(pending_swap_, c_.spares.cold_swap_s);
+    if (need == 0) return;
+    tally_.pool_dry = true;
+    const ReplicaLayout& l = c_.layout;
+    if (c_.spares.on_empty == OnEmptyPool::kShrink) {
+      // Each missing node takes its replicas (those it shares with no other missing node at worst);
+      // the replicas' other nodes are healthy and join the pool.
+      const long long drop = need * l.replicas_per_node;
+      if (lost_replicas_ + drop <= l.replicas - 1) {
+        lost_replicas_ += drop;
+        hot_ += need * (l.nodes_per_replica - 1);
+        return;
+      }
+    }
+    // Wait for repairs, in the order they come back; what a repair returns beyond the need joins the pool.
+    while (need > 0) {
+      CTWIN_ASSERT(!repairs_.empty(), "a node in repair comes back");
+      const auto [back, nodes] = repairs_.front();
+      std::pop_heap(repairs_.begin(), repairs_.end(), std::greater<>());
+      repairs_.pop_back();
+      const long long used = std::min(nodes, need);
+      need -= used;
+      hot_ += nodes - used;
+      nodes_ready_at_ = std::max(nodes_ready_at_, back);
+    }
+    pending_swap_ = std::max(pending_swap_, c_.spares.hot_swap_s);
+  }
+
+  /// At a restart the job takes back dropped replicas for which the pool holds whole sets of nodes.
+  void regrow() {
+    const ReplicaLayout& l = c_.layout;
+    while (lost_replicas_ > 0 && hot_ >= l.nodes_per_replica) {
+      hot_ -= l.nodes_per_replica;
+      lost_replicas_ -= std::min(lost_replicas_, l.replicas_per_node);
+    }
+  }
+
+  const GoodputConfig& c_;
+  const std::vector<double>& cumulative_;
+  double total_rate_;
+  Generator rng_;
+  RunTally tally_;
+  long long hot_ = 0;
+  long long cold_ = 0;
+  long long lost_replicas_ = 0;
+  double nodes_ready_at_ = 0;
+  double pending_swap_ = 0;
+  std::vector<std::pair<double, long long>> repairs_;  // min-heap on return time
+};
+
+Spread spread(std::vector<double> values) {
+  Spread s;
+  if (values.empty()) return s;
+  const double n = static_cast<double>(values.size());
+  double sum = 0;
+  for (double v : values) sum += v;
+  s.mean = sum / n;
+  double sq = 0;
+  for (double v : values) sq += (v - s.mean) * (v - s.mean);
+  s.stddev = values.size() > 1 ? std::sqrt(sq / (n - 1)) : 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = [&](double p) {
+    const auto i = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n))) - 1;
+    return values[std::min(i, values.size() - 1)];
+  };
+  s.p5 = rank(0.05);
+  s.p50 = rank(0.5);
+  s.p95 = rank(0.95);
+  return s;
+}
+
+void check(const GoodputConfig& c) {
+  const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
+  const auto non_negative = [](double v) { return std::isfinite(v) && v >= 0; };
+  if (!positive(c.duration_s)) throw InputError("--days", "", "the run must last a positive time");
+  if (!positive(c.interval_s)) throw InputError("--checkpoint-interval", "", "must be a positive time");
+  if (!non_negative(c.blocking_s) || !non_negative(c.persist_s) || !non_negative(c.detection_s) ||
+      !non_negative(c.launch_s) || !non_negative(c.load_s)) {
+    throw InputError("goodput", "", "checkpoint, detection and restart times must be finite and non-negative");
+  }
+  if (c.interval_s < c.blocking_s) {
+    throw InputError("--checkpoint-interval", "",
+                     "an interval of " + std::to_string(c.interval_s) + " s is shorter than the checkpoint write (" +
+                         std::to_string(c.blocking_s) + " s)");
+  }
+  if (c.interval_s + c.blocking_s < c.persist_s) {
+    throw InputError("--checkpoint-interval", "",
+                     "an interval of " + std::to_string(c.interval_s) + " s is shorter than the asynchronous checkpoint's upload (" +
+                         std::to_string(c.persist_s) + " s): checkpoints would queue up");
+  }
+  if (c.runs < 1) throw InputError("--runs", "", "at least one run");
+  if (c.layout.replicas < 1 || c.layout.nodes_per_replica < 1 || c.layout.replicas_per_node < 1) {
+    throw InputError("goodput", "", "the job needs at least one replica on at least one node");
+  }
+  for (const auto& cause : c.causes) {
+    if (!non_negative(cause.rate_per_s)) throw InputError("goodput", "", "failure rate of '" + cause.name + "' is not a finite non-negative number");
+    if (cause.nodes_taken > 0 && !positive(cause.repair_mean_s)) {
+      throw InputError("goodput", "", "repair time of '" + cause.name + "' must be positive");
+    }
+  }
+}
+
+}  // namespace
+
+GoodputResult simulate_goodput(const GoodputConfig& config) {
+  check(config);
+  std::vector<double> cumulative;
+  double total = 0;
+  for (const auto& cause : config.causes) {
+    total += cause.rate_per_s;
+    cumulative.push_back(total);
+  }
+  GoodputResult r;
+  r.runs = config.runs;
+  r.duration_s = config.duration_s;
+  r.interval_s = config.interval_s;
+  r.expected_interruptions = total * config.duration_s;
+  r.interruptions_by_cause.assign(config.causes.size(), 0);
+  std::vector<double> ettr, goodput, interruptions;
+  long long hot_dry = 0, pool_dry = 0, failures = 0;
+  double down = 0;
+  for (int i = 0; i < config.runs; ++i) {
+    const RunTally t = Run(config, cumulative, total, i).play();
+    ettr.push_back(t.time.useful_s / config.duration_s);
+    goodput.push_back(t.goodput_work_s / config.duration_s);
+    interruptions.push_back(static_cast<double>(t.interruptions));
+    for (std::size_t c = 0; c < t.by_cause.size(); ++c) r.interruptions_by_cause[c] += static_cast<double>(t.by_cause[c]);
+    r.time.useful_s += t.time.useful_s;
+    r.time.checkpoint_s += t.time.checkpoint_s;
+    r.time.lost_work_s += t.time.lost_work_s;
+    r.time.detection_s += t.time.detection_s;
+    r.time.waiting_s += t.time.waiting_s;
+    r.time.switchover_s += t.time.switchover_s;
+    r.time.restart_s += t.time.restart_s;
+    r.time.shrunk_s += t.time.shrunk_s;
+    hot_dry += t.hot_dry ? 1 : 0;
+    pool_dry += t.pool_dry ? 1 : 0;
+    failures += t.interruptions;
+    down += t.time.detection_s + t.time.waiting_s + t.time.switchover_s + t.time.restart_s;
+  }
+  const double n = config.runs;
+  for (double& c : r.interruptions_by_cause) c /= n;
+  for (double* v : {&r.time.useful_s, &r.time.checkpoint_s, &r.time.lost_work_s, &r.time.detection_s, &r.time.waiting_s,
+                    &r.time.switchover_s, &r.time.restart_s, &r.time.shrunk_s}) {
+    *v /= n;
+  }
+  r.ettr = spread(std::move(ettr));
+  r.goodput = spread(std::move(goodput));
+  r.interruptions = spread(std::move(interruptions));
+  r.hot_dry_probability = static_cast<double>(hot_dry) / n;
+  r.pool_dry_probability = static_cast<double>(pool_dry) / n;
+  r.mtbf_s = failures > 0 ? config.duration_s * n / static_cast<double>(failures) : std::numeric_limits<double>::infinity();
+  r.mttr_s = failures > 0 ? down / static_cast<double>(failures) : 0;
+  r.availability = 1 - down / (n * config.duration_s);
+  return r;
+}
+
+double young_daly_interval_s(double blocking_s, double mtbf_s) { return std::sqrt(2 * blocking_s * mtbf_s); }
+
+double first_order_ettr(double interval_s, double blocking_s, double mtbf_s, double recovery_s) {
+  const double cycle = interval_s + blocking_s;
+  return interval_s / cycle * (1 - (cycle / 2 + recovery_s) / mtbf_s);
+}
+
+IntervalSearch search_interval(GoodputConfig config, double lowest_s, double highest_s, int points, double step_s) {
+  CTWIN_ASSERT(points >= 3 && lowest_s > 0 && highest_s > lowest_s, "a grid of at least three increasing intervals");
+  const auto rounded = [&](double tau) { return step_s > 0 ? std::max(1.0, std::ceil(tau / step_s - 1e-9)) * step_s : tau; };
+  IntervalSearch s;
+  const double ratio = std::pow(highest_s / lowest_s, 1.0 / (points - 1));
+  double tau = lowest_s;
+  for (int i = 0; i < points; ++i, tau *= ratio) {
+    config.interval_s = rounded(tau);
+    if (!s.points.empty() && config.interval_s <= s.points.back().interval_s) continue;
+    s.points.push_back({config.interval_s, simulate_goodput(config).ettr.mean});
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < s.points.size(); ++i) {
+    if (s.points[i].ettr > s.points[best].ettr) best = i;
+  }
+  double chosen = s.points[best].interval_s;
+  if (best > 0 && best + 1 < s.points.size()) {
+    // Vertex of the parabola through three points in log τ: smooths the Monte Carlo noise of a flat top.
+    const double x0 = std::log(s.points[best - 1].interval_s), x1 = std::log(s.points[best].interval_s),
+                 x2 = std::log(s.points[best + 1].interval_s);
+    const double y0 = s.points[best - 1].ettr, y1 = s.points[best].ettr, y2 = s.points[best + 1].ettr;
+    const double denom = (x0 - x1) * (x0 - x2) * (x1 - x2);
+    const double a = (x2 * (y1 - y0) + x1 * (y0 - y2) + x0 * (y2 - y1)) / denom;
+    const double b = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / denom;
+    if (a < 0) chosen = std::exp(std::clamp(-b / (2 * a), x0, x2));
+  }
+  config.interval_s = rounded(chosen);
+  s.best_interval_s = config.interval_s;
+  s.best_ettr = simulate_goodput(config).ettr.mean;
+  return s;
+}
+
+}  // namespace ctwin::analysis

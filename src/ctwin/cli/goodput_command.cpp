@@ -1,0 +1,367 @@
+// ctwin goodput: a training run's life under failures, checkpoints, restarts and spares, as a
+// Monte Carlo over runs (docs/goodput.md), and --validate: the reliability model against
+// published failure counts.
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ctwin/analysis/goodput_study.hpp"
+#include "ctwin/analysis/reliability_validation.hpp"
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/rate_parse.hpp"
+#include "ctwin/core/unit_parse.hpp"
+#include "ctwin/fabric/fabric.hpp"
+#include "ctwin/fabric/summary.hpp"
+#include "ctwin/replay/training_step.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct GoodputOptions {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  std::string network;
+  double days = 0;
+  std::string interval = "auto";
+  std::string spares = "0";
+  std::string cold_spares = "0";
+  std::string hot_swap = "30s";
+  std::string cold_swap = "2h";
+  std::string on_empty = "wait";
+  std::string reliability = "models/reliability/gpu-cluster.json";
+  std::string storage_file = "models/reliability/storage.json";
+  std::string storage = "pfs";
+  bool no_fp32_master = false;
+  std::string step_time;
+  int runs = 1000;
+  std::uint64_t seed = 1;
+  std::string format = "table";
+  bool validate = false;
+  std::string cases = "validation/reliability/cases.json";
+};
+
+/// A duration flag in hours, at most `limit_hours`: a larger one is a unit slip, not a plan.
+double hours_option(const std::string& text, const std::string& flag, double limit_hours) {
+  double hours = 0;
+  try {
+    hours = parse_hours(text);
+  } catch (const UnitError& e) {
+    throw InputError(flag, "", e.what());
+  }
+  if (hours > limit_hours) throw InputError(flag, "", "'" + text + "' is more than " + fixed(limit_hours, 0) + " h");
+  return hours;
+}
+
+std::string duration_text(double seconds) {
+  if (!std::isfinite(seconds)) return "never";
+  if (seconds < 120) return fixed(seconds, 1) + " s";
+  if (seconds < 7200) return fixed(seconds / 60, 1) + " min";
+  if (seconds < 172800) return fixed(seconds / 3600, 2) + " h";
+  return fixed(seconds / 86400, 2) + " d";
+}
+
+nlohmann::json spread_json(const analysis::Spread& s) {
+  return {{"mean", s.mean}, {"stddev", s.stddev}, {"p5", s.p5}, {"p50", s.p50}, {"p95", s.p95}};
+}
+
+nlohmann::json study_json(const replay::Scenario& scenario, const analysis::ReliabilityModel& model,
+                          const analysis::GoodputStudy& s) {
+  const auto& r = s.result;
+  const auto& c = s.config;
+  nlohmann::json causes = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.sources.size(); ++i) {
+    const auto& src = s.sources[i];
+    causes.push_back({{"cause", src.component->name}, {"group", src.component->group},
+                      {"per", analysis::to_string(src.component->per)}, {"units", src.units},
+                      {"rate_per_unit_hour", src.component->rate_per_hour}, {"takes", analysis::to_string(src.component->takes)},
+                      {"nodes_taken", src.nodes_taken}, {"assumed", src.component->assumed},
+                      {"expected", src.rate_per_hour * c.duration_s / 3600}, {"simulated_mean", r.interruptions_by_cause[i]}});
+  }
+  nlohmann::json out{
+      {"scenario", scenario.source},
+      {"reliability_model", model.file},
+      {"days", c.duration_s / 86400},
+      {"runs", c.runs},
+      {"seed", c.seed},
+      {"gpus", s.counts.gpus},
+      {"nodes", s.counts.nodes},
+      {"step_time_s", s.step_time_s},
+      {"tokens_per_s", s.tokens_per_s},
+      {"failures_per_hour", s.failures_per_hour},
+      {"model_mtbf_h", s.mtbf_s / 3600},
+      {"checkpoint",
+       {{"tier", s.checkpoint.tier}, {"asynchronous", s.checkpoint.asynchronous}, {"bytes", s.checkpoint.size.bytes},
+        {"bytes_per_parameter", s.checkpoint.size.bytes_per_parameter}, {"writer_nodes", s.checkpoint.size.writer_nodes},
+        {"blocking_s", s.checkpoint.blocking_s}, {"persist_s", s.checkpoint.persist_s}, {"load_s", s.checkpoint.load_s}}},
+      {"spares",
+       {{"hot", c.spares.hot}, {"cold", c.spares.cold}, {"hot_swap_s", c.spares.hot_swap_s},
+        {"cold_swap_s", c.spares.cold_swap_s}, {"on_empty", analysis::to_string(c.spares.on_empty)}}},
+      {"interval_s", c.interval_s},
+      {"young_daly_interval_s", s.young_daly_s},
+      {"young_daly_ettr", s.young_daly_ettr},
+      {"formula_ettr", s.formula_ettr},
+      {"expected_interruptions", r.expected_interruptions},
+      {"interruptions", spread_json(r.interruptions)},
+      {"ettr", spread_json(r.ettr)},
+      {"goodput", spread_json(r.goodput)},
+      {"mtbf_h", r.mtbf_s / 3600},
+      {"mttr_h", r.mttr_s / 3600},
+      {"availability", r.availability},
+      {"hot_pool_dry_probability", r.hot_dry_probability},
+      {"pool_dry_probability", r.pool_dry_probability},
+      {"time_h_per_run",
+       {{"useful", r.time.useful_s / 3600}, {"checkpoint", r.time.checkpoint_s / 3600}, {"lost_work", r.time.lost_work_s / 3600},
+        {"detection", r.time.detection_s / 3600}, {"waiting_for_spares", r.time.waiting_s / 3600},
+        {"switchover", r.time.switchover_s / 3600}, {"restart", r.time.restart_s / 3600},
+        {"shrunk_equivalent", r.time.shrunk_s / 3600}}},
+      {"causes", causes}};
+  if (s.search) {
+    nlohmann::json grid = nlohmann::json::array();
+    for (const auto& p : s.search->points) grid.push_back({{"interval_s", p.interval_s}, {"ettr", p.ettr}});
+    out["interval_search"] = {{"best_interval_s", s.search->best_interval_s}, {"best_ettr", s.search->best_ettr}, {"grid", grid}};
+  }
+  return out;
+}
+
+void print_study(const replay::Scenario& scenario, const analysis::ReliabilityModel& model, const analysis::GoodputStudy& s,
+                 Format format) {
+  const auto& r = s.result;
+  const auto& c = s.config;
+  const double days = c.duration_s / 86400;
+  if (format == Format::kCsv) {
+    Table t({"section", "name", "value"});
+    const auto row = [&](const std::string& section, const std::string& name, double v) {
+      t.add_row({section, name, fixed(v, 6)});
+    };
+    row("run", "days", days);
+    row("run", "interval_s", c.interval_s);
+    row("run", "young_daly_interval_s", s.young_daly_s);
+    row("run", "expected_interruptions", r.expected_interruptions);
+    row("run", "interruptions_mean", r.interruptions.mean);
+    row("run", "ettr_mean", r.ettr.mean);
+    row("run", "ettr_p5", r.ettr.p5);
+    row("run", "ettr_p95", r.ettr.p95);
+    row("run", "formula_ettr", s.formula_ettr);
+    row("run", "goodput_mean", r.goodput.mean);
+    row("run", "mtbf_h", r.mtbf_s / 3600);
+    row("run", "mttr_h", r.mttr_s / 3600);
+    row("run", "availability", r.availability);
+    row("run", "pool_dry_probability", r.pool_dry_probability);
+    for (std::size_t i = 0; i < s.sources.size(); ++i) row("interruptions", s.sources[i].component->name, r.interruptions_by_cause[i]);
+    row("hours_lost", "checkpoint", r.time.checkpoint_s / 3600);
+    row("hours_lost", "lost_work", r.time.lost_work_s / 3600);
+    row("hours_lost", "detection", r.time.detection_s / 3600);
+    row("hours_lost", "waiting_for_spares", r.time.waiting_s / 3600);
+    row("hours_lost", "switchover", r.time.switchover_s / 3600);
+    row("hours_lost", "restart", r.time.restart_s / 3600);
+    row("hours_lost", "shrunk_equivalent", r.time.shrunk_s / 3600);
+    t.print(std::cout, Format::kCsv);
+    return;
+  }
+  std::cout << scenario.model.name << " on " << s.counts.gpus << " x " << scenario.gpu.name << " (" << scenario.cluster.name
+            << "), step " << fixed(s.step_time_s, 3) << " s, " << fixed(s.tokens_per_s / 1e6, 3) << " M tokens/s\n";
+  std::cout << "build: " << s.counts.nodes << " nodes, " << s.counts.leaf_switches << " leaf / " << s.counts.spine_switches
+            << " spine / " << s.counts.core_switches << " core switches, " << s.counts.access_cables + s.counts.fabric_cables
+            << " cables, " << s.counts.access_transceivers + s.counts.fabric_transceivers << " transceivers\n";
+  std::cout << "reliability (" << model.file << "): " << fixed(s.failures_per_hour, 4) << " failures/h, job MTBF "
+            << duration_text(s.mtbf_s) << "\n";
+  std::cout << "checkpoint: " << fixed(s.checkpoint.size.bytes / 1e12, 2) << " TB (" << fixed(s.checkpoint.size.bytes_per_parameter, 0)
+            << " B/param), " << s.checkpoint.size.writer_nodes << " writer nodes, tier " << s.checkpoint.tier << ": blocks "
+            << duration_text(s.checkpoint.blocking_s);
+  if (s.checkpoint.asynchronous) std::cout << ", durable " << duration_text(s.checkpoint.persist_s) << " later";
+  std::cout << ", load " << duration_text(s.checkpoint.load_s) << "\n";
+  std::cout << "interval: " << duration_text(c.interval_s) << (s.search ? " (simulated best)" : " (given)") << "; Young/Daly "
+            << duration_text(s.young_daly_s) << " (first-order ETTR there " << fixed(100 * s.young_daly_ettr, 2) << " %)\n";
+  std::cout << "spares: " << c.spares.hot << " hot (switchover " << duration_text(c.spares.hot_swap_s) << "), " << c.spares.cold
+            << " cold (swap " << duration_text(c.spares.cold_swap_s) << "), when empty: " << analysis::to_string(c.spares.on_empty)
+            << "\n";
+  std::cout << c.runs << " runs of " << fixed(days, 2) << " days, seed " << c.seed << "\n";
+  Table m({"metric", "mean", "p5", "p50", "p95"});
+  const auto spread_row = [&](const std::string& name, const analysis::Spread& v, double scale, int decimals) {
+    m.add_row({name, fixed(v.mean * scale, decimals), fixed(v.p5 * scale, decimals), fixed(v.p50 * scale, decimals),
+               fixed(v.p95 * scale, decimals)});
+  };
+  spread_row("interruptions", r.interruptions, 1, 1);
+  spread_row("ETTR %", r.ettr, 100, 2);
+  spread_row("goodput %", r.goodput, 100, 2);
+  m.print(std::cout, Format::kTable, "  ");
+  Table k({"figure", "value"});
+  k.add_row({"expected interruptions (rate x time)", fixed(r.expected_interruptions, 1)});
+  k.add_row({"ETTR, first-order formula at this interval", fixed(100 * s.formula_ettr, 2) + " %"});
+  k.add_row({"MTBF (run time / failures)", duration_text(r.mtbf_s)});
+  k.add_row({"MTTR (failure to training again)", duration_text(r.mttr_s)});
+  k.add_row({"availability ((time - down) / time)", fixed(100 * r.availability, 2) + " %"});
+  k.add_row({"P(no hot spare at a failure)", fixed(100 * r.hot_dry_probability, 1) + " %"});
+  k.add_row({"P(spare pool runs dry)", fixed(100 * r.pool_dry_probability, 1) + " %"});
+  k.print(std::cout, Format::kTable, "  ");
+  std::cout << "interruptions by cause (per run):\n";
+  Table causes({"cause", "per", "units", "rate per unit-h", "takes", "expected", "simulated"});
+  for (std::size_t i = 0; i < s.sources.size(); ++i) {
+    const auto& src = s.sources[i];
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.3g%s", src.component->rate_per_hour, src.component->assumed ? " *" : "");
+    causes.add_row({src.component->name, analysis::to_string(src.component->per), std::to_string(src.units), rate,
+                    analysis::to_string(src.component->takes), fixed(src.rate_per_hour * c.duration_s / 3600, 2),
+                    fixed(r.interruptions_by_cause[i], 2)});
+  }
+  causes.print(std::cout, Format::kTable, "  ");
+  std::cout << "  (* assumed rate, see the model file's notes)\n";
+  std::cout << "time per run:\n";
+  Table t({"where", "hours", "% of run"});
+  const auto time_row = [&](const std::string& name, double seconds) {
+    t.add_row({name, fixed(seconds / 3600, 2), fixed(100 * seconds / c.duration_s, 2)});
+  };
+  time_row("training kept", r.time.useful_s);
+  time_row("checkpoint writes", r.time.checkpoint_s);
+  time_row("lost work", r.time.lost_work_s);
+  time_row("detection", r.time.detection_s);
+  time_row("waiting for spares", r.time.waiting_s);
+  time_row("spare switchover", r.time.switchover_s);
+  time_row("restart (launch + load)", r.time.restart_s);
+  t.print(std::cout, Format::kTable, "  ");
+  if (r.time.shrunk_s > 0) {
+    std::cout << "  running with fewer replicas cost the equivalent of " << fixed(r.time.shrunk_s / 3600, 2)
+              << " h of training (goodput, not ETTR)\n";
+  }
+  if (s.search) {
+    std::cout << "checkpoint interval search (" << c.runs << " runs per point, common random numbers):\n";
+    Table g({"interval", "ETTR %"});
+    for (const auto& p : s.search->points) g.add_row({duration_text(p.interval_s), fixed(100 * p.ettr, 3)});
+    g.print(std::cout, Format::kTable, "  ");
+  }
+}
+
+void run_validation(const GoodputOptions& o, Format format) {
+  const auto model = analysis::load_reliability_model(resolve_data_path(o.reliability));
+  const auto cases = analysis::load_reliability_cases(resolve_data_path(o.cases));
+  const auto predictions = analysis::predict_cases(model, cases, CTWIN_DATA_DIR);
+  const double fitted = analysis::fit_gpu_rate(cases);
+  if (format == Format::kJson) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& p : predictions) {
+      rows.push_back({{"case", p.c.name}, {"role", p.c.fit ? "fit" : "held_out"}, {"group", p.c.group}, {"gpus", p.c.gpus},
+                      {"days", p.c.days}, {"measured", p.c.count}, {"predicted", p.predicted}, {"error", p.error},
+                      {"source", p.c.source_title + ", " + p.c.source_where + " (" + p.c.source_date + ") " + p.c.source_url}});
+    }
+    std::cout << nlohmann::json{{"reliability_model", model.file}, {"fitted_gpu_rate_per_hour", fitted}, {"cases", rows}}.dump(2)
+              << '\n';
+    return;
+  }
+  Table t({"case", "role", "group", "GPUs", "days", "measured", "predicted", "error"});
+  for (const auto& p : predictions) {
+    t.add_row({p.c.name, p.c.fit ? "fit" : "held out", p.c.group, std::to_string(p.c.gpus), fixed(p.c.days, 0),
+               fixed(p.c.count, 0), fixed(p.predicted, 1), signed_percent(p.error)});
+  }
+  if (format == Format::kTable) {
+    std::cout << "reliability model " << model.file << " against published failure counts\n";
+    std::cout << "GPU rate fitted on the fit cases: " << fixed(fitted * 1e5, 3) << "e-5 per GPU-hour\n";
+  }
+  t.print(std::cout, format, format == Format::kTable ? "  " : "");
+}
+
+}  // namespace
+
+Action add_goodput_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "goodput", "Failures, checkpoints, restarts and spares over a whole training run (Monte Carlo)");
+  auto o = std::make_shared<GoodputOptions>();
+  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json); not needed with --validate");
+  command->add_option("--days", o->days, "length of the run in days (required with a scenario)");
+  command->add_option("--checkpoint-interval", o->interval,
+                      "training time between checkpoints, e.g. 30min or 2h, or auto: the simulated best")
+      ->capture_default_str();
+  command->add_option("--spares", o->spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit)")
+      ->capture_default_str();
+  command->add_option("--cold-spares", o->cold_spares, "cold spare nodes, same forms as --spares")->capture_default_str();
+  command->add_option("--hot-swap", o->hot_swap, "switchover time to a hot spare, e.g. 30s")->capture_default_str();
+  command->add_option("--cold-swap", o->cold_swap, "time to bring a cold spare in, e.g. 2h")->capture_default_str();
+  command->add_option("--on-empty", o->on_empty,
+                      "when no spare is left: wait (for a repair) or shrink (continue with fewer data-parallel replicas)")
+      ->capture_default_str();
+  command->add_option("--reliability", o->reliability, "reliability model (failure rates per component)")->capture_default_str();
+  command->add_option("--storage", o->storage, "checkpoint tier by name, from --storage-file")->capture_default_str();
+  command->add_option("--storage-file", o->storage_file, "checkpoint storage tiers")->capture_default_str();
+  command->add_flag("--no-fp32-master", o->no_fp32_master,
+                    "checkpoints hold no fp32 master weights (10 instead of 14 bytes per parameter, as OPT-175B)");
+  command->add_option("--step-time", o->step_time,
+                      "use this step time (e.g. 8.5s) instead of simulating one step with ctwin run's model");
+  command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
+  command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
+  command->add_option("--runs", o->runs, "Monte Carlo runs")->capture_default_str();
+  command->add_option("--seed", o->seed, "random seed: the same seed gives the same output")->capture_default_str();
+  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_flag("--validate", o->validate, "compare the reliability model with published failure counts and exit");
+  command->add_option("--cases", o->cases, "validation cases for --validate")->capture_default_str();
+  return [o] {
+    const Format format = parse_format(o->format);
+    if (o->validate) {
+      run_validation(*o, format);
+      return;
+    }
+    if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --validate)");
+    if (!(o->days > 0) || !std::isfinite(o->days)) throw InputError("--days", "", "give the run's length in days, e.g. --days 54");
+    if (o->runs < 1 || o->runs > 1'000'000) throw InputError("--runs", "", "between 1 and 1000000");
+    std::vector<std::string> overrides = o->overrides;
+    if (!o->network.empty()) {
+      (void)step_network(o->network);
+      overrides.push_back("network=" + o->network);
+    }
+    const replay::Scenario scenario = replay::load_scenario(resolve_data_path(o->scenario), CTWIN_DATA_DIR, overrides);
+    const analysis::ReliabilityModel model = analysis::load_reliability_model(resolve_data_path(o->reliability));
+    const auto tiers = analysis::load_storage_tiers(resolve_data_path(o->storage_file));
+    const analysis::StorageTier* tier = nullptr;
+    std::string names;
+    for (const auto& t : tiers) {
+      if (t.name == o->storage) tier = &t;
+      names += (names.empty() ? "" : ", ") + t.name;
+    }
+    if (tier == nullptr) throw InputError("--storage", "", "unknown tier '" + o->storage + "' (expected " + names + ")");
+
+    const fabric::Fabric built(scenario.cluster, static_cast<int>(scenario.gpus));
+    const fabric::FabricSummary summary = fabric::summarize(built);
+
+    analysis::GoodputInputs in;
+    in.days = o->days;
+    in.runs = o->runs;
+    in.seed = o->seed;
+    in.checkpoint.fp32_master = !o->no_fp32_master;
+    if (o->interval != "auto") in.interval_s = hours_option(o->interval, "--checkpoint-interval", 87660) * 3600;
+    in.spares.hot = analysis::parse_spare_count(o->spares, "--spares", summary.nodes, summary.scalable_units);
+    in.spares.cold = analysis::parse_spare_count(o->cold_spares, "--cold-spares", summary.nodes, summary.scalable_units);
+    in.spares.hot_swap_s = hours_option(o->hot_swap, "--hot-swap", 168) * 3600;
+    in.spares.cold_swap_s = hours_option(o->cold_swap, "--cold-swap", 8766) * 3600;
+    if (o->on_empty == "wait") {
+      in.spares.on_empty = analysis::OnEmptyPool::kWait;
+    } else if (o->on_empty == "shrink") {
+      in.spares.on_empty = analysis::OnEmptyPool::kShrink;
+    } else {
+      throw InputError("--on-empty", "", "unknown policy '" + o->on_empty + "' (expected wait or shrink)");
+    }
+    if (!o->step_time.empty()) {
+      in.step_time_s = hours_option(o->step_time, "--step-time", 24) * 3600;
+      if (!(in.step_time_s > 0)) throw InputError("--step-time", "", "must be positive");
+      const double tokens = static_cast<double>(scenario.split.global_batch * scenario.split.seq_len);
+      in.tokens_per_s = tokens / in.step_time_s;
+    } else {
+      const replay::SimulatedStep step = replay::simulate_step(scenario);
+      in.step_time_s = step.report.step_time_s;
+      in.tokens_per_s = step.report.tokens_per_s;
+    }
+    const analysis::GoodputStudy study = analysis::run_goodput_study(scenario, summary, model, *tier, in);
+    if (format == Format::kJson) {
+      std::cout << study_json(scenario, model, study).dump(2) << '\n';
+    } else {
+      print_study(scenario, model, study, format);
+    }
+  };
+}
+
+}  // namespace ctwin::cli

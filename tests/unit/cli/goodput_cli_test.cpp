@@ -1,0 +1,95 @@
+// `ctwin goodput` end to end: a quick run, byte-identical output for a seed, the validation
+// table, and the bad inputs the issue names (a rate without its unit, a negative time, a spare
+// pool larger than the build, an interval shorter than the checkpoint write).
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using ctwin::cli_testing::Outcome;
+using ctwin::cli_testing::one_line_error;
+using ctwin::cli_testing::run_ctwin;
+using ctwin::cli_testing::shell_quote;
+
+const std::string kRoot = CTWIN_SOURCE_DIR;
+
+std::string quick(const std::string& extra) {
+  return "goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+         " --days 3 --runs 40 --step-time 2s --checkpoint-interval 30min " + extra;
+}
+
+class GoodputCli : public ctwin::cli_testing::TempDirTest {};
+
+TEST_F(GoodputCli, QuickRunIsDeterministicAndConsistent) {
+  const Outcome a = run_ctwin(quick("--spares 2 --format json --seed 3"));
+  ASSERT_EQ(a.status, 0) << a.output;
+  const Outcome b = run_ctwin(quick("--spares 2 --format json --seed 3"));
+  EXPECT_EQ(a.output, b.output);
+  const auto j = nlohmann::json::parse(a.output);
+  EXPECT_EQ(j["nodes"], 8);
+  EXPECT_EQ(j["interval_s"], 1800);
+  EXPECT_GT(j["ettr"]["mean"].get<double>(), 0.5);
+  EXPECT_LE(j["ettr"]["mean"].get<double>(), 1.0);
+  EXPECT_NEAR(j["mtbf_h"].get<double>() * j["interruptions"]["mean"].get<double>(), 72, 1e-6);
+  double expected = 0;
+  for (const auto& c : j["causes"]) expected += c["expected"].get<double>();
+  EXPECT_NEAR(expected, j["expected_interruptions"].get<double>(), 1e-9);
+  const Outcome table = run_ctwin(quick("--spares 5% --cold-spares 1 --on-empty shrink"));
+  ASSERT_EQ(table.status, 0) << table.output;
+  EXPECT_NE(table.output.find("P(spare pool runs dry)"), std::string::npos);
+  const Outcome csv = run_ctwin(quick("--format csv --storage nvme-async"));
+  ASSERT_EQ(csv.status, 0) << csv.output;
+  EXPECT_EQ(csv.output.rfind("section,name,value\n", 0), 0u);
+}
+
+TEST_F(GoodputCli, AutoIntervalSearchesBesideYoungDaly) {
+  const Outcome o = run_ctwin("goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+                              " --days 5 --runs 30 --step-time 2s --format json");
+  ASSERT_EQ(o.status, 0) << o.output;
+  const auto j = nlohmann::json::parse(o.output);
+  ASSERT_TRUE(j.contains("interval_search"));
+  EXPECT_GT(j["interval_search"]["grid"].size(), 5u);
+  EXPECT_GT(j["young_daly_interval_s"].get<double>(), 0);
+  EXPECT_EQ(j["interval_s"], j["interval_search"]["best_interval_s"]);
+}
+
+TEST_F(GoodputCli, ValidateListsFitAndHeldOutCases) {
+  const Outcome o = run_ctwin("goodput --validate --format json");
+  ASSERT_EQ(o.status, 0) << o.output;
+  const auto j = nlohmann::json::parse(o.output);
+  int held_out = 0;
+  for (const auto& c : j["cases"]) held_out += c["role"] == "held_out" ? 1 : 0;
+  EXPECT_GE(held_out, 2);
+}
+
+TEST_F(GoodputCli, BadInputGetsOneLineNamingIt) {
+  std::ifstream in(kRoot + "/models/reliability/gpu-cluster.json");
+  nlohmann::json model = nlohmann::json::parse(in);
+  model["components"][0]["rate"] = "1.51e-5";
+  const std::string unitless = write("unitless.json", model.dump(2));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--reliability " + shell_quote(unitless))),
+                             {"unitless.json", "/components/0/rate", "unit"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--hot-swap -30s")), {"--hot-swap", "negative"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--spares 9")), {"--spares", "more than the 8 nodes"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--spares 2 --cold-spares 7")), {"--spares", "8 nodes"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+                                       " --days 3 --runs 5 --step-time 2s --checkpoint-interval 1s"),
+                             {"--checkpoint-interval", "shorter than the checkpoint write"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--days -2")), {"--days"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+                                       " --days 3 --runs 5 --step-time 2s --checkpoint-interval 30"),
+                             {"--checkpoint-interval", "unit"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--storage tape")), {"--storage", "tape"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--on-empty panic")), {"--on-empty"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--runs 0")), {"--runs"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--cold-swap 20year")), {"--cold-swap", "unknown duration unit"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--hot-swap 30d")), {"--hot-swap", "more than 168 h"}));
+}
+
+}  // namespace

@@ -1,0 +1,57 @@
+// A slow GPU gates its synchronous stage: oracles with free communication (the step is the sum
+// of compute, so one stage at half speed doubles a single-stage step) and the parse contract.
+
+#include "ctwin/replay/degrade.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/replay/scenario.hpp"
+#include "ctwin/replay/training_step.hpp"
+
+namespace ctwin::replay {
+namespace {
+
+Scenario scenario(const std::vector<std::string>& overrides) {
+  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides);
+}
+
+double step_time(const Scenario& s, const std::vector<GpuSlowdown>& slow) {
+  StepOptions options;
+  options.free_communication = true;
+  options.slowdowns = slow;
+  return simulate_step(s, options).report.step_time_s;
+}
+
+TEST(Degrade, ParsesGpuRankAndSpeed) {
+  const GpuSlowdown s = parse_gpu_slowdown("gpu:12=0.8", "--degrade", 64);
+  EXPECT_EQ(s.gpu, 12);
+  EXPECT_DOUBLE_EQ(s.speed, 0.8);
+  for (const char* bad : {"gpu:12", "gpu:x=0.5", "gpu:64=0.5", "gpu:-1=0.5", "gpu:3=0", "gpu:3=1.5", "link:3=0.5", "gpu:3=fast"}) {
+    EXPECT_THROW((void)parse_gpu_slowdown(bad, "--degrade", 64), InputError) << bad;
+  }
+}
+
+TEST(Degrade, HalfSpeedDoublesASingleStageStepWithFreeCommunication) {
+  const Scenario s = scenario({"parallel.pp=1"});
+  const double nominal = step_time(s, {});
+  EXPECT_DOUBLE_EQ(step_time(s, {{5, 1.0}}), nominal);
+  EXPECT_NEAR(step_time(s, {{5, 0.5}}) / nominal, 2.0, 1e-6);
+}
+
+TEST(Degrade, TheSlowestGpuOfAStageGatesIt) {
+  const Scenario s = scenario({});  // pp 2: GPUs 0-31 are stage 0, 32-63 stage 1
+  const double nominal = step_time(s, {});
+  const double one = step_time(s, {{40, 0.5}});
+  EXPECT_GT(one, nominal * 1.2);
+  EXPECT_LT(one, nominal * 2.0);  // the other stage still runs at full speed
+  EXPECT_DOUBLE_EQ(step_time(s, {{40, 0.5}, {41, 0.8}}), one);
+  EXPECT_GT(step_time(s, {{0, 0.5}, {40, 0.5}}), one);
+  EXPECT_NEAR(step_time(s, {{0, 0.5}, {40, 0.5}}) / nominal, 2.0, 1e-6);  // every stage at half speed
+}
+
+}  // namespace
+}  // namespace ctwin::replay
