@@ -18,6 +18,7 @@
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/network/network_model.hpp"
 #include "ctwin/replay/comm_groups.hpp"
+#include "ctwin/replay/scenario.hpp"
 
 namespace ctwin::api {
 
@@ -29,6 +30,9 @@ class EvalContext {
   /// The build of the first `gpus` GPUs of `cluster`, built on first use.
   [[nodiscard]] std::shared_ptr<const fabric::Fabric> fabric(const std::string& cluster_key,
                                                              const fabric::ClusterSpec& cluster, std::int64_t gpus);
+
+  /// GPU profiles read so far, for resolving scenarios.
+  [[nodiscard]] replay::GpuProfileCache& profiles() { return profiles_; }
 
   struct Counts {
     std::int64_t fabrics_built = 0;
@@ -42,6 +46,7 @@ class EvalContext {
   std::map<std::pair<std::string, network::ModelKind>, std::shared_ptr<replay::CollectiveCache>> collectives_;
   std::map<std::pair<std::string, std::int64_t>, std::shared_ptr<const fabric::Fabric>> fabrics_;
   Counts counts_;
+  replay::GpuProfileCache profiles_;
 };
 
 }  // namespace ctwin::api

@@ -52,7 +52,7 @@ replay::CommModel parse_comm_model(const std::string& text, const std::string& o
 }
 
 StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query) {
-  StepResult result{scenario.resolve(), {}};
+  StepResult result{scenario.resolve(&context.profiles()), {}};
   replay::StepOptions options = step_options(result.scenario, context, query);
   for (const auto& part : query.degrade) {
     options.slowdowns.push_back(replay::parse_gpu_slowdown(part, query.degrade_origin, result.scenario.gpus));
@@ -67,8 +67,8 @@ analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& c
   query.weak = options.weak;
   query.jobs = options.jobs;
   query.progress = options.progress;
-  query.load = [&scenario](const std::vector<std::string>& size_overrides) {
-    return scenario.with_assignments(size_overrides).resolve();
+  query.load = [&scenario, &context](const std::vector<std::string>& size_overrides) {
+    return scenario.with_assignments(size_overrides).resolve(&context.profiles());
   };
   query.simulate = [&context](const replay::Scenario& sized) {
     return replay::simulate_step(sized, step_options(sized, context, {})).report;

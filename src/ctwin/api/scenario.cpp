@@ -39,8 +39,9 @@ Scenario Scenario::with_assignments(const std::vector<std::string>& assignments)
   return changed;
 }
 
-replay::Scenario Scenario::resolve() const {
-  return replay::parse_scenario(document_, source_, dir_, data_dir(), changes_, changed_by_flag_ ? "--set" : source_);
+replay::Scenario Scenario::resolve(replay::GpuProfileCache* profiles) const {
+  return replay::parse_scenario(document_, source_, dir_, data_dir(), changes_, changed_by_flag_ ? "--set" : source_,
+                                profiles);
 }
 
 }  // namespace ctwin::api

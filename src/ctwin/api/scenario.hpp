@@ -34,7 +34,8 @@ class Scenario {
   [[nodiscard]] Scenario with_assignments(const std::vector<std::string>& assignments) const;
 
   /// The scenario read strictly and validated; InputError naming the file and field otherwise.
-  [[nodiscard]] replay::Scenario resolve() const;
+  /// GPU profiles come from `profiles` when given (an EvalContext's).
+  [[nodiscard]] replay::Scenario resolve(replay::GpuProfileCache* profiles = nullptr) const;
 
   [[nodiscard]] const nlohmann::json& document() const { return document_; }
   [[nodiscard]] const std::string& source() const { return source_; }

@@ -129,8 +129,8 @@ BenchRow bench_run(const std::string& name, const std::string& network, double t
 }
 
 // A planner's or notebook's pattern: 1,000 nearby scenarios through one EvalContext, each the
-// default scenario (Llama 3 8B on 64 H100) on the analytical network with another TP (1, 2, 4,
-// 8) and global batch (32..8000 sequences, so 1..250 micro-batches per DP replica at tp 8).
+// default scenario (Llama 3 8B on 64 H100, pp 2) on the analytical network with another TP
+// (1, 2, 4, 8 in turn) and 1..32 micro-batches per DP replica (global batch dp x count).
 BenchRow bench_evaluate_reuse() {
   const auto start = Clock::now();
   api::EvalContext context;
@@ -139,13 +139,14 @@ BenchRow bench_evaluate_reuse() {
   constexpr int kEvaluations = 1000;
   for (int i = 0; i < kEvaluations; ++i) {
     const int tp = 1 << (i % 4);
-    const int global_batch = 32 * (1 + i / 4);
+    const int dp = 64 / (tp * 2);
+    const int global_batch = dp * (1 + (i / 4) % 32);
     const auto result = api::evaluate(base.with("parallel.tp", tp).with("training.global_batch", global_batch), context);
     fastest = std::max(fastest, result.step.report.tokens_per_s / 64);
   }
   const double wall = seconds_since(start);
   return {"evaluate-reuse-1000",
-          "1000 evaluations of the default scenario (tp 1-8, global batch 32-8000), analytical, one EvalContext; best " +
+          "1000 evaluations of the default scenario (tp 1-8, 1-32 micro-batches), analytical, one EvalContext; best " +
               fixed(fastest, 0) + " tokens/s/GPU",
           wall, 0, "< 10 s", wall < 10, peak_rss_gib()};
 }

@@ -31,7 +31,7 @@ struct GoodputOptions {
   std::string network;
   double days = 0;
   std::string interval = "auto";
-  std::string spares = "0";
+  std::string spares = "5%";  // the seeds' 2K+X practice: X is 5-10 % of the nodes
   std::string cold_spares = "0";
   std::string hot_swap = "30s";
   std::string cold_swap = "2h";
@@ -278,7 +278,7 @@ Action add_goodput_command(CLI::App& app) {
   command->add_option("--checkpoint-interval", o->interval,
                       "training time between checkpoints, e.g. 30min or 2h, or auto: the simulated best")
       ->capture_default_str();
-  command->add_option("--spares", o->spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit)")
+  command->add_option("--spares", o->spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit); 0 for none")
       ->capture_default_str();
   command->add_option("--cold-spares", o->cold_spares, "cold spare nodes, same forms as --spares")->capture_default_str();
   command->add_option("--hot-swap", o->hot_swap, "switchover time to a hot spare, e.g. 30s")->capture_default_str();

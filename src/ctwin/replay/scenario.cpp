@@ -41,7 +41,7 @@ void inline_part(nlohmann::json& scenario, const std::string& key, const fs::pat
 }
 
 compute::GpuSpec read_gpu(const nlohmann::json* given, const std::string& server_gpu, const fs::path& dir,
-                          const fs::path& root, const std::string& source) {
+                          const fs::path& root, const std::string& source, GpuProfileCache* profiles) {
   if (given != nullptr && given->is_object()) {
     compute::GpuSpec inline_spec = compute::parse_gpu_spec(*given, source + " /gpu");
     if (!inline_spec.gemm_table_from.empty()) {
@@ -57,10 +57,26 @@ compute::GpuSpec read_gpu(const nlohmann::json* given, const std::string& server
     pointer = "/gpu";
   }
   const bool bare_name = name.find('/') == std::string::npos && !name.ends_with(".json");
-  return compute::load_gpu_spec(resolve(bare_name ? "models/gpus/" + name + ".json" : name, dir, root, source, pointer));
+  const fs::path file = resolve(bare_name ? "models/gpus/" + name + ".json" : name, dir, root, source, pointer);
+  return profiles != nullptr ? profiles->load(file) : compute::load_gpu_spec(file);
 }
 
 }  // namespace
+
+compute::GpuSpec GpuProfileCache::load(const fs::path& path) {
+  // A profile borrowing another's table (gemm_table_from) is keyed by its own file only: the
+  // lender is a bundled, calibrated profile, not one a notebook rewrites between calls.
+  std::error_code error;
+  const auto modified = fs::last_write_time(path, error);
+  const std::pair key{fs::absolute(path).lexically_normal().string(), error ? fs::file_time_type{} : modified};
+  {
+    const std::lock_guard lock(mutex_);
+    if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
+  }
+  compute::GpuSpec spec = compute::load_gpu_spec(path);
+  const std::lock_guard lock(mutex_);
+  return profiles_.emplace(key, std::move(spec)).first->second;
+}
 
 Scenario load_scenario(const fs::path& path, const fs::path& repo_root, const std::vector<std::string>& overrides) {
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
@@ -76,7 +92,8 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
 }
 
 Scenario parse_scenario(nlohmann::json document, const std::string& source, const fs::path& dir,
-                        const fs::path& repo_root, const std::vector<Override>& changes, const std::string& origin) {
+                        const fs::path& repo_root, const std::vector<Override>& changes, const std::string& origin,
+                        GpuProfileCache* profiles) {
   if (!document.is_object()) throw InputError(source, "", "a scenario is a JSON object");
   // Inline first so that --set can reach fields of a referenced model or cluster.
   std::string model_origin = source + " /model";
@@ -124,7 +141,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   if (const auto* calibration = reader.optional("calibration"); calibration != nullptr && !calibration->is_null()) {
     throw InputError(source, "/calibration", "calibrated scenarios are not supported by ctwin run yet (use null)");
   }
-  s.gpu = read_gpu(reader.optional("gpu"), s.cluster.server.gpu, dir, repo_root, source);
+  s.gpu = read_gpu(reader.optional("gpu"), s.cluster.server.gpu, dir, repo_root, source, profiles);
   reader.finish();
   workload::validate(s.model, s.split, s.gpus);
   return s;

@@ -10,6 +10,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -55,6 +58,18 @@ struct Scenario {
   std::vector<std::string> assumptions;  ///< settings the sources do not give, and why they were chosen
 };
 
+/// GPU profiles already read, by file and modification time, for many scenarios naming the
+/// same profile (api::EvalContext): reading one, its GEMM table included, costs more than
+/// simulating a small step. Thread-safe.
+class GpuProfileCache {
+ public:
+  [[nodiscard]] compute::GpuSpec load(const std::filesystem::path& path);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<std::string, std::filesystem::file_time_type>, compute::GpuSpec> profiles_;
+};
+
 /// Loads and validates `path` after applying `overrides` ("parallel.tp=4"). `repo_root` is the
 /// second place relative paths are looked up (models/gpus/<name>.json for the GPU too).
 /// Throws InputError naming the file and JSON pointer (or the flag) on any problem.
@@ -68,9 +83,11 @@ struct Scenario {
                                       const std::filesystem::path& dir, const std::filesystem::path& repo_root,
                                       const std::vector<std::string>& overrides = {});
 
-/// The same with typed changes; errors in their paths name `origin`.
+/// The same with typed changes; errors in their paths name `origin`. GPU profiles come from
+/// `profiles` when given.
 [[nodiscard]] Scenario parse_scenario(nlohmann::json document, const std::string& source,
                                       const std::filesystem::path& dir, const std::filesystem::path& repo_root,
-                                      const std::vector<Override>& changes, const std::string& origin);
+                                      const std::vector<Override>& changes, const std::string& origin,
+                                      GpuProfileCache* profiles = nullptr);
 
 }  // namespace ctwin::replay
