@@ -84,7 +84,7 @@ GemmPrediction evaluate_gemm(const compute::GpuSpec& gpu, const std::vector<comp
 }
 
 GemmCalibration calibrate_gemm(const GemmCalibrationRequest& request) {
-  const auto base_path = resolve_gpu_path(request.base, request.base_field);
+  const auto base_path = resolve_gpu_path(request.base, request.gpu_field);
   const nlohmann::json base_document = load_json_file(base_path);
   compute::GpuSpec gpu = compute::parse_gpu_spec(base_document, base_path.string());
   gpu.gemm_table.reset();  // a base that was calibrated before is refitted from scratch

@@ -42,8 +42,8 @@ struct GemmCalibrationRequest {
   std::string base;                    ///< GPU profile: a file or a name under models/gpus
   std::string output;                  ///< the calibrated profile to write
   std::optional<std::string> holdout;  ///< measured shapes the fit never sees
-  // Names of the inputs in errors: the CLI's flags, Python's keywords.
-  std::string base_field = "--base";
+  // The name of `base` in errors: Python's keyword; the CLI has always said --gpu here.
+  std::string gpu_field = "--gpu";
 };
 
 struct GemmCalibration {
