@@ -13,7 +13,8 @@ them, and bad input raises :class:`InputError` naming the file and field.
 """
 
 from .build import collective, fabric, traffic
-from .calibrate import calibrate_gemm, calibrate_nccl, gemm, layer, read_nccl_log
+from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibrate_training, gemm, layer,
+                        read_nccl_log)
 from .context import EvalContext
 from .errors import InputError
 from .results import CalibrationResult, FabricResult, LayerResult, ScalingResult, StepResult, TrafficResult
@@ -23,6 +24,6 @@ from .validate import validate
 
 __all__ = [
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
-    "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_nccl", "collective", "fabric", "gemm", "layer",
-    "read_nccl_log", "run", "scale", "traffic", "validate",
+    "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
+    "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "traffic", "validate",
 ]

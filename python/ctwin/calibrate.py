@@ -59,6 +59,44 @@ def calibrate_gemm(csv: _PathLike, base: _PathLike, output: _PathLike, holdout: 
     return CalibrationResult(report, "gemm", os.fspath(output))
 
 
+def calibrate_layers(layers: _PathLike, base: _PathLike, output: _PathLike,
+                     holdout: _PathLike | None = None) -> CalibrationResult:
+    """Fits a GPU profile's training_time_scale to measured layer times (``ctwin calibrate --layers``).
+
+    ``layers``: the JSON validation/collect/layer_bench.py writes (forward and backward ms per
+    model, sequence, batch, precision and phase; the "hot" rows are fitted when there are any).
+    ``base``: the profile to scale (a file or a name under models/gpus); ``output``: the scaled
+    profile to write; ``holdout``: another such file, only scored.
+
+    Returns a :class:`CalibrationResult`: ``to_dict()`` equals ``ctwin calibrate --layers
+    --format json`` (``training_time_scale``, ``base_scale``, median |error| of the fit and the
+    held-out rows as fractions); ``.fit`` / ``.holdout`` list every row.
+    """
+    report, rows = _core.calibrate_layers(os.fspath(layers), os.fspath(base), os.fspath(output), os.fspath(holdout or ""))
+    return CalibrationResult(json.loads(report), "layers", os.fspath(output), json.loads(rows))
+
+
+def calibrate_training(cases: _PathLike, base: _PathLike, output: _PathLike, holdout: _PathLike | None = None,
+                       only: str | Sequence[str] | None = None, network: str = "flow",
+                       jobs: int | None = None) -> CalibrationResult:
+    """Fits a GPU profile's training_time_scale to measured training runs (``ctwin calibrate --training``).
+
+    ``cases``: measured runs in the format of validation/training/cases.json; the dense runs on
+    ``base``'s GPU are fitted (the predicted throughput matched to the measured in geometric
+    mean), its mixture-of-experts runs only judged. ``base``: the profile to scale; ``output``:
+    the scaled profile to write; ``holdout``: another cases file, only judged. ``only``: runs
+    whose id contains this text (or any of these). ``network``: "analytical" or "flow".
+    ``jobs``: runs simulated at once (default one per core; results do not depend on it).
+
+    Returns a :class:`CalibrationResult`: ``to_dict()`` equals ``ctwin calibrate --training
+    --format json``; ``.fit``, ``.holdout`` and ``.moe`` list every run.
+    """
+    names = [only] if isinstance(only, str) else list(only or [])
+    report, rows = _core.calibrate_training(os.fspath(cases), os.fspath(base), os.fspath(output), os.fspath(holdout or ""),
+                                            names, network, jobs or os.cpu_count() or 1)
+    return CalibrationResult(json.loads(report), "training", os.fspath(output), json.loads(rows))
+
+
 def calibrate_nccl(cluster: _PathLike, logs: _PathLike | Sequence[_PathLike], output: _PathLike, gpus: int | None = None,
                    op: str | None = None, algorithm: str = "auto", protocol: str = "auto", network: str = "flow",
                    holdout: _PathLike | Sequence[_PathLike] | None = None) -> CalibrationResult:

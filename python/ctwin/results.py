@@ -144,7 +144,11 @@ class CalibrationResult(_Report):
     command's ``--format json``. :attr:`output` is the file written.
 
     GEMM fits (:func:`ctwin.calibrate_gemm`): :attr:`fit` and :attr:`holdout` are the error
-    tables (per dtype, large shapes, overall; fractions). NCCL fits (:func:`ctwin.calibrate_nccl`):
+    tables (per dtype, large shapes, overall; fractions). Layer fits (:func:`ctwin.calibrate_layers`):
+    :attr:`fit` and :attr:`holdout` list every measured row (model, seq_len, micro_batch, phase,
+    measured_ms and predicted_ms forward + backward, error after the fit). Training fits
+    (:func:`ctwin.calibrate_training`): :attr:`fit`, :attr:`holdout` and :attr:`moe` list every run
+    (measured, predicted and error at the base scale and at the fitted one). NCCL fits (:func:`ctwin.calibrate_nccl`):
     :attr:`fit` and :attr:`holdout` are per-log tables of the median/max |busbw error| before
     and after, :attr:`parameters` the fitted scales, and :attr:`rows` every size of every log:
     measured busbw against the prediction with the defaults and with the calibration (GB/s).
@@ -168,6 +172,10 @@ class CalibrationResult(_Report):
         """Error on the data the fit saw."""
         if self._kind == "gemm":
             return _error_rows(self._report["fit"])
+        if self._kind == "layers":
+            return self._layer_rows("fit")
+        if self._kind == "training":
+            return self._training_rows("fit")
         return _nccl_cases(self._report, "logs")
 
     @property
@@ -175,7 +183,26 @@ class CalibrationResult(_Report):
         """Error on the held-out data (empty when none was given)."""
         if self._kind == "gemm":
             return _error_rows(self._report.get("holdout"))
+        if self._kind == "layers":
+            return self._layer_rows("holdout")
+        if self._kind == "training":
+            return self._training_rows("holdout")
         return _nccl_cases(self._report, "holdout_logs")
+
+    @property
+    def moe(self) -> pd.DataFrame:
+        """Training fits: the mixture-of-experts runs, judged at the fitted scale, never fitted on."""
+        return self._training_rows("moe")
+
+    def _training_rows(self, name: str) -> pd.DataFrame:
+        frame = pd.DataFrame(self._rows, columns=["set", "id", "metric", "measured", "predicted_base", "error_base",
+                                                  "predicted_fitted", "error_fitted"])
+        return frame[frame["set"] == name].drop(columns="set").reset_index(drop=True)
+
+    def _layer_rows(self, name: str) -> pd.DataFrame:
+        frame = pd.DataFrame(self._rows, columns=["set", "model", "seq_len", "micro_batch", "phase", "measured_ms",
+                                                  "predicted_ms", "error"])
+        return frame[frame["set"] == name].drop(columns="set").reset_index(drop=True)
 
     @property
     def parameters(self) -> pd.DataFrame:
@@ -186,8 +213,8 @@ class CalibrationResult(_Report):
     def rows(self) -> pd.DataFrame:
         """NCCL fits: log, held_out, size_bytes, measured_busbw_GBps, default_busbw_GBps,
         calibrated_busbw_GBps, default_error and calibrated_error (predicted / measured - 1)."""
-        if self._rows is None:
-            raise ValueError("per-size rows exist for NCCL calibrations only")
+        if self._kind != "nccl":
+            raise ValueError("per-size rows exist for NCCL calibrations only; see fit and holdout")
         return pd.DataFrame(self._rows, columns=["log", "held_out", "size_bytes", "measured_busbw_GBps",
                                                  "default_busbw_GBps", "calibrated_busbw_GBps", "default_error",
                                                  "calibrated_error"])

@@ -14,6 +14,8 @@
 #include "ctwin/api/compute_eval.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/gpu_profile.hpp"
+#include "ctwin/api/profile_scale.hpp"
+#include "ctwin/api/training_calibration.hpp"
 #include "ctwin/core/error.hpp"
 #include "registry.hpp"
 
@@ -105,6 +107,57 @@ void register_calibration(py::module_& m) {
       py::arg("cluster"), py::arg("logs"), py::arg("output"), py::arg("gpus"), py::arg("op"), py::arg("algorithm"),
       py::arg("protocol"), py::arg("network"), py::arg("holdout"),
       "Fits a cluster to nccl-tests logs: (report JSON as ctwin calibrate --nccl --format json, per-size rows JSON).");
+
+  m.def(
+      "calibrate_layers",
+      [](const std::string& layers, const std::string& base, const std::string& output, const std::string& holdout) {
+        require(layers, "layers", "the measured layer times");
+        require(base, "base", "the GPU profile to calibrate");
+        require(output, "output", "where to write the calibrated profile");
+        api::LayerCalibrationRequest request{layers, base, output, std::nullopt, "base", "base"};
+        if (!holdout.empty()) request.holdout = holdout;
+        return call_interruptibly([&] {
+          const api::LayerCalibration result = api::calibrate_layers(request);
+          return std::pair{api::layer_calibration_json(result, output).dump(), api::layer_fit_rows_json(result).dump()};
+        });
+      },
+      py::arg("layers"), py::arg("base"), py::arg("output"), py::arg("holdout"),
+      "Fits a GPU profile's training_time_scale to layer times: (report JSON as ctwin calibrate --layers "
+      "--format json, per-row JSON).");
+
+  m.def(
+      "calibrate_training",
+      [](const std::string& cases, const std::string& base, const std::string& output, const std::string& holdout,
+         const std::vector<std::string>& only, const std::string& network, unsigned jobs) {
+        require(cases, "cases", "the measured training runs");
+        require(base, "base", "the GPU profile to calibrate");
+        require(output, "output", "where to write the calibrated profile");
+        api::TrainingCalibrationRequest request;
+        request.cases = cases;
+        request.base = base;
+        request.output = output;
+        if (!holdout.empty()) request.holdout = holdout;
+        request.only = only;
+        request.network = network::parse_model_kind(network, "network", "");
+        if (request.network != network::ModelKind::kAnalytical && request.network != network::ModelKind::kFlow) {
+          throw InputError("network", "", "a training step runs on analytical or flow, not '" + network + "'");
+        }
+        request.network_name = network;
+        request.jobs = jobs == 0 ? 1 : jobs;
+        request.cases_field = "cases";
+        request.holdout_field = "holdout";
+        request.gpu_field = "base";
+        request.base_field = "base";
+        return call_interruptibly([&] {
+          const api::TrainingCalibration result = api::calibrate_training(request);
+          return std::pair{api::training_calibration_json(result, output).dump(),
+                           api::training_calibration_rows_json(result).dump()};
+        });
+      },
+      py::arg("cases"), py::arg("base"), py::arg("output"), py::arg("holdout"), py::arg("only"), py::arg("network"),
+      py::arg("jobs"),
+      "Fits a GPU profile's training_time_scale to measured runs: (report JSON as ctwin calibrate --training "
+      "--format json, per-run JSON).");
 
   m.def(
       "read_nccl_log",

@@ -160,5 +160,69 @@ def test_validate_nccl_equals_the_cli(cli):
         ctwin.validate(only="no-such-setup")
     assert raised.value.file == "only"
     with pytest.raises(ctwin.InputError) as raised:
-        ctwin.validate("training")
+        ctwin.validate("scaling")
     assert raised.value.file == "kind"
+
+
+def test_validate_training_equals_the_cli(cli):
+    runs = ["nemo2407-llama2-7b", "torchtitan-llama31-8b-8gpu"]
+    frame = ctwin.validate("training", only=runs, network="analytical", jobs=2)
+    expected = json.loads(cli("validate", "--training", "--only", *runs, "--network", "analytical", "--format",
+                              "json").stdout)
+    assert frame.attrs["report"] == expected
+    assert list(frame["id"]) == [c["id"] for c in expected["cases"]]
+    assert (frame["predicted"] / frame["measured"] - 1).to_numpy() == pytest.approx(frame["error"].to_numpy(), rel=1e-9)
+    assert frame.attrs["summary"]["count"] == len(frame)
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.validate("training", only="no-such-run", network="analytical")
+    assert raised.value.file == "only"
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.validate("training", profiles="no-such-folder", network="analytical")
+    assert raised.value.file == "profiles"
+
+
+def test_calibrate_layers_recovers_a_known_scale_and_equals_the_cli(cli, tmp_path):
+    # Layer times 1.2x what the twin predicts on GB200: the fit must find 1.2 (GB200 borrows
+    # B200's GEMM table, which the written profile then carries itself).
+    plain = ctwin.layer("llama3-8b", gpu="gb200", seq=8192)
+    rows = [{"model": "llama3-8b", "seq_len": 8192, "micro_batch": 1, "precision": "bf16", "phase": "hot",
+             "forward_ms": 1.2 * plain.forward_ms, "backward_ms": 1.2 * plain.backward_ms}]
+    measured = tmp_path / "layers.json"
+    measured.write_text(json.dumps({"gpu": "synthetic", "rows": rows}))
+    held = tmp_path / "held.json"
+    held.write_text(json.dumps({"gpu": "synthetic", "rows": [dict(rows[0], seq_len=4096, forward_ms=1.0,
+                                                                  backward_ms=2.0)]}))
+    result = ctwin.calibrate_layers(measured, base="gb200", output=tmp_path / "py.json", holdout=held)
+    out = cli("calibrate", "--layers", str(measured), "--base", "gb200", "--holdout", str(held), "-o",
+              str(tmp_path / "py.json"), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert result.to_dict() == json.loads(out.stdout)
+    assert result.training_time_scale == pytest.approx(1.2, rel=1e-5)
+    assert result.fit["error"].abs().max() < 1e-5
+    assert list(result.holdout["seq_len"]) == [4096]
+    assert result.holdout["error"].abs().median() == pytest.approx(result.holdout_median_abs_error, rel=1e-12)
+    scaled = ctwin.layer("llama3-8b", gpu=result.output, seq=8192)
+    assert scaled.forward_ms + scaled.backward_ms == pytest.approx(1.2 * (plain.forward_ms + plain.backward_ms),
+                                                                   rel=1e-4)
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.calibrate_layers(measured, base="no-such-gpu", output=tmp_path / "x.json")
+    assert raised.value.file == "base"
+
+
+def test_calibrate_training_equals_the_cli_and_its_rows_are_the_fit(cli, tmp_path):
+    runs = ["nemo2407-llama2", "nemo2407-gpt3-5b"]
+    result = ctwin.calibrate_training("validation/training/cases.json", base="h100-sxm", output=tmp_path / "t.json",
+                                      only=runs, network="analytical", jobs=2)
+    out = cli("calibrate", "--training", "validation/training/cases.json", "--base", "h100-sxm", "--only", *runs,
+              "--network", "analytical", "-o", str(tmp_path / "t.json"), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert result.to_dict() == json.loads(out.stdout)
+    assert len(result.fit) == result.fitted_runs
+    assert result.fit["error_fitted"].abs().median() == pytest.approx(result.fit_median_abs_error, rel=1e-12)
+    # The scale multiplies compute time, so a scale above 1 lowers every predicted throughput.
+    assert result.training_time_scale > 1
+    assert (result.fit["predicted_fitted"] < result.fit["predicted_base"]).all()
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.calibrate_training("validation/training/cases.json", base="h100-sxm", output=tmp_path / "x.json",
+                                 only="no-such-run", network="analytical")
+    assert raised.value.file == "cases"
