@@ -68,6 +68,13 @@ def test_calibrate_nccl_equals_the_cli_and_lists_every_size(cli, tmp_path):
         ratio = part["calibrated_busbw_GBps"] / part["measured_busbw_GBps"] - 1
         assert ratio.to_numpy() == pytest.approx(part["calibrated_error"].to_numpy(), rel=1e-9, abs=1e-12)
     assert list(result.holdout["log"]) == [held[0].split("@")[0]]
+    # `ctwin calibrate --nccl --rows` lists the same sizes.
+    listed = cli("calibrate", "--cluster", CLUSTER, "--nccl", *fit, "--holdout", *held, "-o", str(tmp_path / "d.json"),
+                 "--rows", "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout)["rows"] == rows.to_dict("records")
+    refused = cli("calibrate", "--gemm", GEMM_FIT, "--base", "h200", "-o", str(tmp_path / "e.json"), "--rows")
+    assert refused.returncode == 2 and "--rows" in refused.stderr
     assert set(result.parameters.columns) >= {"name", "default", "fitted", "identified"}
     # The calibration file feeds collective(): the calibrated prediction of the held-out log.
     table = ctwin.collective(CLUSTER, 8, op="reduce_scatter", begin="1M", end="1M", dtype="half",

@@ -83,6 +83,9 @@ Action add_calibrate_command(CLI::App& app) {
   command->add_option("-o,--output", options->output,
                       "calibrated profile (--gemm, --layers, --training) or calibration (--nccl) to write");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
+  command->add_flag("--rows", options->rows,
+                    "with --nccl: also every size of every log: measured busbw against the prediction with the defaults "
+                    "and calibrated");
   return [options, command] {
     if (int(!options->gemm.empty()) + int(!options->nccl.empty()) + int(!options->layers.empty()) +
             int(!options->training.empty()) > 1) {
@@ -92,6 +95,7 @@ Action add_calibrate_command(CLI::App& app) {
     if (options->training.empty() && (!options->only.empty() || command->count("--jobs") > 0)) {
       throw InputError(options->only.empty() ? "--jobs" : "--only", "", "applies to --training");
     }
+    if (options->rows && options->nccl.empty()) throw InputError("--rows", "", "applies to --nccl");
     if (!options->gemm.empty()) return calibrate_gemm(*options);
     if (!options->layers.empty()) return calibrate_layers(*options);
     if (!options->training.empty()) return calibrate_training(*options);

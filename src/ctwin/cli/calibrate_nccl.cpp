@@ -3,6 +3,8 @@
 
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "ctwin/api/calibration_json.hpp"
 #include "ctwin/api/compute_eval.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
@@ -40,11 +42,21 @@ void calibrate_nccl(const CalibrateOptions& options) {
   request.algorithm = options.algorithm;
   request.protocol = options.protocol;
   request.network = network_flag(options.network);
+  request.rows = options.rows;
   const api::NcclCalibrationResult result = api::calibrate_nccl(request);
   const auto& report = result.report;
   if (format == Format::kJson) {
-    std::cout << api::nccl_calibration_result_json(result, request).dump(2) << '\n';
+    nlohmann::json out = api::nccl_calibration_result_json(result, request);
+    if (options.rows) out["rows"] = api::nccl_size_rows_json(result);
+    std::cout << out.dump(2) << '\n';
     return;
+  }
+  Table sizes({"set", "log", "size_bytes", "measured_busbw_GBps", "default_busbw_GBps", "calibrated_busbw_GBps",
+               "default_error", "calibrated_error"});
+  for (const auto& r : result.rows) {
+    sizes.add_row({r.held_out ? "holdout" : "fit", r.log, std::to_string(r.size.count()), fixed(r.measured_busbw_GBps, 3),
+                   fixed(r.default_busbw_GBps, 3), fixed(r.calibrated_busbw_GBps, 3), signed_percent(r.default_error),
+                   signed_percent(r.calibrated_error)});
   }
   Table parameters({"parameter", "default", "fitted", "seen by the logs"});
   for (const auto& p : report.parameters) {
@@ -54,7 +66,7 @@ void calibrate_nccl(const CalibrateOptions& options) {
   add_cases(errors, "fit", report.fitted);
   add_cases(errors, "holdout", report.holdout);
   if (format == Format::kCsv) {
-    errors.print(std::cout, format);
+    (options.rows ? sizes : errors).print(std::cout, format);
     return;
   }
   std::cout << "calibrated " << result.cluster_name << " from " << result.fit_logs << " nccl-tests log(s) -> " << options.output
@@ -68,6 +80,10 @@ void calibrate_nccl(const CalibrateOptions& options) {
   if (!options.holdout.empty()) {
     std::cout << "  holdout: " << percent(report.holdout_before) << " with the defaults, " << percent(report.holdout_after)
               << " calibrated (" << report.holdout_after.count << " rows)\n";
+  }
+  if (options.rows) {
+    std::cout << "\n  every size: busbw measured and predicted (GB/s), error = predicted / measured - 1\n";
+    sizes.print(std::cout, format, "  ");
   }
 }
 

@@ -28,6 +28,7 @@ struct CalibrateOptions {
   std::vector<std::string> holdout;
   std::string output;
   std::string format = "table";
+  bool rows = false;  ///< --nccl: also every size of every log, measured against predicted before and after
 };
 
 /// --nccl mode: fit a cluster's link efficiencies and protocol costs to nccl-tests logs.
