@@ -13,13 +13,17 @@ them, and bad input raises :class:`InputError` naming the file and field.
 """
 
 from .build import collective, fabric, traffic
+from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibrate_training, gemm, layer,
+                        read_nccl_log)
 from .context import EvalContext
 from .errors import InputError
-from .results import FabricResult, ScalingResult, StepResult, TrafficResult
+from .results import CalibrationResult, FabricResult, LayerResult, ScalingResult, StepResult, TrafficResult
 from .scenario import Scenario
 from .step import run, scale
+from .validate import validate
 
 __all__ = [
-    "EvalContext", "FabricResult", "InputError", "ScalingResult", "Scenario", "StepResult", "TrafficResult",
-    "collective", "fabric", "run", "scale", "traffic",
+    "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
+    "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
+    "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "traffic", "validate",
 ]

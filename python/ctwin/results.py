@@ -113,3 +113,125 @@ class FabricResult(_Report):
 class TrafficResult(_Report):
     """A traffic pattern played on a build (``ctwin traffic``): ``makespan_us``,
     ``completion_us`` (min, median, max), ``aggregate_GBps``, ``events``, ..."""
+
+
+def _error_rows(report: dict | None) -> pd.DataFrame:
+    """A GEMM error report as rows: dtype ("all" for the whole set), shapes ("all" or
+    "MNK>=2^30"), count and the median, mean and max |predicted / measured - 1| (fractions)."""
+    columns = ["dtype", "shapes", "count", "median_abs_error", "mean_abs_error", "max_abs_error"]
+    if report is None:
+        return pd.DataFrame(columns=columns)
+
+    def row(dtype: str, shapes: str, s: dict) -> tuple:
+        return (dtype, shapes, s["shapes"], s["median_abs_error"], s["mean_abs_error"], s["max_abs_error"])
+
+    rows = [row(d, "all", s) for d, s in report.get("per_dtype", {}).items()]
+    rows += [row(d, "MNK>=2^30", s) for d, s in report.get("large_per_dtype", {}).items()]
+    rows.append(row("all", "all", report["overall"]))
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _nccl_cases(report: dict, key: str) -> pd.DataFrame:
+    """Per-log median and max |busbw error| before (defaults) and after calibration."""
+    rows = [(c["log"], c["before"]["rows"], c["before"]["median_abs_error"], c["after"]["median_abs_error"],
+             c["before"]["max_abs_error"], c["after"]["max_abs_error"]) for c in report["fit"].get(key, [])]
+    return pd.DataFrame(rows, columns=["log", "rows", "median_abs_error_before", "median_abs_error_after",
+                                       "max_abs_error_before", "max_abs_error_after"])
+
+
+class CalibrationResult(_Report):
+    """A fit of the twin to measurements (``ctwin calibrate``); ``to_dict()`` equals the
+    command's ``--format json``. :attr:`output` is the file written.
+
+    GEMM fits (:func:`ctwin.calibrate_gemm`): :attr:`fit` and :attr:`holdout` are the error
+    tables (per dtype, large shapes, overall; fractions). Layer fits (:func:`ctwin.calibrate_layers`):
+    :attr:`fit` and :attr:`holdout` list every measured row (model, seq_len, micro_batch, phase,
+    measured_ms and predicted_ms forward + backward, error after the fit). Training fits
+    (:func:`ctwin.calibrate_training`): :attr:`fit`, :attr:`holdout` and :attr:`moe` list every run
+    (measured, predicted and error at the base scale and at the fitted one). NCCL fits (:func:`ctwin.calibrate_nccl`):
+    :attr:`fit` and :attr:`holdout` are per-log tables of the median/max |busbw error| before
+    and after, :attr:`parameters` the fitted scales, and :attr:`rows` every size of every log:
+    measured busbw against the prediction with the defaults and with the calibration (GB/s).
+    """
+
+    __slots__ = ("_kind", "_output", "_rows")
+
+    def __init__(self, report: dict, kind: str, output: str, rows: list | None = None):
+        super().__init__(report)
+        self._kind = kind
+        self._output = output
+        self._rows = rows
+
+    @property
+    def output(self) -> str:
+        """The file the calibration was written to (a GPU profile or a calibration file)."""
+        return self._output
+
+    @property
+    def fit(self) -> pd.DataFrame:
+        """Error on the data the fit saw."""
+        if self._kind == "gemm":
+            return _error_rows(self._report["fit"])
+        if self._kind == "layers":
+            return self._layer_rows("fit")
+        if self._kind == "training":
+            return self._training_rows("fit")
+        return _nccl_cases(self._report, "logs")
+
+    @property
+    def holdout(self) -> pd.DataFrame:
+        """Error on the held-out data (empty when none was given)."""
+        if self._kind == "gemm":
+            return _error_rows(self._report.get("holdout"))
+        if self._kind == "layers":
+            return self._layer_rows("holdout")
+        if self._kind == "training":
+            return self._training_rows("holdout")
+        return _nccl_cases(self._report, "holdout_logs")
+
+    @property
+    def moe(self) -> pd.DataFrame:
+        """Training fits: the mixture-of-experts runs, judged at the fitted scale, never fitted on."""
+        return self._training_rows("moe")
+
+    def _training_rows(self, name: str) -> pd.DataFrame:
+        frame = pd.DataFrame(self._rows, columns=["set", "id", "metric", "measured", "predicted_base", "error_base",
+                                                  "predicted_fitted", "error_fitted"])
+        return frame[frame["set"] == name].drop(columns="set").reset_index(drop=True)
+
+    def _layer_rows(self, name: str) -> pd.DataFrame:
+        frame = pd.DataFrame(self._rows, columns=["set", "model", "seq_len", "micro_batch", "phase", "measured_ms",
+                                                  "predicted_ms", "error"])
+        return frame[frame["set"] == name].drop(columns="set").reset_index(drop=True)
+
+    @property
+    def parameters(self) -> pd.DataFrame:
+        """NCCL fits: each parameter's default and fitted value and whether the logs saw it."""
+        return pd.DataFrame(self._report.get("fit", {}).get("parameters", []))
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """NCCL fits: log, held_out, size_bytes, measured_busbw_GBps, default_busbw_GBps,
+        calibrated_busbw_GBps, default_error and calibrated_error (predicted / measured - 1)."""
+        if self._kind != "nccl":
+            raise ValueError("per-size rows exist for NCCL calibrations only; see fit and holdout")
+        return pd.DataFrame(self._rows, columns=["log", "held_out", "size_bytes", "measured_busbw_GBps",
+                                                 "default_busbw_GBps", "calibrated_busbw_GBps", "default_error",
+                                                 "calibrated_error"])
+
+
+class LayerResult(_Report):
+    """One transformer layer on a GPU (``ctwin layer``): ``model``, ``gpu``, ``forward_ms``,
+    ``backward_ms`` (milliseconds) and :attr:`kernels`; or, with ``measured=``, the twin against
+    measured layer times: ``measured``, ``measured_gpu``, ``gpu_profile`` and :attr:`rows`."""
+
+    @property
+    def kernels(self) -> pd.DataFrame:
+        """Each kernel's name, forward_us and backward_us (microseconds; recompute included)."""
+        return pd.DataFrame(self._report.get("kernels", []), columns=["name", "forward_us", "backward_us"])
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """With ``measured=``: per measured row, measured and predicted forward/backward ms and
+        the errors (predicted / measured - 1)."""
+        return pd.DataFrame(self._report.get("rows", []))

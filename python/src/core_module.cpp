@@ -28,4 +28,7 @@ PYBIND11_MODULE(_core, m) {
   ctwin::python::register_scenario(m);
   ctwin::python::register_step(m);
   ctwin::python::register_build(m);
+  ctwin::python::register_calibration(m);
+  ctwin::python::register_layer(m);
+  ctwin::python::register_validation(m);
 }

@@ -8,5 +8,8 @@ namespace ctwin::python {
 void register_scenario(pybind11::module_& m);
 void register_step(pybind11::module_& m);
 void register_build(pybind11::module_& m);
+void register_calibration(pybind11::module_& m);
+void register_layer(pybind11::module_& m);
+void register_validation(pybind11::module_& m);
 
 }  // namespace ctwin::python

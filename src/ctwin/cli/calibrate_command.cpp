@@ -7,34 +7,16 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "ctwin/calibration/calibrated_profile.hpp"
-#include "ctwin/calibration/gemm_csv.hpp"
-#include "ctwin/calibration/gemm_fit.hpp"
+#include "ctwin/api/calibration_json.hpp"
+#include "ctwin/api/compute_eval.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
-#include "ctwin/cli/gpu_option.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
-#include "ctwin/core/json_reader.hpp"
 
 namespace ctwin::cli {
 namespace {
-
-
-nlohmann::json stats_json(const calibration::ErrorStats& stats) {
-  return {{"shapes", stats.count}, {"median_abs_error", stats.median_abs}, {"mean_abs_error", stats.mean_abs},
-          {"max_abs_error", stats.max_abs}};
-}
-
-nlohmann::json report_json(const calibration::GemmErrorReport& report) {
-  nlohmann::json out{{"overall", stats_json(report.overall)}};
-  for (const auto& [dtype, stats] : report.per_dtype) out["per_dtype"][compute::dtype_name(dtype)] = stats_json(stats);
-  for (const auto& [dtype, stats] : report.large_per_dtype) {
-    out["large_per_dtype"][compute::dtype_name(dtype)] = stats_json(stats);
-  }
-  return out;
-}
 
 void add_report_rows(Table& table, const std::string& set, const calibration::GemmErrorReport& report) {
   auto row = [&](const std::string& dtype, const std::string& shapes, const calibration::ErrorStats& s) {
@@ -50,44 +32,20 @@ void calibrate_gemm(const CalibrateOptions& options) {
   if (options.base.empty()) throw InputError("--base", "", "required with --gemm: the GPU profile to calibrate");
   if (options.output.empty()) throw InputError("-o", "", "required with --gemm: where to write the calibrated profile");
   const Format format = parse_format(options.format);
-  const auto base_path = resolve_gpu_path(options.base);
-  const nlohmann::json base_document = load_json_file(base_path);
-  compute::GpuSpec gpu = compute::parse_gpu_spec(base_document, base_path.string());
-  gpu.gemm_table.reset();  // a base that was calibrated before is refitted from scratch
-
-  const auto fit_sweep = calibration::read_gemm_csv(resolve_data_path(options.gemm), calibration::MeasurementColumn::kRequired);
-  std::optional<calibration::GemmSweep> holdout_sweep;
   if (options.holdout.size() > 1) throw InputError("--holdout", "", "takes one GEMM CSV with --gemm");
-  if (!options.holdout.empty()) {
-    holdout_sweep =
-        calibration::read_gemm_csv(resolve_data_path(options.holdout.front()), calibration::MeasurementColumn::kRequired);
-  }
-  gpu.gemm_table = calibration::fit_gemm_table(gpu, fit_sweep);
-  const auto fit_report = calibration::gemm_errors(gpu, fit_sweep);
-  std::optional<calibration::GemmErrorReport> holdout_report;
-  if (holdout_sweep) holdout_report = calibration::gemm_errors(gpu, *holdout_sweep);
-
-  // Paths as the user gave them, not resolved ones, so the file does not depend on the machine.
-  nlohmann::json info{{"gemm_csv", options.gemm},
-                      {"fit", report_json(fit_report)},
-                      {"table", "efficiency = ideal roofline time (peak, HBM, best tile, launch) / measured time"}};
-  if (holdout_report) {
-    info["holdout_csv"] = options.holdout.front();
-    info["holdout"] = report_json(*holdout_report);
-  }
-  calibration::write_profile(calibration::calibrated_profile(base_document, *gpu.gemm_table, info), options.output);
+  api::GemmCalibrationRequest request{options.gemm, options.base, options.output, std::nullopt};
+  if (!options.holdout.empty()) request.holdout = options.holdout.front();
+  const api::GemmCalibration result = api::calibrate_gemm(request);
 
   if (format == Format::kJson) {
-    nlohmann::json out{{"gpu", gpu.name}, {"output", options.output}, {"fit", report_json(fit_report)}};
-    if (holdout_report) out["holdout"] = report_json(*holdout_report);
-    std::cout << out.dump(2) << '\n';
+    std::cout << api::gemm_calibration_json(result).dump(2) << '\n';
     return;
   }
   Table table({"set", "dtype", "shapes", "count", "median_err_%", "mean_err_%", "max_err_%"});
-  add_report_rows(table, "fit", fit_report);
-  if (holdout_report) add_report_rows(table, "holdout", *holdout_report);
+  add_report_rows(table, "fit", result.fit);
+  if (result.holdout) add_report_rows(table, "holdout", *result.holdout);
   if (format == Format::kTable) {
-    std::cout << "calibrated " << gpu.name << " from " << fit_sweep.rows.size() << " GEMM shapes -> " << options.output
+    std::cout << "calibrated " << result.gpu << " from " << result.fit_shapes << " GEMM shapes -> " << options.output
               << "\n";
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
@@ -125,6 +83,9 @@ Action add_calibrate_command(CLI::App& app) {
   command->add_option("-o,--output", options->output,
                       "calibrated profile (--gemm, --layers, --training) or calibration (--nccl) to write");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
+  command->add_flag("--rows", options->rows,
+                    "with --nccl: also every size of every log: measured busbw against the prediction with the defaults "
+                    "and calibrated");
   return [options, command] {
     if (int(!options->gemm.empty()) + int(!options->nccl.empty()) + int(!options->layers.empty()) +
             int(!options->training.empty()) > 1) {
@@ -134,6 +95,7 @@ Action add_calibrate_command(CLI::App& app) {
     if (options->training.empty() && (!options->only.empty() || command->count("--jobs") > 0)) {
       throw InputError(options->only.empty() ? "--jobs" : "--only", "", "applies to --training");
     }
+    if (options->rows && options->nccl.empty()) throw InputError("--rows", "", "applies to --nccl");
     if (!options->gemm.empty()) return calibrate_gemm(*options);
     if (!options->layers.empty()) return calibrate_layers(*options);
     if (!options->training.empty()) return calibrate_training(*options);

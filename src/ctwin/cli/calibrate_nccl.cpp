@@ -1,13 +1,12 @@
 // ctwin calibrate --nccl: a cluster's nccl-tests logs in, a calibration file out, with the fit
 // error on the logs and, for --holdout logs, the error on logs the fit never saw.
 
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
-#include "ctwin/calibration/nccl_calibration_file.hpp"
-#include "ctwin/calibration/nccl_fit.hpp"
+#include "ctwin/api/calibration_json.hpp"
+#include "ctwin/api/compute_eval.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -15,42 +14,6 @@
 
 namespace ctwin::cli {
 namespace {
-
-// "FILE@N": the log ran on N ranks (for logs that do not list them).
-std::pair<std::string, int> split_ranks(const std::string& argument) {
-  const auto at = argument.rfind('@');
-  if (at == std::string::npos) return {argument, 0};
-  const std::string count = argument.substr(at + 1);
-  if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || count.size() > 7) {
-    throw InputError(argument, "", "expected FILE@RANKS with a whole number of ranks after '@'");
-  }
-  return {argument.substr(0, at), std::stoi(count)};
-}
-
-calibration::NcclFitCase load_case(const std::string& argument, const CalibrateOptions& options) {
-  const auto [path, ranks] = split_ranks(argument);
-  std::optional<collectives::Op> op;
-  if (!options.op.empty()) op = collectives::parse_op(options.op);
-  calibration::NcclFitCase c;
-  c.name = path;
-  c.log = calibration::read_nccl_log(resolve_data_path(path), op);
-  if (!c.log.op) throw InputError(path, "", "does not say which collective it timed (no <op>_perf line): give --op");
-  c.op = *c.log.op;
-  if (ranks > 0) {
-    c.gpus = ranks;
-  } else if (options.gpus > 0) {
-    c.gpus = options.gpus;
-  } else if (c.log.ranks) {
-    c.gpus = *c.log.ranks;
-  } else if (c.log.threads && c.log.gpus_per_thread && *c.log.threads * *c.log.gpus_per_thread > 1) {
-    c.gpus = *c.log.threads * *c.log.gpus_per_thread;
-  } else {
-    throw InputError(path, "", "does not list its ranks (no '#  Rank' lines): give --gpus N or write it FILE@N");
-  }
-  c.algorithm = collectives::parse_algorithm(options.algorithm);
-  c.protocol = collectives::parse_protocol(options.protocol);
-  return c;
-}
 
 std::string percent(const calibration::ErrorSummary& summary) {
   return summary.count == 0 ? "-" : fixed(summary.median_abs_error * 100, 1) + "%";
@@ -69,23 +32,31 @@ void calibrate_nccl(const CalibrateOptions& options) {
   if (options.cluster.empty()) throw InputError("--cluster", "", "required with --nccl: the topology the logs ran on");
   if (options.output.empty()) throw InputError("-o", "", "required with --nccl: where to write the calibration");
   const Format format = parse_format(options.format);
-  const fabric::ClusterSpec spec = fabric::load_cluster(resolve_data_path(options.cluster));
-  std::vector<calibration::NcclFitCase> fit;
-  std::vector<calibration::NcclFitCase> holdout;
-  for (const auto& path : options.nccl) fit.push_back(load_case(path, options));
-  for (const auto& path : options.holdout) holdout.push_back(load_case(path, options));
-
-  const auto report = calibration::fit_nccl(spec, fit, holdout, network_flag(options.network));
-  {
-    std::ofstream out(options.output);
-    if (!out) throw InputError(options.output, "", "cannot be written");
-    out << calibration::nccl_calibration_json(report, options.cluster, options.nccl, options.holdout).dump(2) << '\n';
-    if (!out) throw InputError(options.output, "", "cannot be written");
-  }
+  api::NcclCalibrationRequest request;
+  request.cluster = options.cluster;
+  request.logs = options.nccl;
+  request.holdout = options.holdout;
+  request.output = options.output;
+  request.op = options.op;
+  request.gpus = options.gpus;
+  request.algorithm = options.algorithm;
+  request.protocol = options.protocol;
+  request.network = network_flag(options.network);
+  request.rows = options.rows;
+  const api::NcclCalibrationResult result = api::calibrate_nccl(request);
+  const auto& report = result.report;
   if (format == Format::kJson) {
-    std::cout << calibration::nccl_calibration_json(report, options.cluster, options.nccl, options.holdout).dump(2)
-              << '\n';
+    nlohmann::json out = api::nccl_calibration_result_json(result, request);
+    if (options.rows) out["rows"] = api::nccl_size_rows_json(result);
+    std::cout << out.dump(2) << '\n';
     return;
+  }
+  Table sizes({"set", "log", "size_bytes", "measured_busbw_GBps", "default_busbw_GBps", "calibrated_busbw_GBps",
+               "default_error", "calibrated_error"});
+  for (const auto& r : result.rows) {
+    sizes.add_row({r.held_out ? "holdout" : "fit", r.log, std::to_string(r.size.count()), fixed(r.measured_busbw_GBps, 3),
+                   fixed(r.default_busbw_GBps, 3), fixed(r.calibrated_busbw_GBps, 3), signed_percent(r.default_error),
+                   signed_percent(r.calibrated_error)});
   }
   Table parameters({"parameter", "default", "fitted", "seen by the logs"});
   for (const auto& p : report.parameters) {
@@ -95,10 +66,10 @@ void calibrate_nccl(const CalibrateOptions& options) {
   add_cases(errors, "fit", report.fitted);
   add_cases(errors, "holdout", report.holdout);
   if (format == Format::kCsv) {
-    errors.print(std::cout, format);
+    (options.rows ? sizes : errors).print(std::cout, format);
     return;
   }
-  std::cout << "calibrated " << spec.name << " from " << fit.size() << " nccl-tests log(s) -> " << options.output
+  std::cout << "calibrated " << result.cluster_name << " from " << result.fit_logs << " nccl-tests log(s) -> " << options.output
             << " (" << report.iterations << " iterations, " << report.evaluations << " replays, network "
             << options.network << ")\n\n";
   parameters.print(std::cout, format, "  ");
@@ -106,9 +77,13 @@ void calibrate_nccl(const CalibrateOptions& options) {
   errors.print(std::cout, format, "  ");
   std::cout << "\n  fit: median |busbw error| " << percent(report.fit_before) << " with the defaults, "
             << percent(report.fit_after) << " calibrated (" << report.fit_after.count << " rows)\n";
-  if (!holdout.empty()) {
+  if (!options.holdout.empty()) {
     std::cout << "  holdout: " << percent(report.holdout_before) << " with the defaults, " << percent(report.holdout_after)
               << " calibrated (" << report.holdout_after.count << " rows)\n";
+  }
+  if (options.rows) {
+    std::cout << "\n  every size: busbw measured and predicted (GB/s), error = predicted / measured - 1\n";
+    sizes.print(std::cout, format, "  ");
   }
 }
 

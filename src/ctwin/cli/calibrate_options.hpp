@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/api/profile_scale.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -27,6 +28,7 @@ struct CalibrateOptions {
   std::vector<std::string> holdout;
   std::string output;
   std::string format = "table";
+  bool rows = false;  ///< --nccl: also every size of every log, measured against predicted before and after
 };
 
 /// --nccl mode: fit a cluster's link efficiencies and protocol costs to nccl-tests logs.
@@ -38,10 +40,8 @@ void calibrate_layers(const CalibrateOptions& options);
 /// --training mode: fit a GPU profile's training_time_scale to measured training runs.
 void calibrate_training(const CalibrateOptions& options);
 
-/// Writes `base_path`'s profile with training_time_scale = `scale` and its `source` to `output`
-/// (a borrowed GEMM table copied in, so the file works from any folder).
-void write_profile_with_scale(const std::filesystem::path& base_path, double scale, const std::string& source,
-                              const std::string& output);
+/// Writes `base_path`'s profile with training_time_scale = `scale` (api/profile_scale.hpp).
+using api::write_profile_with_scale;
 
 /// The headline of a training_time_scale fit: "training_time_scale S (base B) from `from` ->
 /// `output`", then the median |error| of the fit and, when there is one, of the held-out set.

@@ -4,9 +4,9 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include "ctwin/calibration/gemm_csv.hpp"
+#include "ctwin/api/calibration_json.hpp"
+#include "ctwin/api/compute_eval.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/gpu_option.hpp"
@@ -31,10 +31,7 @@ std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, con
   const bool single = command.count("--m") + command.count("--n") + command.count("--k") > 0;
   if (single && !options.shapes.empty()) throw InputError("--shapes", "", "give either --shapes or --m/--n/--k, not both");
   if (!options.shapes.empty()) {
-    std::vector<compute::GemmShape> shapes;
-    const auto sweep = calibration::read_gemm_csv(resolve_data_path(options.shapes), calibration::MeasurementColumn::kOptional);
-    for (const auto& row : sweep.rows) shapes.push_back(row.shape);
-    return shapes;
+    return api::read_gemm_shapes(options.shapes);
   }
   if (!single) throw InputError("ctwin gemm", "", "give --m, --n and --k (and --dtype), or --shapes CSV");
   for (const auto& [flag, value] : {std::pair{"--m", options.m}, std::pair{"--n", options.n}, std::pair{"--k", options.k}}) {
@@ -63,22 +60,17 @@ Action add_gemm_command(CLI::App& app) {
   return [options, command] {
     const Format format = parse_format(options->format);
     const compute::GpuSpec gpu = load_gpu_option(options->gpu);
-    const auto shapes = requested_shapes(*options, *command);
+    const api::GemmPrediction prediction = api::evaluate_gemm(gpu, requested_shapes(*options, *command));
+    if (format == Format::kJson) {
+      std::cout << api::gemm_json(prediction).dump(2) << '\n';
+      return;
+    }
     Table table({"m", "n", "k", "dtype", "time_us", "tflops", "model"});
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& shape : shapes) {
-      const compute::GemmEstimate estimate = compute::estimate_gemm(gpu, shape);
+    for (const auto& [shape, estimate] : prediction.rows) {
       const double tflops = estimate.rate().teraflops();
-      rows.push_back({{"m", shape.m}, {"n", shape.n}, {"k", shape.k}, {"dtype", compute::dtype_name(shape.dtype)},
-                      {"time_us", estimate.time.microseconds()}, {"tflops", tflops},
-                      {"model", compute::gemm_source_name(estimate.source)}});
       table.add_row({std::to_string(shape.m), std::to_string(shape.n), std::to_string(shape.k),
                      compute::dtype_name(shape.dtype), fixed(estimate.time.microseconds(), 3), fixed(tflops, 1),
                      compute::gemm_source_name(estimate.source)});
-    }
-    if (format == Format::kJson) {
-      std::cout << nlohmann::json{{"gpu", gpu.name}, {"rows", rows}}.dump(2) << '\n';
-      return;
     }
     if (format == Format::kTable) std::cout << "GEMM on " << gpu.name << "\n";
     table.print(std::cout, format, format == Format::kTable ? "  " : "");

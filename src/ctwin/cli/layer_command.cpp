@@ -5,8 +5,7 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
+#include "ctwin/api/layer.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -24,14 +23,7 @@ struct LayerOptions {
 
 void print_kernels(const replay::LayerPrediction& p, Format format) {
   if (format == Format::kJson) {
-    nlohmann::json kernels = nlohmann::json::array();
-    for (const auto& k : p.kernels) {
-      kernels.push_back({{"name", k.name}, {"forward_us", k.forward_us}, {"backward_us", k.backward_us}});
-    }
-    std::cout << nlohmann::json{{"model", p.model_name}, {"gpu", p.gpu_name}, {"forward_ms", p.forward_ms},
-                                {"backward_ms", p.backward_ms}, {"kernels", kernels}}
-                     .dump(2)
-              << '\n';
+    std::cout << api::layer_json(p).dump(2) << '\n';
     return;
   }
   if (format == Format::kTable) std::cout << p.model_name << ", one layer on " << p.gpu_name << "\n";
@@ -42,40 +34,23 @@ void print_kernels(const replay::LayerPrediction& p, Format format) {
 }
 
 void print_comparison(const LayerOptions& options, Format format) {
-  const auto measured = replay::read_layer_measurements(resolve_data_path(options.measured));
+  const api::LayerComparison comparison = api::compare_layers(options.query, options.measured, CTWIN_DATA_DIR);
+  if (format == Format::kJson) {
+    std::cout << api::layer_comparison_json(comparison).dump(2) << '\n';
+    return;
+  }
   Table table({"model", "seq", "mb", "precision", "phase", "clock_mhz", "fwd_ms", "pred", "error", "bwd_ms", "pred",
                "error"});
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& m : measured.rows) {
-    replay::LayerQuery query = options.query;
-    query.model = m.model;
-    query.seq_len = m.seq_len;
-    query.micro_batch = m.micro_batch;
-    query.precision = m.precision;
-    const auto p = replay::predict_layer(query, CTWIN_DATA_DIR);
-    const double forward_error = p.forward_ms / m.forward_ms - 1;
-    const double backward_error = p.backward_ms / m.backward_ms - 1;
-    rows.push_back({{"model", m.model}, {"seq_len", m.seq_len}, {"micro_batch", m.micro_batch},
-                    {"precision", m.precision}, {"phase", m.phase}, {"measured_forward_ms", m.forward_ms},
-                    {"predicted_forward_ms", p.forward_ms}, {"forward_error", forward_error},
-                    {"measured_backward_ms", m.backward_ms}, {"predicted_backward_ms", p.backward_ms},
-                    {"backward_error", backward_error}});
-    if (m.sm_clock_mhz) rows.back()["sm_clock_mhz"] = *m.sm_clock_mhz;
+  for (const auto& [m, p, forward_error, backward_error] : comparison.rows) {
     table.add_row({m.model, std::to_string(m.seq_len), std::to_string(m.micro_batch), m.precision, m.phase,
                    m.sm_clock_mhz ? fixed(*m.sm_clock_mhz, 0) : "-", fixed(m.forward_ms, 3), fixed(p.forward_ms, 3),
                    signed_percent(forward_error), fixed(m.backward_ms, 3), fixed(p.backward_ms, 3),
                    signed_percent(backward_error)});
   }
-  if (format == Format::kJson) {
-    std::cout << nlohmann::json{{"measured", measured.source}, {"measured_gpu", measured.gpu},
-                                {"gpu_profile", options.query.gpu}, {"rows", rows}}
-                     .dump(2)
-              << '\n';
-    return;
-  }
   if (format == Format::kTable) {
-    std::cout << "# ctwin layer: predicted vs measured layer times (" << measured.source << ", measured on "
-              << measured.gpu << ", profile " << options.query.gpu << "); error = predicted / measured - 1\n";
+    std::cout << "# ctwin layer: predicted vs measured layer times (" << comparison.source << ", measured on "
+              << comparison.measured_gpu << ", profile " << comparison.gpu_profile
+              << "); error = predicted / measured - 1\n";
   }
   table.print(std::cout, format);
 }

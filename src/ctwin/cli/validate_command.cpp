@@ -12,9 +12,8 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include "ctwin/calibration/nccl_validation.hpp"
+#include "ctwin/api/nccl_validation.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -55,22 +54,7 @@ struct SizeSplit {
 };
 
 // The acceptance groups of the issue: single-node sweeps per GPU, multi-node all_reduce per GPU.
-std::string group_of(const calibration::NcclSetup& setup) {
-  std::string topology = setup.topology.value_or("");
-  const auto slash = topology.find_last_of('/');
-  if (slash != std::string::npos) topology = topology.substr(slash + 1);
-  if (topology.ends_with(".json")) topology.resize(topology.size() - 5);
-  return topology + (setup.nodes == 1 ? ", 1 node" : ", multi-node");
-}
-
-bool selected(const calibration::NcclSetup& setup, const ValidateOptions& options) {
-  if (options.role != "all" && setup.role != options.role) return false;
-  if (options.only.empty()) return true;
-  for (const std::string& text : options.only) {
-    if (setup.id.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+std::string group_of(const calibration::NcclSetup& setup) { return api::validation_group(setup); }
 
 std::string percent(const ErrorSummary& summary) {
   return summary.count == 0 ? "-" : fixed(summary.median_abs_error * 100, 1) + "%";
@@ -167,41 +151,6 @@ void print_table(const std::vector<SetupValidation>& results, const ValidateOpti
   summary.print(out, Format::kTable);
 }
 
-nlohmann::json rows_json(const LogComparison& comparison) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : comparison.rows) {
-    rows.push_back({{"size_bytes", row.size.count()},
-                    {"measured_time_us", row.measured_time.seconds() * 1e6},
-                    {"predicted_time_us", row.predicted_time.seconds() * 1e6},
-                    {"measured_busbw_GBps", row.measured_busbw_GBps},
-                    {"predicted_busbw_GBps", row.predicted_busbw_GBps},
-                    {"error", row.error},
-                    {"algo", collectives::name(row.algorithm)},
-                    {"protocol", collectives::name(row.protocol)}});
-  }
-  return rows;
-}
-
-void print_json(const std::vector<SetupValidation>& results, const ValidateOptions& options, std::ostream& out) {
-  nlohmann::json setups = nlohmann::json::array();
-  for (const auto& result : results) {
-    nlohmann::json entry{{"id", result.setup->id},       {"role", result.setup->role},
-                         {"ranks", result.setup->ranks}, {"op", collectives::name(result.setup->op)},
-                         {"group", group_of(*result.setup)}, {"cluster", result.setup->cluster}};
-    if (!result.skipped.empty()) {
-      entry["skipped"] = result.skipped;
-    } else {
-      entry["rows"] = rows_json(result.uncalibrated);
-      if (options.calibrated) {
-        entry["calibrated_on"] = result.calibrated_on;
-        entry["calibrated_rows"] = result.calibrated ? rows_json(*result.calibrated) : nlohmann::json::array();
-      }
-    }
-    setups.push_back(entry);
-  }
-  out << nlohmann::json{{"network", options.network}, {"setups", setups}}.dump(2) << '\n';
-}
-
 void print_csv(const std::vector<SetupValidation>& results, std::ostream& out) {
   Table table({"setup", "role", "group", "ranks", "size_bytes", "measured_busbw_GBps", "predicted_busbw_GBps", "error",
                "algo", "protocol", "calibrated"});
@@ -291,22 +240,16 @@ Action add_validate_command(CLI::App& app) {
     if (command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
     if (command->count("--profiles") > 0) throw InputError("--profiles", "", "applies to --training");
     const Format format = parse_format(options->format);
-    if (options->role != "all" && options->role != "check" && options->role != "underperforming") {
-      throw InputError("--role", "", "unknown value '" + options->role + "' (expected check, underperforming or all)");
-    }
-    const auto manifest = calibration::read_nccl_setups(resolve_data_path(options->setups));
-    std::vector<const calibration::NcclSetup*> chosen;
-    for (const auto& setup : manifest) {
-      if (selected(setup, *options)) chosen.push_back(&setup);
-    }
-    if (chosen.empty()) throw InputError("--only", "", "no setup of " + options->setups + " matches");
-    calibration::ValidationOptions validation;
-    validation.network = network_flag(options->network);
-    validation.calibrate = options->calibrated;
-    validation.resolve_topology = [](const std::string& path) { return resolve_data_path(path); };
-    const auto results = calibration::validate_setups(manifest, chosen, validation);
+    api::NcclValidationRequest request;
+    request.setups = options->setups;
+    request.role = options->role;
+    request.only = options->only;
+    request.network = network_flag(options->network);
+    request.calibrated = options->calibrated;
+    const api::NcclValidation validation = api::validate_nccl(request);
+    const auto& results = validation.results;
     if (format == Format::kJson) {
-      print_json(results, *options, std::cout);
+      std::cout << api::nccl_validation_json(validation, options->network, options->calibrated).dump(2) << '\n';
     } else if (format == Format::kCsv) {
       print_csv(results, std::cout);
     } else {

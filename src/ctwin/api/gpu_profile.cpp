@@ -1,12 +1,12 @@
-#include "ctwin/cli/gpu_option.hpp"
+#include "ctwin/api/gpu_profile.hpp"
 
 #include <algorithm>
 #include <vector>
 
-#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/api/data_dir.hpp"
 #include "ctwin/core/error.hpp"
 
-namespace ctwin::cli {
+namespace ctwin::api {
 namespace {
 
 const std::filesystem::path kGpuFolder = "models/gpus";
@@ -26,7 +26,7 @@ std::string bundled_names() {
 
 }  // namespace
 
-std::filesystem::path resolve_gpu_path(const std::string& name_or_path) {
+std::filesystem::path resolve_gpu_path(const std::string& name_or_path, const std::string& field) {
   const std::filesystem::path given = resolve_data_path(name_or_path);
   if (std::filesystem::is_regular_file(given)) return given;
   const bool looks_like_name = name_or_path.find('/') == std::string::npos && !name_or_path.ends_with(".json");
@@ -34,12 +34,12 @@ std::filesystem::path resolve_gpu_path(const std::string& name_or_path) {
     const std::filesystem::path bundled = resolve_data_path((kGpuFolder / (name_or_path + ".json")).string());
     if (std::filesystem::is_regular_file(bundled)) return bundled;
   }
-  throw InputError("--gpu", "", "unknown GPU '" + name_or_path + "' (expected a profile file or one of: " +
+  throw InputError(field, "", "unknown GPU '" + name_or_path + "' (expected a profile file or one of: " +
                                     bundled_names() + ")");
 }
 
-compute::GpuSpec load_gpu_option(const std::string& name_or_path) {
-  return compute::load_gpu_spec(resolve_gpu_path(name_or_path));
+compute::GpuSpec load_gpu_option(const std::string& name_or_path, const std::string& field) {
+  return compute::load_gpu_spec(resolve_gpu_path(name_or_path, field));
 }
 
-}  // namespace ctwin::cli
+}  // namespace ctwin::api

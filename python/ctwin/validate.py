@@ -1,0 +1,73 @@
+"""The twin against measurements: predicted vs measured, with the error."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Sequence
+
+import pandas as pd
+
+from . import _core
+from .errors import InputError
+
+_NCCL_COLUMNS = ["setup", "role", "group", "ranks", "op", "size_bytes", "measured_busbw_GBps", "predicted_busbw_GBps",
+                 "error", "measured_time_us", "predicted_time_us", "algo", "protocol", "calibrated"]
+
+
+def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/setups.json", role: str = "all",
+             only: str | Sequence[str] | None = None, network: str = "flow", calibrated: bool = False,
+             cases: str | os.PathLike = "validation/training/cases.json", profiles: str | os.PathLike | None = None,
+             jobs: int | None = None) -> pd.DataFrame:
+    """Predicted against measured (``ctwin validate``).
+
+    ``kind="nccl"``: the nccl-tests logs of a manifest (``setups``, default the bundled
+    validation/nccl/setups.json), each predicted on the bundled topology that models its
+    hardware; one row per measured size. ``role``: "check" (healthy runs, a test of the
+    defaults), "underperforming" or "all". ``calibrated``: also calibrate on one log per cluster
+    and predict the others (held out); those rows have ``calibrated`` True. Columns: setup, role,
+    group (the acceptance group), ranks, op, size_bytes, measured_busbw_GBps and
+    predicted_busbw_GBps (GB/s, 1e9 B/s), error (predicted / measured - 1), measured_time_us,
+    predicted_time_us, algo, protocol, calibrated. ``attrs["skipped"]`` maps setups that could not
+    be predicted to why.
+
+    ``kind="training"``: published training runs (``cases``, default
+    validation/training/cases.json) replayed by the twin; one row per run with id, group, gpus,
+    split, metric (what the source measured: MFU, TFLOP/s or tokens/s per GPU), measured,
+    predicted, error (predicted / measured - 1), step_time_s, mfu, ... ``profiles``: a folder of
+    GPU profiles that replace the cases' profiles of the same name. ``jobs``: runs simulated at
+    once (default one per core; results do not depend on it). ``attrs["summary"]`` and
+    ``attrs["groups"]`` hold the median and max |error|.
+
+    ``only``: setups or runs whose id contains this text (or any of these). ``network``:
+    "analytical" or "flow". ``attrs["report"]`` is the whole ``ctwin validate --format json``.
+    ``kind="scaling"`` and ``calibrated=True`` with "training" are not available from Python
+    yet (``ctwin validate --scaling``, ``ctwin validate --training --calibrated``).
+    """
+    names = [only] if isinstance(only, str) else list(only or [])
+    if kind == "training":
+        if calibrated:
+            raise InputError("calibrated: the cross-validated training fit is not available from Python yet; run "
+                             "`ctwin validate --training --calibrated`", "calibrated")
+        report = json.loads(_core.validate_training(os.fspath(cases), names, network, os.fspath(profiles or ""),
+                                                    jobs or os.cpu_count() or 1))
+        frame = pd.DataFrame(report["cases"])
+        frame.attrs.update({"report": report, "summary": report["summary"], "groups": report["groups"]})
+        return frame
+    if kind != "nccl":
+        raise InputError(f"kind: {kind!r} is not available from Python yet (only 'nccl' and 'training'); "
+                         f"run `ctwin validate --{kind}`", "kind")
+    report = json.loads(_core.validate_nccl(os.fspath(setups), role, names, network, calibrated))
+    rows, skipped = [], {}
+    for s in report["setups"]:
+        if "skipped" in s:
+            skipped[s["id"]] = s["skipped"]
+            continue
+        for key, flag in (("rows", False), ("calibrated_rows", True)):
+            for r in s.get(key, []):
+                rows.append((s["id"], s["role"], s["group"], s["ranks"], s["op"], r["size_bytes"],
+                             r["measured_busbw_GBps"], r["predicted_busbw_GBps"], r["error"], r["measured_time_us"],
+                             r["predicted_time_us"], r["algo"], r["protocol"], flag))
+    frame = pd.DataFrame(rows, columns=_NCCL_COLUMNS)
+    frame.attrs.update({"report": report, "skipped": skipped})
+    return frame

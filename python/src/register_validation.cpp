@@ -1,0 +1,61 @@
+// ctwin._core.validate_nccl and .validate_training: the twin against measured nccl-tests logs
+// and published training runs.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "call.hpp"
+#include "ctwin/api/nccl_validation.hpp"
+#include "ctwin/api/training_validation.hpp"
+#include "ctwin/core/error.hpp"
+#include "registry.hpp"
+
+namespace py = pybind11;
+
+namespace ctwin::python {
+
+void register_validation(py::module_& m) {
+  m.def(
+      "validate_nccl",
+      [](const std::string& setups, const std::string& role, const std::vector<std::string>& only,
+         const std::string& network, bool calibrated) {
+        api::NcclValidationRequest request;
+        request.setups = setups;
+        request.role = role;
+        request.only = only;
+        request.network = network::parse_model_kind(network, "network", "");
+        request.calibrated = calibrated;
+        request.role_field = "role";
+        request.only_field = "only";
+        return call_interruptibly(
+            [&] { return api::nccl_validation_json(api::validate_nccl(request), network, calibrated).dump(); });
+      },
+      py::arg("setups"), py::arg("role"), py::arg("only"), py::arg("network"), py::arg("calibrated"),
+      "Predicted vs measured nccl-tests busbw as JSON (ctwin validate --format json).");
+
+  m.def(
+      "validate_training",
+      [](const std::string& cases, const std::vector<std::string>& only, const std::string& network,
+         const std::string& profiles, unsigned jobs) {
+        api::TrainingValidationRequest request;
+        request.cases = cases;
+        request.only = only;
+        request.network = network::parse_model_kind(network, "network", "");
+        if (request.network != network::ModelKind::kAnalytical && request.network != network::ModelKind::kFlow) {
+          throw InputError("network", "", "a training step runs on analytical or flow, not '" + network + "'");
+        }
+        request.profiles = profiles;
+        request.jobs = jobs == 0 ? 1 : jobs;
+        request.only_field = "only";
+        request.profiles_field = "profiles";
+        return call_interruptibly(
+            [&] { return api::training_validation_json(api::validate_training(request), network).dump(); });
+      },
+      py::arg("cases"), py::arg("only"), py::arg("network"), py::arg("profiles"), py::arg("jobs"),
+      "Published training runs against the twin as JSON (ctwin validate --training --format json).");
+}
+
+}  // namespace ctwin::python

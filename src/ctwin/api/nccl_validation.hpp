@@ -1,0 +1,40 @@
+#pragma once
+// `ctwin validate` (nccl-tests logs) for front ends: the setups of a manifest chosen by role and
+// id, predicted on their bundled topologies, and the JSON of the result.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/calibration/nccl_validation.hpp"
+
+namespace ctwin::api {
+
+struct NcclValidationRequest {
+  std::string setups = "validation/nccl/setups.json";  ///< the manifest
+  std::string role = "all";        ///< check, underperforming or all
+  std::vector<std::string> only;   ///< setups whose id contains one of these; empty: every one
+  network::ModelKind network = network::ModelKind::kFlow;
+  bool calibrated = false;  ///< also calibrate on one log per cluster and score the others
+  // Names of the inputs in errors: the CLI's flags, Python's keywords.
+  std::string role_field = "--role";
+  std::string only_field = "--only";
+};
+
+struct NcclValidation {
+  std::vector<calibration::NcclSetup> manifest;         ///< owns the setups the results point to
+  std::vector<calibration::SetupValidation> results;  ///< in manifest order
+};
+
+[[nodiscard]] NcclValidation validate_nccl(const NcclValidationRequest& request);
+
+/// The acceptance group of a setup: "<topology>, 1 node" or "<topology>, multi-node".
+[[nodiscard]] std::string validation_group(const calibration::NcclSetup& setup);
+
+/// `ctwin validate --format json`: {"network", "setups": [{id, role, ranks, op, group, cluster,
+/// "skipped" or "rows" (and with `calibrated`, "calibrated_on" and "calibrated_rows")}]}.
+[[nodiscard]] nlohmann::json nccl_validation_json(const NcclValidation& validation, const std::string& network,
+                                                  bool calibrated);
+
+}  // namespace ctwin::api
