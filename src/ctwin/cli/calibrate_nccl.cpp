@@ -24,7 +24,9 @@ std::pair<std::string, int> split_ranks(const std::string& argument) {
   if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || count.size() > 7) {
     throw InputError(argument, "", "expected FILE@RANKS with a whole number of ranks after '@'");
   }
-  return {argument.substr(0, at), std::stoi(count)};
+  const int ranks = std::stoi(count);
+  if (ranks < 1) throw InputError(argument, "", "the rank count after '@' must be at least 1");
+  return {argument.substr(0, at), ranks};
 }
 
 calibration::NcclFitCase load_case(const std::string& argument, const CalibrateOptions& options) {

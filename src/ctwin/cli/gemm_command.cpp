@@ -11,6 +11,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/gpu_option.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/compute/gemm_limits.hpp"
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/core/error.hpp"
 
@@ -27,13 +28,19 @@ struct GemmOptions {
   std::string format = "table";
 };
 
-std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, const CLI::App& command) {
+std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, const CLI::App& command,
+                                                 const compute::GpuSpec& gpu) {
   const bool single = command.count("--m") + command.count("--n") + command.count("--k") > 0;
   if (single && !options.shapes.empty()) throw InputError("--shapes", "", "give either --shapes or --m/--n/--k, not both");
   if (!options.shapes.empty()) {
     std::vector<compute::GemmShape> shapes;
     const auto sweep = calibration::read_gemm_csv(resolve_data_path(options.shapes), calibration::MeasurementColumn::kOptional);
-    for (const auto& row : sweep.rows) shapes.push_back(row.shape);
+    for (const auto& row : sweep.rows) {
+      if (const auto problem = compute::gemm_shape_problem(gpu, row.shape)) {
+        throw InputError(sweep.source, "line " + std::to_string(row.line), *problem);
+      }
+      shapes.push_back(row.shape);
+    }
     return shapes;
   }
   if (!single) throw InputError("ctwin gemm", "", "give --m, --n and --k (and --dtype), or --shapes CSV");
@@ -44,6 +51,7 @@ std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, con
   if (!compute::parse_dtype(options.dtype, shape.dtype)) {
     throw InputError("--dtype", "", "unknown dtype '" + options.dtype + "' (expected " + compute::dtype_choices() + ")");
   }
+  if (const auto problem = compute::gemm_shape_problem(gpu, shape)) throw InputError("--m/--n/--k", "", *problem);
   return {shape};
 }
 
@@ -63,7 +71,7 @@ Action add_gemm_command(CLI::App& app) {
   return [options, command] {
     const Format format = parse_format(options->format);
     const compute::GpuSpec gpu = load_gpu_option(options->gpu);
-    const auto shapes = requested_shapes(*options, *command);
+    const auto shapes = requested_shapes(*options, *command, gpu);
     Table table({"m", "n", "k", "dtype", "time_us", "tflops", "model"});
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& shape : shapes) {

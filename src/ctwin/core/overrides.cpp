@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 
 namespace ctwin {
 namespace {
@@ -20,9 +21,11 @@ std::vector<std::string> split_path(std::string_view path) {
   return parts;
 }
 
+// Valid JSON keeps its type, read as strictly as a file (a repeated key is an error); anything
+// else, a number beyond double's range included, stays the string it was.
 nlohmann::json parse_value(const std::string& text) {
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return value.is_discarded() ? nlohmann::json(text) : value;
+  if (!nlohmann::json::accept(text)) return nlohmann::json(text);
+  return parse_json_text(text, "--set");
 }
 
 }  // namespace
