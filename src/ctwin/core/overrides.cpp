@@ -32,6 +32,14 @@ nlohmann::json parse_value(const std::string& text) {
 
 void apply_overrides(nlohmann::json& document, const std::vector<std::string>& assignments) {
   for (const std::string& assignment : assignments) {
+    // Files are UTF-8 by the JSON grammar; a flag can hold any bytes, and a key or value that is
+    // not UTF-8 would fail later, inside an error message (found by fuzz/overrides_fuzz.cpp).
+    try {
+      (void)nlohmann::json(assignment).dump();
+    } catch (const nlohmann::json::type_error&) {
+      throw InputError("--set", "", nlohmann::json(assignment).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                        " is not valid UTF-8");
+    }
     const std::size_t equals = assignment.find('=');
     if (equals == std::string::npos || equals == 0) {
       throw InputError("--set", "", "expected key=value, got '" + assignment + "'");

@@ -144,6 +144,12 @@ TEST_F(Hardening, DuplicateKeyIsAnError) {
                              {"--set", "/tp", "key given twice"}));
 }
 
+// Found by fuzz_overrides: `--set` bytes that are not UTF-8 became an internal error when an
+// error message quoted them.
+TEST_F(Hardening, SetValueThatIsNotUtf8) {
+  EXPECT_TRUE(one_line_error(run_ctwin(run_args("--set 'training.seq_len=40\xff\xff'")), {"--set", "not valid UTF-8"}));
+}
+
 // Row 9: a 1e30 Gbps NIC was taken and printed as 1e+27 Tbps.
 TEST_F(Hardening, AbsurdlyFastNicIsRefused) {
   const std::string file =

@@ -89,6 +89,9 @@ TEST(StrictJson, NumbersBeyondDoubleAreInputErrors) {
 TEST(StrictJson, OverridesKeepTheRules) {
   nlohmann::json doc = {{"a", 1}};
   EXPECT_THROW(apply_overrides(doc, {R"(b={"k": 1, "k": 2})"}), InputError);
+  // Found by fuzz_overrides: a value that is not UTF-8 failed later inside an error message.
+  EXPECT_THROW(apply_overrides(doc, {"training.seq_len=40\xff\xffing.micro_batch=2"}), InputError);
+  EXPECT_THROW(apply_overrides(doc, {"a\xc3=1"}), InputError);
   apply_overrides(doc, {"a=1e999"});
   EXPECT_EQ(doc["a"], "1e999");  // not JSON: kept as text, for the reader to refuse with its field
 }
