@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ctwin builds with, only those that are missing.
 # Runs as root (or through sudo) on Debian 12; a no-op when everything is present.
+# clang and its runtime (libclang-rt-14-dev: ASan, UBSan, libFuzzer) are for
+# `scripts/test.sh --sanitize` and the fuzz targets (docs/hardening.md).
 set -euo pipefail
 
 packages=(
@@ -9,6 +11,7 @@ packages=(
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
   python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
+  clang libclang-rt-14-dev
 )
 
 missing=()

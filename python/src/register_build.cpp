@@ -77,7 +77,10 @@ void register_build(py::module_& m) {
         query.sizes = collectives::size_sweep(size_arg("begin", begin), size_arg("end", end), factor);
         query.element_bytes = calibration::nccl_type_bytes(dtype, "dtype");
         query.network = network::parse_model_kind(network, "network", "");
-        if (channels < 0) throw InputError("channels", "", "must not be negative");
+        if (channels < 0 || channels > 64) {
+          throw InputError("channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
+                                               std::to_string(channels));
+        }
         query.tuning.channels = channels;
         return call_interruptibly([&] { return api::collective_json(api::evaluate_collective(build, query, context)).dump(); });
       },

@@ -17,6 +17,7 @@
 #include "ctwin/api/profile_scale.hpp"
 #include "ctwin/api/training_calibration.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/compute/gemm_limits.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -26,10 +27,10 @@ namespace {
 
 std::vector<compute::GemmShape> shapes_of(std::optional<std::int64_t> m, std::optional<std::int64_t> n,
                                           std::optional<std::int64_t> k, const std::string& dtype,
-                                          const std::string& shapes) {
+                                          const std::string& shapes, const compute::GpuSpec& gpu) {
   const bool single = m || n || k;
   if (single && !shapes.empty()) throw InputError("shapes", "", "give either shapes or m, n and k, not both");
-  if (!shapes.empty()) return api::read_gemm_shapes(shapes);
+  if (!shapes.empty()) return api::read_gemm_shapes(shapes, gpu);
   if (!single) throw InputError("gemm", "", "give m, n and k (and dtype), or shapes=CSV");
   for (const auto& [name, value] : {std::pair{"m", m}, std::pair{"n", n}, std::pair{"k", k}}) {
     if (!value) throw InputError(name, "", "missing: give m, n and k");
@@ -39,6 +40,7 @@ std::vector<compute::GemmShape> shapes_of(std::optional<std::int64_t> m, std::op
   if (!compute::parse_dtype(dtype, shape.dtype)) {
     throw InputError("dtype", "", "unknown dtype '" + dtype + "' (expected " + compute::dtype_choices() + ")");
   }
+  if (const auto problem = compute::gemm_shape_problem(gpu, shape)) throw InputError("m/n/k", "", *problem);
   return {shape};
 }
 
@@ -55,7 +57,7 @@ void register_calibration(py::module_& m) {
          std::optional<std::int64_t> k, const std::string& dtype, const std::string& shapes) {
         return call_interruptibly([&] {
           const compute::GpuSpec spec = api::load_gpu_option(gpu, "gpu");
-          return api::gemm_json(api::evaluate_gemm(spec, shapes_of(m, n, k, dtype, shapes))).dump();
+          return api::gemm_json(api::evaluate_gemm(spec, shapes_of(m, n, k, dtype, shapes, spec))).dump();
         });
       },
       py::arg("gpu"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("dtype"), py::arg("shapes"),

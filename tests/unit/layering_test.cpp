@@ -97,9 +97,9 @@ TEST(Layering, LayersIncludeOnlyLayersToTheirLeft) {
         const bool ok = include.layer == layer || below.count(include.layer) > 0;
         EXPECT_TRUE(ok) << include.file << ':' << include.line << ": layer '" << layer << "' includes ctwin/"
                         << include.layer << "/ (allowed: itself"
-                        << [&] {
+                        << [&allowed = below] {  // clang 14 cannot capture a structured binding by name
                              std::string list;
-                             for (const auto& b : below) list += ", " + b;
+                             for (const auto& b : allowed) list += ", " + b;
                              return list;
                            }()
                         << ')';

@@ -6,14 +6,33 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/unit_parse.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
 namespace ctwin::analysis {
 namespace {
 
+// A storage tier's aggregate bandwidth sums thousands of nodes' (peer memory: PB/s), beyond the
+// 100 Tbps bound of one link; up to 1 Ebps, then it is a typo.
+double aggregate_bytes_per_second(JsonObjectReader& r) {
+  const nlohmann::json& value = r.required("aggregate");
+  if (!value.is_string()) r.fail("aggregate", "expected a bandwidth with its unit, e.g. \"2TBps\"");
+  Bandwidth rate;
+  try {
+    rate = parse_bandwidth(value.get<std::string>());
+  } catch (const UnitError& e) {
+    r.fail("aggregate", e.what());
+  }
+  const double bits = rate.bytes_per_second() * 8;
+  if (!(bits >= 1e6 && bits <= 1e18)) {
+    r.fail("aggregate", "bandwidth " + format_bandwidth(rate) + " is outside [1 Mbps, 1 Ebps]");
+  }
+  return rate.bytes_per_second();
+}
+
 TierBandwidth read_bandwidth(JsonObjectReader r) {
   TierBandwidth b;
-  b.aggregate_Bps = r.bandwidth("aggregate").bytes_per_second();
+  b.aggregate_Bps = aggregate_bytes_per_second(r);
   b.per_node_Bps = r.bandwidth("per_node").bytes_per_second();
   r.finish();
   return b;
@@ -25,7 +44,7 @@ StorageTier read_tier(JsonObjectReader r) {
   t.description = r.string_or("description", "");
   t.write = read_bandwidth(r.object("write"));
   t.read = read_bandwidth(r.object("read"));
-  t.latency_s = r.duration("latency").seconds();
+  t.latency_s = r.duration_up_to("latency", SimTime::from_seconds(3600)).seconds();
   if (r.has("snapshot_per_node")) t.snapshot_per_node_Bps = r.bandwidth("snapshot_per_node").bytes_per_second();
   t.sources = r.string_list("sources");
   r.finish();

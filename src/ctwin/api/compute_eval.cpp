@@ -8,6 +8,7 @@
 #include "ctwin/api/calibration_json.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/gpu_profile.hpp"
+#include "ctwin/compute/gemm_limits.hpp"
 #include "ctwin/calibration/calibrated_profile.hpp"
 #include "ctwin/calibration/gemm_csv.hpp"
 #include "ctwin/calibration/nccl_calibration_file.hpp"
@@ -25,7 +26,9 @@ std::pair<std::string, int> split_ranks(const std::string& argument) {
   if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || count.size() > 7) {
     throw InputError(argument, "", "expected FILE@RANKS with a whole number of ranks after '@'");
   }
-  return {argument.substr(0, at), std::stoi(count)};
+  const int ranks = std::stoi(count);
+  if (ranks < 1) throw InputError(argument, "", "the rank count after '@' must be at least 1");
+  return {argument.substr(0, at), ranks};
 }
 
 calibration::NcclFitCase load_case(const std::string& argument, const NcclCalibrationRequest& request) {
@@ -70,10 +73,15 @@ void add_size_rows(const fabric::ClusterSpec& spec, const calibration::NcclCalib
 
 }  // namespace
 
-std::vector<compute::GemmShape> read_gemm_shapes(const std::string& csv) {
+std::vector<compute::GemmShape> read_gemm_shapes(const std::string& csv, const compute::GpuSpec& gpu) {
   std::vector<compute::GemmShape> shapes;
   const auto sweep = calibration::read_gemm_csv(resolve_data_path(csv), calibration::MeasurementColumn::kOptional);
-  for (const auto& row : sweep.rows) shapes.push_back(row.shape);
+  for (const auto& row : sweep.rows) {
+    if (const auto problem = compute::gemm_shape_problem(gpu, row.shape)) {
+      throw InputError(sweep.source, "line " + std::to_string(row.line), *problem);
+    }
+    shapes.push_back(row.shape);
+  }
   return shapes;
 }
 

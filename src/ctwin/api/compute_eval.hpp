@@ -30,7 +30,7 @@ struct GemmPrediction {
 };
 
 /// The shapes (m,n,k,dtype) of a GEMM CSV; a measurement column is optional and ignored.
-[[nodiscard]] std::vector<compute::GemmShape> read_gemm_shapes(const std::string& csv);
+[[nodiscard]] std::vector<compute::GemmShape> read_gemm_shapes(const std::string& csv, const compute::GpuSpec& gpu);
 
 /// Every shape's predicted time on `gpu`, in order.
 [[nodiscard]] GemmPrediction evaluate_gemm(const compute::GpuSpec& gpu, const std::vector<compute::GemmShape>& shapes);

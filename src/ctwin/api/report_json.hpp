@@ -33,7 +33,7 @@ namespace ctwin::api {
 /// `ctwin scale --format json`: {"model", "scaling": "strong"|"weak", "points"}.
 [[nodiscard]] nlohmann::json scaling_json(const analysis::ScalingStudy& study, bool weak);
 
-/// `ctwin traffic --format json`.
-[[nodiscard]] nlohmann::json traffic_json(const TrafficSummary& summary);
+/// `ctwin traffic --format json`; `wall_s` (this machine's run time, not a result) only with `timing`.
+[[nodiscard]] nlohmann::json traffic_json(const TrafficSummary& summary, bool timing = false);
 
 }  // namespace ctwin::api

@@ -2,7 +2,7 @@
 
 namespace ctwin::api {
 
-nlohmann::json traffic_json(const TrafficSummary& s) {
+nlohmann::json traffic_json(const TrafficSummary& s, bool timing) {
   nlohmann::json out{{"pattern", s.pattern},
                      {"network", s.network},
                      {"gpus", s.gpus},
@@ -14,8 +14,8 @@ nlohmann::json traffic_json(const TrafficSummary& s) {
                                         {"median", s.median_completion.microseconds()},
                                         {"max", s.last_completion.microseconds()}}},
                      {"aggregate_GBps", s.aggregate_GBps},
-                     {"events", s.events},
-                     {"wall_s", s.wall_s}};
+                     {"events", s.events}};
+  if (timing) out["wall_s"] = s.wall_s;
   if (s.solves) out["solves"] = *s.solves;
   if (s.solved_flows) out["solved_flows"] = *s.solved_flows;
   return out;

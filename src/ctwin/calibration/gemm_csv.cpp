@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 #include <map>
 #include <optional>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/input_file.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin::calibration {
 namespace {
@@ -47,8 +49,7 @@ class Locator {
 GemmSweep read_gemm_csv(const std::filesystem::path& path, MeasurementColumn measurement) {
   GemmSweep sweep{path.string(), {}};
   const Locator at(sweep.source);
-  std::ifstream in(path);
-  if (!in) throw InputError(sweep.source, "", "cannot open file");
+  std::istringstream in(read_input_file(path));
 
   std::map<std::string, std::size_t> columns;  // name -> 0-based index
   std::vector<std::string> header;
@@ -92,6 +93,7 @@ GemmSweep read_gemm_csv(const std::filesystem::path& path, MeasurementColumn mea
       if (ec != std::errc() || end != value.data() + value.size() || size <= 0) {
         at.fail(line, column, size_names[i], "size must be a positive integer, got '" + value + "'");
       }
+      if (size > limits::kMaxGemmDim) at.fail(line, column, size_names[i], "size " + value + " is above 16777216 (2^24)");
       *sizes[i] = size;
     }
     {
@@ -107,6 +109,11 @@ GemmSweep read_gemm_csv(const std::filesystem::path& path, MeasurementColumn mea
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
       if (ec != std::errc() || end != value.data() + value.size() || !(number > 0) || !std::isfinite(number)) {
         at.fail(line, column, has_time ? "time_us" : "tflops", "must be a positive number, got '" + value + "'");
+      }
+      // One kernel: at most an hour, at most 1 EFLOP/s (core/limits.hpp).
+      if (has_time ? number > 3.6e9 : number * 1e12 > limits::kMaxFlopsPerSecond) {
+        at.fail(line, column, has_time ? "time_us" : "tflops",
+                has_time ? "a kernel time above one hour, got '" + value + "'" : "a rate above 1 EFLOP/s, got '" + value + "'");
       }
       row.time_s = has_time ? number * 1e-6 : row.shape.flops().count() / (number * 1e12);
     }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <optional>
 #include <set>
 
+#include "ctwin/compute/gemm_limits.hpp"
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/compute/gemm_roofline.hpp"
 #include "ctwin/core/error.hpp"
@@ -107,6 +109,22 @@ compute::GemmEfficiencyTable fit_gemm_table(const compute::GpuSpec& gpu, const G
       throw InputError(sweep.source, "line " + std::to_string(row.line),
                        gpu.name + " has no " + compute::dtype_name(row.shape.dtype) + " rate in its profile");
     }
+    if (const auto problem = compute::gemm_shape_problem(gpu, row.shape)) {
+      throw InputError(sweep.source, "line " + std::to_string(row.line), *problem);
+    }
+    // A kernel faster than the tensor cores' peak is a mistyped time or unit (or the wrong
+    // GPU profile); fitting it would give an efficiency above 100% and MFUs above 100% after.
+    const double achieved = row.shape.flops().count() / row.time_s;
+    const double peak = gpu.peak_dense.at(row.shape.dtype).per_second();
+    if (achieved > peak) {
+      char text[200];
+      std::snprintf(text, sizeof text, "%lldx%lldx%lld %s timed at %g us is %.4g TFLOP/s, %.3gx %s's peak %.4g TFLOP/s",
+                    static_cast<long long>(row.shape.m), static_cast<long long>(row.shape.n),
+                    static_cast<long long>(row.shape.k), compute::dtype_name(row.shape.dtype).c_str(),
+                    row.time_s * 1e6, achieved * 1e-12, achieved / peak, gpu.name.c_str(), peak * 1e-12);
+      throw InputError(sweep.source, "line " + std::to_string(row.line),
+                       std::string(text) + ": an efficiency above 100% is impossible");
+    }
     by_dtype[row.shape.dtype].push_back(&row);
   }
   compute::GemmEfficiencyTable table;
@@ -117,6 +135,15 @@ compute::GemmEfficiencyTable fit_gemm_table(const compute::GpuSpec& gpu, const G
     grid.k = axis_of(rows, &compute::GemmShape::k);
     grid.measurements = static_cast<std::int64_t>(rows.size());
     const std::size_t points = grid.m.size() * grid.n.size() * grid.k.size();
+    // The table is the full grid of distinct M, N and K: a sweep of scattered shapes would
+    // make it cubic in their number (1,000 shapes, 10^9 points).
+    constexpr std::size_t kMaxPoints = std::size_t{1} << 22;
+    if (points > kMaxPoints) {
+      throw InputError(sweep.source, "", std::to_string(grid.m.size()) + " distinct M x " + std::to_string(grid.n.size()) +
+                                             " N x " + std::to_string(grid.k.size()) + " K for " +
+                                             compute::dtype_name(dtype) + " make a grid of more than 2^22 points: "
+                                             "measure a grid of shapes, not scattered ones");
+    }
     std::vector<double> sum(points, 0);
     std::vector<int> count(points, 0);
     for (const auto* row : rows) {
@@ -157,6 +184,9 @@ GemmErrorReport gemm_errors(const compute::GpuSpec& gpu, const GemmSweep& sweep)
   std::map<Dtype, std::vector<double>> large;
   for (const auto& row : sweep.rows) {
     if (!(row.time_s > 0)) throw InputError(sweep.source, "line " + std::to_string(row.line), "no measured time to compare with");
+    if (const auto problem = compute::gemm_shape_problem(gpu, row.shape)) {
+      throw InputError(sweep.source, "line " + std::to_string(row.line), *problem);
+    }
     const double predicted = compute::estimate_gemm(gpu, row.shape).time.seconds();
     const double error = std::fabs(predicted / row.time_s - 1);
     all.push_back(error);

@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include "ctwin/calibration/nccl_log_check.hpp"
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::calibration {
@@ -137,6 +138,9 @@ std::vector<LogComparison> compare_cases(const fabric::ClusterSpec& spec, const 
 NcclFitReport fit_nccl(const fabric::ClusterSpec& spec, const std::vector<NcclFitCase>& fit,
                        const std::vector<NcclFitCase>& holdout, network::ModelKind network) {
   if (fit.empty()) throw InputError("--nccl", "", "no log to fit");
+  for (const auto* cases : {&fit, &holdout}) {
+    for (const NcclFitCase& c : *cases) require_fit_ready(c.log, c.op, c.gpus);
+  }
   const NcclCalibration base = NcclCalibration::defaults_of(spec);
   NcclFitReport report;
 
@@ -193,6 +197,18 @@ NcclFitReport fit_nccl(const fabric::ClusterSpec& spec, const std::vector<NcclFi
     if (!improved) break;
   }
 
+  // A parameter pushed to its bound, a factor of 20 from its default, is no measurement of
+  // the cluster: the logs disagree with the topology (another build, another rank count) or
+  // with themselves. Refuse rather than write a profile that predicts nonsense.
+  for (int k = 0; k < kParameterCount; ++k) {
+    // Efficiencies are capped at 1 whatever their scale, so only their lower bound counts.
+    const bool at_bound = k <= kSwitchLink ? x[k] <= -kLogBound * 0.999 : std::fabs(x[k]) >= kLogBound * 0.999;
+    if (identified[static_cast<std::size_t>(k)] && at_bound) {
+      throw InputError("--nccl", "", std::string("implausible fit: ") + kParameterNames[k] + " ran to " +
+                                         (x[k] > 0 ? "20 times" : "1/20 of") + " its default; the logs do not "
+                                         "match this topology");
+    }
+  }
   report.calibration = calibration_at(base, x);
   for (int k = 0; k < kParameterCount; ++k) {
     if (k == kNvlink && base.nvlink_efficiency <= 0) continue;

@@ -4,12 +4,13 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 #include <istream>
 #include <set>
 #include <string_view>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/input_file.hpp"
 
 namespace ctwin::calibration {
 namespace {
@@ -24,6 +25,11 @@ std::vector<std::string_view> split_fields(std::string_view text) {
     fields.push_back(text.substr(at, end - at));
     at = end;
   }
+}
+
+// "node01:41234:41290 [1] NCCL INFO Channel 00/32 ...": NCCL_DEBUG output.
+bool is_nccl_message(std::string_view text) {
+  return text.find(" NCCL INFO ") != std::string_view::npos || text.find(" NCCL WARN ") != std::string_view::npos;
 }
 
 bool is_unsigned_integer(std::string_view text) {
@@ -56,8 +62,13 @@ class Parser {
     seen_text_ = true;
     if (fields.front().starts_with('#')) {
       comment(text.substr(text.find('#') + 1), line);
-    } else if (layout_ && is_unsigned_integer(fields.front())) {
+    } else if (layout_ && !footer_ && is_unsigned_integer(fields.front())) {
       data_row(fields, line);
+    } else if (!log_.rows.empty() && !footer_ && !is_nccl_message(text)) {
+      // NCCL's own messages interleave with the rows (connections are set up lazily), but
+      // anything else between two rows means the file was edited or two runs were mixed.
+      fail(line, 0, "neither a data row nor an NCCL message inside the table (rows from line " +
+                        std::to_string(log_.rows.front().line) + ")");
     } else {
       ++log_.skipped_lines;
     }
@@ -72,6 +83,14 @@ class Parser {
     }
     if (log_.rows.empty()) {
       fail(last_line, 0, "no data rows after the column header on line " + std::to_string(layout_->line));
+    }
+    // nccl-tests prints its `# nThread` header before the table and `# Avg bus bandwidth` after
+    // it; a log that has the first without the second was cut short (a job killed, a copy
+    // truncated), and its sweep is missing its large sizes.
+    if (log_.threads && !footer_) {
+      fail(last_line, 0, "truncated: no '# Avg bus bandwidth' line after the last row (line " +
+                             std::to_string(log_.rows.back().line) + "), though the '# nThread' header says "
+                             "this is nccl-tests output");
     }
     if (!ranks_.empty()) log_.ranks = static_cast<int>(ranks_.size());
     return std::move(log_);
@@ -103,8 +122,10 @@ class Parser {
       if (value.empty()) fail(line, 0, "'Avg bus bandwidth' without a value");
       double step = 0;
       log_.avg_busbw_GBps = number(value.front(), line, 0, step);
+      footer_ = true;
     } else if (fields[0] == "size" && contains(fields, "time") && contains(fields, "busbw")) {
       layout_ = column_header(fields, line);
+      footer_ = false;
     }
   }
 
@@ -219,7 +240,10 @@ class Parser {
     timing.algbw_GBps = number(fields[group.algbw], line, group.algbw + 1, timing.step.algbw_GBps);
     timing.busbw_GBps = number(fields[group.busbw], line, group.busbw + 1, timing.step.busbw_GBps);
     if (group.wrong) timing.wrong = std::string(fields[*group.wrong]);
-    if (timing.time_us < 0) fail(line, group.time + 1, "time must not be negative");
+    // A collective that ran takes at least a launch (a few microseconds); a time printed as
+    // zero or less is a corrupt row, and it would make every fitted parameter meaningless.
+    if (!(timing.time_us > 0)) fail(line, group.time + 1, "time must be positive, got '" + std::string(fields[group.time]) + "'");
+    if (timing.algbw_GBps < 0 || timing.busbw_GBps < 0) fail(line, group.algbw + 1, "bandwidth must not be negative");
     return timing;
   }
 
@@ -249,6 +273,7 @@ class Parser {
   std::optional<Layout> layout_;
   std::set<std::string> ranks_;
   bool seen_text_ = false;
+  bool footer_ = false;  // `# Avg bus bandwidth` seen: the table is over
 };
 
 }  // namespace
@@ -265,8 +290,7 @@ NcclLog parse_nccl_log(std::istream& in, const std::string& source, std::optiona
 }
 
 NcclLog read_nccl_log(const std::filesystem::path& path, std::optional<NcclOp> op) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string(), "", "cannot open file");
+  std::istringstream in(read_input_file(path));
   return parse_nccl_log(in, path.string(), op);
 }
 

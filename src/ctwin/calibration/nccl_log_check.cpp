@@ -1,5 +1,6 @@
 #include "ctwin/calibration/nccl_log_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -57,6 +58,18 @@ void require_consistent(const NcclLog& log, NcclOp op, int ranks) {
   throw InputError(log.source, "line " + std::to_string(first.line),
                    std::string(figures) + " (" + rule + "); " + std::to_string(found.size()) +
                        " inconsistent figure(s): not an unedited nccl-tests log for this op and rank count");
+}
+
+void require_fit_ready(const NcclLog& log, NcclOp op, int ranks) {
+  if (ranks < 1) throw InputError(log.source, "", "a log needs at least 1 rank, got " + std::to_string(ranks));
+  if (log.ranks && *log.ranks != ranks) {
+    throw InputError(log.source, "", "lists " + std::to_string(*log.ranks) + " ranks ('#  Rank' lines) but is read as " +
+                                         std::to_string(ranks) + " (FILE@N or --gpus)");
+  }
+  // Logs made in memory (the twin's own predictions, in tests) have no printed digits to check.
+  const bool printed = std::all_of(log.rows.begin(), log.rows.end(),
+                                   [](const NcclRow& row) { return row.out_of_place.step.time_us > 0; });
+  if (printed) require_consistent(log, op, ranks);
 }
 
 }  // namespace ctwin::calibration

@@ -29,4 +29,10 @@ struct NcclInconsistency {
 /// Throws InputError (file, "line L", what) naming the first inconsistency, if any.
 void require_consistent(const NcclLog& log, NcclOp op, int ranks);
 
+/// What calibration requires of a log said to have run `op` on `ranks` ranks: at least one
+/// rank, the rank count the log lists (its `#  Rank` lines) if it lists one, and figures
+/// consistent with that count (require_consistent; for logs read from text, whose rows know
+/// their printed digits). Throws InputError naming the log.
+void require_fit_ready(const NcclLog& log, NcclOp op, int ranks);
+
 }  // namespace ctwin::calibration

@@ -94,7 +94,10 @@ Action add_collective_command(CLI::App& app) {
     query.element_bytes = calibration::nccl_type_bytes(options->dtype, "--dtype");
     query.network = network_flag(options->network);
     query.every_transfer = options->every_transfer;
-    if (options->channels < 0) throw InputError("--channels", "", "must not be negative");
+    if (options->channels < 0 || options->channels > 64) {
+      throw InputError("--channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
+                                             std::to_string(options->channels));
+    }
     query.tuning.channels = options->channels;
     api::EvalContext context;
     const auto result = api::evaluate_collective(build_of(options->fabric), query, context);

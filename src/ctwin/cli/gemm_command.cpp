@@ -11,6 +11,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/gpu_option.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/compute/gemm_limits.hpp"
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/core/error.hpp"
 
@@ -27,11 +28,12 @@ struct GemmOptions {
   std::string format = "table";
 };
 
-std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, const CLI::App& command) {
+std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, const CLI::App& command,
+                                                 const compute::GpuSpec& gpu) {
   const bool single = command.count("--m") + command.count("--n") + command.count("--k") > 0;
   if (single && !options.shapes.empty()) throw InputError("--shapes", "", "give either --shapes or --m/--n/--k, not both");
   if (!options.shapes.empty()) {
-    return api::read_gemm_shapes(options.shapes);
+    return api::read_gemm_shapes(options.shapes, gpu);
   }
   if (!single) throw InputError("ctwin gemm", "", "give --m, --n and --k (and --dtype), or --shapes CSV");
   for (const auto& [flag, value] : {std::pair{"--m", options.m}, std::pair{"--n", options.n}, std::pair{"--k", options.k}}) {
@@ -41,6 +43,7 @@ std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, con
   if (!compute::parse_dtype(options.dtype, shape.dtype)) {
     throw InputError("--dtype", "", "unknown dtype '" + options.dtype + "' (expected " + compute::dtype_choices() + ")");
   }
+  if (const auto problem = compute::gemm_shape_problem(gpu, shape)) throw InputError("--m/--n/--k", "", *problem);
   return {shape};
 }
 
@@ -60,7 +63,7 @@ Action add_gemm_command(CLI::App& app) {
   return [options, command] {
     const Format format = parse_format(options->format);
     const compute::GpuSpec gpu = load_gpu_option(options->gpu);
-    const api::GemmPrediction prediction = api::evaluate_gemm(gpu, requested_shapes(*options, *command));
+    const api::GemmPrediction prediction = api::evaluate_gemm(gpu, requested_shapes(*options, *command, gpu));
     if (format == Format::kJson) {
       std::cout << api::gemm_json(prediction).dump(2) << '\n';
       return;

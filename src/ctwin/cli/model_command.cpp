@@ -154,7 +154,8 @@ Action add_model_command(CLI::App& app) {
     const workload::ModelSpec model = workload::load_model_spec(resolve_model_path(o->model));
     workload::ParallelConfig split = split_from(*o);
     if (o->gpus < 0) throw InputError("--gpus", "", "must be positive, got " + std::to_string(o->gpus));
-    const std::int64_t gpus = o->gpus > 0 ? o->gpus : split.tp * split.pp * split.cp * split.dp.value_or(1);
+    const std::int64_t gpus = o->gpus > 0 ? o->gpus : workload::gpus_of(split);
+    workload::validate_gpus(split, gpus);
     const std::int64_t dp = split.dp.value_or(gpus / (split.tp * split.pp * split.cp));
     if (o->global_batch < 0) throw InputError("--global-batch", "", "must be positive");
     split.global_batch = o->global_batch > 0 ? o->global_batch : split.micro_batch * std::max<std::int64_t>(dp, 1);

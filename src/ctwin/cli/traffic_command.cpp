@@ -24,6 +24,7 @@ struct TrafficOptions {
   std::string format = "table";
   bool pxn = false;
   bool full_solve = false;
+  bool timing = false;
   int steps = 8;
   int flows_per_pair = 1;
 };
@@ -56,6 +57,8 @@ Action add_traffic_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--full-solve", options->full_solve, "flow: re-solve every flow at every change (slow; for checking)");
   command->add_option("--format", options->format, "table or json")->capture_default_str();
+  command->add_flag("--timing", options->timing,
+                    "json: add wall_s, ctwin's own run time (left out by default so the output is deterministic)");
   return [options] {
     const Format format = parse_format(options->format);
     const network::PatternOptions pattern_options{parse_size_flag(options->size), options->pxn, options->steps,
@@ -68,7 +71,7 @@ Action add_traffic_command(CLI::App& app) {
     api::EvalContext context;
     const api::TrafficSummary result = api::evaluate_traffic(build_of(options->fabric), query, context);
     if (format == Format::kJson) {
-      std::cout << api::traffic_json(result).dump(2) << '\n';
+      std::cout << api::traffic_json(result, options->timing).dump(2) << '\n';
       return;
     }
     std::cout << result.pattern << " on " << result.gpus << " GPUs of " << result.cluster << ", " << result.transfers

@@ -1,9 +1,13 @@
 #include "ctwin/collectives/predict.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 #include <memory>
 
 #include "ctwin/collectives/plan_timing.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin::collectives {
 namespace {
@@ -26,6 +30,15 @@ std::vector<Bytes> size_sweep(Bytes begin, Bytes end, double factor) {
   if (begin <= Bytes(0)) throw InputError("--begin", "", "must be positive");
   if (end < begin) throw InputError("--end", "", "must not be below --begin");
   if (!(factor > 1)) throw InputError("--factor", "", "must be greater than 1");
+  if (const auto problem = limits::message_problem(end)) throw InputError("--end", "", *problem);
+  // Counted before the loop: -f 1.0000001 from 8 B to 8 GiB would be 2e8 rows.
+  const double rows = std::log(static_cast<double>(end.count()) / static_cast<double>(begin.count())) / std::log(factor) + 1;
+  if (!(rows <= static_cast<double>(limits::kMaxSweepRows))) {
+    char text[160];
+    std::snprintf(text, sizeof text, "a factor of %.10g from --begin to --end gives %.4g sizes, more than 4096: use a "
+                  "larger factor", factor, rows);
+    throw InputError("--factor", "", text);
+  }
   std::vector<Bytes> sizes;
   for (double size = static_cast<double>(begin.count()); size <= static_cast<double>(end.count()) * (1 + 1e-12);
        size *= factor) {
@@ -77,6 +90,9 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
     const double seconds = best.time.seconds();
     best.algbw_GBps = seconds > 0 ? static_cast<double>(size.count()) / seconds / 1e9 : 0;
     best.busbw_GBps = best.algbw_GBps * busbw_factor(query.op, fabric.gpus());
+    limits::require_finite_non_negative(best.time.seconds(), "collective time");
+    limits::require_finite_non_negative(best.algbw_GBps, "collective algbw");
+    limits::require_finite_non_negative(best.busbw_GBps, "collective busbw");
     result.rows.push_back(best);
   }
   return result;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin::compute {
 namespace {
@@ -43,6 +44,7 @@ GemmEstimate estimate_gemm(const GpuSpec& gpu, const GemmShape& shape) {
   }
   // A kernel never takes less than a picosecond: keeps the achieved rate finite.
   estimate.time = std::max(estimate.time, SimTime::from_ps(1));
+  limits::require_finite_non_negative(estimate.rate().per_second(), "GEMM rate");
   return estimate;
 }
 

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/input_file.hpp"
+#include "ctwin/core/limits.hpp"
 #include "ctwin/core/unit_parse.hpp"
 
 namespace ctwin {
@@ -24,25 +26,89 @@ std::string escape_token(std::string_view key) {
 
 std::string type_name(const nlohmann::json& value) { return value.type_name(); }
 
-}  // namespace
+// nlohmann keeps the last of repeated keys without a word; a strict reader must not. The parser
+// callback sees every key before it is stored: track the keys of each open object, and the
+// path to it for the message.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string source) : source_(std::move(source)) {}
 
-nlohmann::json load_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string(), "", "cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_json_text(text.str(), path.string());
-}
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+        enter();
+        frames_.push_back({true, {}, {}, 0});
+        break;
+      case Event::array_start:
+        enter();
+        frames_.push_back({false, {}, {}, 0});
+        break;
+      case Event::key: {
+        Frame& frame = frames_.back();
+        frame.key = parsed.get<std::string>();
+        if (std::find(frame.keys.begin(), frame.keys.end(), frame.key) != frame.keys.end()) {
+          throw InputError(source_, pointer(), "key given twice in one object");
+        }
+        frame.keys.push_back(frame.key);
+        break;
+      }
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        break;
+      case Event::value:
+        enter();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::vector<std::string> keys;
+    std::string key;
+    std::size_t next_index;  // arrays: the index the next element gets
+  };
+
+  // A value (or a nested object or array) begins inside the innermost open container.
+  void enter() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().next_index;
+  }
+
+  std::string pointer() const {
+    std::string text;
+    for (const Frame& frame : frames_) {
+      text += "/" + (frame.object ? escape_token(frame.key) : std::to_string(frame.next_index - 1));
+    }
+    return text;
+  }
+
+  std::string source_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, DuplicateKeyCheck(source));
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 3, column 5: ..."
     const auto colon = what.find("] ");
     throw InputError(source, "", "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // 406: a number beyond double's range, such as 1e999 (nlohmann gives no position).
+    throw InputError(source, "", "a number is out of range (beyond +-1.8e308)");
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(source, "", std::string("malformed JSON: ") + e.what());
   }
+}
+
+nlohmann::json load_json_file(const std::filesystem::path& path) {
+  return parse_json_text(read_input_file(path), path.string());
 }
 
 JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string source, std::string pointer)
@@ -185,19 +251,26 @@ auto parse_quantity(JsonObjectReader& reader, std::string_view key, const nlohma
 
 Bandwidth JsonObjectReader::bandwidth(std::string_view key) {
   const Bandwidth rate = parse_quantity(*this, key, required(key), parse_bandwidth, "400Gbps");
-  if (!(rate.bytes_per_second() > 0)) fail(key, "bandwidth must be positive");
+  if (const auto problem = limits::bandwidth_problem(rate)) fail(key, *problem);
   return rate;
 }
 
 FlopRate JsonObjectReader::flop_rate(std::string_view key) {
   const FlopRate rate = parse_quantity(*this, key, required(key), parse_flop_rate, "989.4TFLOPS");
-  if (!(rate.per_second() > 0)) fail(key, "compute rate must be positive");
+  if (const auto problem = limits::flop_rate_problem(rate)) fail(key, *problem);
   return rate;
 }
 
 SimTime JsonObjectReader::duration(std::string_view key) {
   const SimTime time = parse_quantity(*this, key, required(key), parse_time, "600ns");
+  if (const auto problem = limits::latency_problem(time)) fail(key, *problem);
+  return time;
+}
+
+SimTime JsonObjectReader::duration_up_to(std::string_view key, SimTime most) {
+  const SimTime time = parse_quantity(*this, key, required(key), parse_time, "10s");
   if (time < SimTime()) fail(key, "duration must not be negative");
+  if (time > most) fail(key, "duration " + format_time(time) + " is above " + format_time(most));
   return time;
 }
 
@@ -207,7 +280,7 @@ SimTime JsonObjectReader::duration_or(std::string_view key, SimTime fallback) {
 
 Bytes JsonObjectReader::bytes(std::string_view key) {
   const Bytes size = parse_quantity(*this, key, required(key), parse_bytes, "80GiB");
-  if (size <= Bytes(0)) fail(key, "size must be positive");
+  if (const auto problem = limits::capacity_problem(size)) fail(key, *problem);
   return size;
 }
 

@@ -16,11 +16,12 @@
 
 namespace ctwin {
 
-/// Parses a JSON file; a missing file or a syntax error becomes an InputError naming the file
-/// (and the line and column where nlohmann reports one).
+/// Parses a JSON file; a missing file, a directory, a syntax error, a number beyond double's
+/// range (1e999) or a key given twice in one object becomes an InputError naming the file (and
+/// the line and column where nlohmann reports one, or the pointer of the repeated key).
 [[nodiscard]] nlohmann::json load_json_file(const std::filesystem::path& path);
 
-/// JSON text read the same way; `source` names it in messages.
+/// The same for JSON text already in memory; `source` names it in errors.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& source);
 
 /// Reads one JSON object field by field, remembering which keys were read so that `finish()`
@@ -49,14 +50,16 @@ class JsonObjectReader {
   [[nodiscard]] std::vector<std::string> string_list(std::string_view key);
   [[nodiscard]] std::vector<std::string> string_list_or_empty(std::string_view key);
 
-  /// A strictly positive rate such as "400Gbps".
+  /// A rate such as "400Gbps", within the range policy (core/limits.hpp): 1 Mbps to 100 Tbps.
   [[nodiscard]] Bandwidth bandwidth(std::string_view key);
-  /// A non-negative duration such as "600ns".
+  /// A duration such as "600ns", from 0 to 1 s.
   [[nodiscard]] SimTime duration(std::string_view key);
   [[nodiscard]] SimTime duration_or(std::string_view key, SimTime fallback);
-  /// A strictly positive compute rate such as "989.4TFLOPS".
+  /// A duration from 0 to `most`, for times longer than a link's (a storage tier's latency).
+  [[nodiscard]] SimTime duration_up_to(std::string_view key, SimTime most);
+  /// A compute rate such as "989.4TFLOPS", from 1 GFLOPS to 1 EFLOPS.
   [[nodiscard]] FlopRate flop_rate(std::string_view key);
-  /// A strictly positive size such as "80GiB".
+  /// A capacity such as "80GiB", from 1 B to 1 PiB.
   [[nodiscard]] Bytes bytes(std::string_view key);
 
   /// A nested object, read by its own reader (call its finish() too).

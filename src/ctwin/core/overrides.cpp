@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 
 namespace ctwin {
 namespace {
@@ -20,14 +21,24 @@ std::vector<std::string> split_path(std::string_view path) {
   return parts;
 }
 
+// Valid JSON keeps its type, read as strictly as a file (a repeated key is an error); anything
+// else, a number beyond double's range included, stays the string it was.
 nlohmann::json parse_value(const std::string& text) {
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return value.is_discarded() ? nlohmann::json(text) : value;
+  if (!nlohmann::json::accept(text)) return nlohmann::json(text);
+  return parse_json_text(text, "--set");
 }
 
 }  // namespace
 
 Override parse_override(const std::string& assignment, const std::string& origin) {
+  // Files are UTF-8 by the JSON grammar; a flag can hold any bytes, and a key or value that is
+  // not UTF-8 would fail later, inside an error message (found by fuzz/overrides_fuzz.cpp).
+  try {
+    (void)nlohmann::json(assignment).dump();
+  } catch (const nlohmann::json::type_error&) {
+    throw InputError(origin, "", nlohmann::json(assignment).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                     " is not valid UTF-8");
+  }
   const std::size_t equals = assignment.find('=');
   if (equals == std::string::npos || equals == 0) {
     throw InputError(origin, "", "expected key=value, got '" + assignment + "'");

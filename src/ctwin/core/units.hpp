@@ -10,13 +10,17 @@
 
 namespace ctwin {
 
+/// Throws InternalError: a computed time beyond int64 picoseconds (106 days) or not finite.
+/// Readers bound every input (core/limits.hpp) so that this is never the user's doing.
+[[noreturn]] void fail_time_out_of_range(double picoseconds);
+
 /// Simulated time (or a duration) in integer picoseconds. 2^63 ps is about 106 days.
 class SimTime {
  public:
   constexpr SimTime() = default;
   [[nodiscard]] static constexpr SimTime from_ps(std::int64_t ps) { return SimTime(ps); }
   /// Rounds to the nearest picosecond.
-  [[nodiscard]] static SimTime from_seconds(double s) { return SimTime(std::llround(s * 1e12)); }
+  [[nodiscard]] static SimTime from_seconds(double s) { return SimTime(checked_ps(s * 1e12)); }
   [[nodiscard]] static constexpr SimTime max() {
     return SimTime(std::numeric_limits<std::int64_t>::max());
   }
@@ -32,6 +36,12 @@ class SimTime {
   friend constexpr SimTime operator*(SimTime a, std::int64_t k) { return SimTime(a.ps_ * k); }
   friend constexpr SimTime operator*(std::int64_t k, SimTime a) { return SimTime(a.ps_ * k); }
   friend constexpr auto operator<=>(SimTime, SimTime) = default;
+
+  /// `ps` rounded to the nearest integer; fail_time_out_of_range beyond +-9.2e18.
+  [[nodiscard]] static std::int64_t checked_ps(double ps) {
+    if (!(std::fabs(ps) < 9.2e18)) fail_time_out_of_range(ps);
+    return std::llround(ps);
+  }
 
  private:
   constexpr explicit SimTime(std::int64_t ps) : ps_(ps) {}
@@ -111,7 +121,7 @@ class FlopRate {
 [[nodiscard]] inline SimTime transfer_time(Bytes size, Bandwidth rate) {
   // One division, so a whole number of picoseconds stays whole (1 B at 1 GB/s is 1000 ps).
   const double ps = static_cast<double>(size.count()) * 1e12 / rate.bytes_per_second();
-  return SimTime::from_ps(static_cast<std::int64_t>(std::ceil(ps)));
+  return SimTime::from_ps(SimTime::checked_ps(std::ceil(ps)));
 }
 
 [[nodiscard]] inline SimTime compute_time(FlopCount work, FlopRate rate) {

@@ -3,16 +3,30 @@
 #include <algorithm>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin::network {
 namespace {
 
 constexpr std::uint32_t kNoTransfer = ~std::uint32_t{0};
 
+// A pattern is held in memory transfer by transfer; past this it is a mistake (an alltoall
+// on a million GPUs), not a study.
+constexpr std::size_t kMaxTransfers = std::size_t{1} << 26;
+
+// One transfer of `options.size` bytes, split into flows_per_pair flows as NCCL splits a
+// transfer over its channels: the flows carry size / K bytes each, the first size % K flows
+// one byte more, so the pair moves exactly `size` bytes whatever K is.
 void add_pair(TrafficPattern& pattern, GpuId src, GpuId dst, const PatternOptions& options, std::int64_t after = -1) {
+  if (pattern.transfers.size() + static_cast<std::size_t>(options.flows_per_pair) > kMaxTransfers) {
+    throw InputError("--pattern", "", "'" + pattern.name + "' on this build needs more than 2^26 transfers (" +
+                                          "flows per pair included): use fewer GPUs, steps or flows");
+  }
+  const std::int64_t flows = options.flows_per_pair;
   for (int flow = 0; flow < options.flows_per_pair; ++flow) {
+    const Bytes share(options.size.count() / flows + (flow < options.size.count() % flows ? 1 : 0));
     PlannedTransfer transfer;
-    transfer.request = {src, dst, options.size, {static_cast<std::uint64_t>(flow), options.pxn}};
+    transfer.request = {src, dst, share, {static_cast<std::uint64_t>(flow), options.pxn}};
     transfer.after = after;
     pattern.transfers.push_back(transfer);
   }
@@ -37,7 +51,14 @@ std::vector<std::pair<std::string, std::string>> pattern_catalog() {
 
 TrafficPattern make_pattern(const std::string& name, const fabric::Fabric& fabric, const PatternOptions& options) {
   if (options.size < Bytes(0)) throw InputError("--size", "", "must not be negative");
-  if (options.flows_per_pair < 1) throw InputError("--flows-per-pair", "", "must be at least 1");
+  if (const auto problem = limits::message_problem(options.size)) throw InputError("--size", "", *problem);
+  if (options.flows_per_pair < 1 || options.flows_per_pair > limits::kMaxChannels) {
+    throw InputError("--flows-per-pair", "", "must be between 1 and 64 (NCCL's most channels), got " +
+                                                 std::to_string(options.flows_per_pair));
+  }
+  if (options.steps < 1 || options.steps > 1'000'000) {
+    throw InputError("--steps", "", "must be between 1 and 1000000, got " + std::to_string(options.steps));
+  }
   TrafficPattern pattern{name, {}};
   const GpuId gpus = fabric.gpus();
   const int per_node = fabric.gpus_per_node();
@@ -144,6 +165,7 @@ TrafficResult run_pattern(NetworkModel& model, const TrafficPattern& pattern) {
   result.makespan = count == 0 ? SimTime() : *std::max_element(result.completed_at.begin(), result.completed_at.end());
   result.stats = model.stats();
   result.events = simulator.events_processed() - events_before;
+  for (const SimTime at : result.completed_at) CTWIN_ASSERT(at >= SimTime(), "transfers complete at non-negative times");
   return result;
 }
 

@@ -28,7 +28,8 @@ struct PatternOptions {
   bool pxn = false;
   /// alltoall_chain: exchanges per GPU, one after the other.
   int steps = 8;
-  /// Flows per GPU pair with distinct flow labels (NCCL channels); spreads ECMP.
+  /// Flows per GPU pair with distinct flow labels (NCCL channels); spreads ECMP. Each pair's
+  /// `size` is split over its flows (size / K each, the remainder one byte per flow).
   int flows_per_pair = 1;
 };
 

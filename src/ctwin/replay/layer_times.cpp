@@ -6,6 +6,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/limits.hpp"
 #include "ctwin/replay/comm_groups.hpp"
 #include "ctwin/replay/op_graph.hpp"
 #include "ctwin/replay/scenario.hpp"
@@ -46,6 +47,15 @@ void add(std::vector<KernelTime>& kernels, std::map<std::string, std::size_t>& i
 }  // namespace
 
 LayerPrediction predict_layer(const LayerQuery& query, const std::filesystem::path& repo_root) {
+  // The flags, checked against the range policy before they become a scenario's fields.
+  if (query.seq_len < 1 || query.seq_len > limits::kMaxSeqLen) {
+    throw InputError("--seq", "", std::to_string(query.seq_len) + " tokens is outside [1, 16777216 (2^24)]");
+  }
+  const auto tokens = limits::checked_product(query.seq_len, query.micro_batch);
+  if (query.micro_batch < 1 || !tokens || *tokens > limits::kMaxTokensPerMicroBatch) {
+    throw InputError("--micro-batch", "", "micro_batch·seq_len must be between 1 and 2^26 tokens");
+  }
+  if (query.tp < 1 || query.tp > 4096) throw InputError("--tp", "", "must be between 1 and 4096");
   const Scenario s = parse_scenario(layer_scenario(query), "ctwin layer", std::filesystem::current_path(), repo_root);
   CollectiveTimes comm(s.cluster, network::ModelKind::kAnalytical, true);
   const ChunkWork work = build_layer_work(s, comm, query.layer);
@@ -55,6 +65,12 @@ LayerPrediction predict_layer(const LayerQuery& query, const std::filesystem::pa
   for (const auto& op : work.backward) add(prediction.kernels, index, op, true);
   prediction.forward_ms = compute_time_of(work.forward, false, false).seconds() * 1e3;
   prediction.backward_ms = compute_time_of(work.backward, false, false).seconds() * 1e3;
+  for (const auto& kernel : prediction.kernels) {
+    limits::require_finite_non_negative(kernel.forward_us, "layer kernel forward_us");
+    limits::require_finite_non_negative(kernel.backward_us, "layer kernel backward_us");
+  }
+  limits::require_finite_non_negative(prediction.forward_ms, "layer forward_ms");
+  limits::require_finite_non_negative(prediction.backward_ms, "layer backward_ms");
   return prediction;
 }
 

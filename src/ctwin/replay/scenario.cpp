@@ -5,6 +5,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
+#include "ctwin/replay/step_limits.hpp"
 #include "ctwin/workload/hf_config.hpp"
 
 namespace ctwin::replay {
@@ -144,6 +145,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   s.gpu = read_gpu(reader.optional("gpu"), s.cluster.server.gpu, dir, repo_root, source, profiles);
   reader.finish();
   workload::validate(s.model, s.split, s.gpus);
+  check_step_within_limits(s);
   return s;
 }
 

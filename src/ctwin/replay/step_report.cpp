@@ -4,6 +4,8 @@
 #include <array>
 #include <vector>
 
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 #include "ctwin/workload/flops.hpp"
 #include "ctwin/workload/memory_model.hpp"
 
@@ -111,7 +113,30 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   r.micro_batches = scenario.split.micro_batches(scenario.gpus);
   r.dp = scenario.split.data_parallel(scenario.gpus);
   r.events = replay.events;
+  check_step_report(r, scenario);
   return r;
+}
+
+void check_step_report(const StepReport& r, const Scenario& scenario) {
+  const std::pair<const char*, double> fields[] = {
+      {"step_time_s", r.step_time_s}, {"tokens_per_s", r.tokens_per_s},
+      {"model_tflops_per_gpu", r.model_tflops_per_gpu}, {"hardware_tflops_per_gpu", r.hardware_tflops_per_gpu},
+      {"mfu", r.mfu}, {"comm_ratio", r.comm_ratio}, {"compute_s", r.breakdown.compute_s},
+      {"exposed_comm_s.tp", r.breakdown.exposed_comm_s.tp}, {"exposed_comm_s.pp", r.breakdown.exposed_comm_s.pp},
+      {"exposed_comm_s.dp", r.breakdown.exposed_comm_s.dp}, {"exposed_comm_s.cp", r.breakdown.exposed_comm_s.cp},
+      {"exposed_comm_s.ep", r.breakdown.exposed_comm_s.ep}, {"bubble_s", r.breakdown.bubble_s},
+      {"optimizer_s", r.breakdown.optimizer_s}, {"memory_gib_per_gpu.total", r.memory_gib_per_gpu.total}};
+  for (const auto& [name, value] : fields) limits::require_finite_non_negative(value, name);
+  CTWIN_ASSERT(r.step_time_s > 0, "a step takes time");
+  // The model's FLOPs faster than the tensor cores' peak: only a GPU profile whose GEMM table
+  // or time scale promises more than the hardware can (hand-edited, or fitted before
+  // calibration refused such sweeps) gets here.
+  if (r.mfu > 1) {
+    throw InputError(scenario.source, "/gpu",
+                     "the GPU profile '" + scenario.gpu.name + "' makes this step run at MFU " +
+                         std::to_string(static_cast<int>(r.mfu * 100)) +
+                         "%, above the peak: its GEMM efficiencies or training_time_scale are impossible");
+  }
 }
 
 }  // namespace ctwin::replay

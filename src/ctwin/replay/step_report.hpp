@@ -57,4 +57,8 @@ struct StepReport {
 /// The report of `replay`, a step of `scenario`.
 [[nodiscard]] StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay);
 
+/// Every reported time, rate, ratio and size finite and not negative (InternalError if not),
+/// and the MFU at most 100% (InputError naming the scenario's GPU profile if not).
+void check_step_report(const StepReport& report, const Scenario& scenario);
+
 }  // namespace ctwin::replay

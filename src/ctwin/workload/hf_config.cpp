@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/workload/model_limits.hpp"
 #include "ctwin/core/json_reader.hpp"
 
 namespace ctwin::workload {
@@ -121,6 +122,7 @@ ModelSpec parse_hf_config(const nlohmann::json& document, const std::string& sou
   read_moe(reader, model);
   read_sliding_window(reader, document, model);
   // No reader.finish(): the remaining keys are the ones the header says are ignored.
+  check_model_size(model, source);
   return model;
 }
 

@@ -1,6 +1,7 @@
 #include "ctwin/workload/model_spec.hpp"
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/workload/model_limits.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/workload/hf_config.hpp"
 
@@ -131,6 +132,7 @@ ModelSpec parse_model_spec(const nlohmann::json& document, const std::string& so
     model.moe = read_moe(*moe, model.layers);
   }
   reader.finish();
+  check_model_size(model, source);
   return model;
 }
 

@@ -1,8 +1,11 @@
 #include "ctwin/workload/parallel_config.hpp"
 
+#include <limits>
+#include <optional>
 #include <string_view>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 #include "ctwin/workload/pipeline_layout.hpp"
 
 namespace ctwin::workload {
@@ -237,7 +240,7 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   constexpr std::int64_t kMax = std::int64_t{1} << 30;
   ParallelConfig split;
   split.origin.source = training.source();
-  split.seq_len = training.integer("seq_len", 1, kMax);
+  split.seq_len = training.integer("seq_len", 1, limits::kMaxSeqLen);
   split.global_batch = training.integer("global_batch", 1, kMax);
   split.micro_batch = training.integer("micro_batch", 1, kMax);
   split.precision = *precision_from_name(training.choice_or("precision", {"bf16", "fp16", "fp8"}, "bf16"));
@@ -321,8 +324,40 @@ std::int64_t ParallelConfig::stage_first_layer(std::int64_t model_layers, std::i
   return first;
 }
 
-void validate(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus) {
+std::int64_t gpus_of(const ParallelConfig& split) {
+  std::optional<std::int64_t> product = split.tp;
+  for (const std::int64_t factor : {split.pp, split.cp, split.dp.value_or(1)}) {
+    if (product) product = limits::checked_product(*product, factor);
+  }
+  // Beyond int64 is beyond the bound too; validate_gpus names the bound.
+  return product.value_or(std::numeric_limits<std::int64_t>::max());
+}
+
+void validate_gpus(const ParallelConfig& split, std::int64_t gpus) {
   if (gpus < 1) fail(split, "gpus", "must be at least 1, got " + str(gpus));
+  if (gpus > limits::kMaxGpus) fail(split, "gpus", str(gpus) + " GPUs is above the limit of 16777216 (2^24)");
+  std::optional<std::int64_t> model_parallel = limits::checked_product(split.tp, split.pp);
+  if (model_parallel) model_parallel = limits::checked_product(*model_parallel, split.cp);
+  if (!model_parallel || *model_parallel > limits::kMaxGpus) {
+    fail(split, "tp", "tp·pp·cp is above the limit of 16777216 (2^24) GPUs");
+  }
+  if (split.seq_len < 1 || split.seq_len > limits::kMaxSeqLen) {
+    fail(split, "seq_len", str(split.seq_len) + " tokens is outside [1, 16777216 (2^24)]");
+  }
+  // Tokens in one micro-batch and in one step: bounds that keep every activation size and
+  // FLOP count far inside int64 and double (core/limits.hpp).
+  const auto micro_tokens = limits::checked_product(split.seq_len, split.micro_batch);
+  if (!micro_tokens || *micro_tokens > limits::kMaxTokensPerMicroBatch) {
+    fail(split, "micro_batch", "micro_batch·seq_len is above the limit of 2^26 tokens per micro-batch");
+  }
+  const auto step_tokens = limits::checked_product(split.seq_len, split.global_batch);
+  if (!step_tokens || *step_tokens > limits::kMaxTokensPerStep) {
+    fail(split, "global_batch", "global_batch·seq_len is above the limit of 2^36 tokens per step");
+  }
+}
+
+void validate(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus) {
+  validate_gpus(split, gpus);
   const std::int64_t model_parallel = split.tp * split.pp * split.cp;
   if (split.dp) {
     if (model_parallel * *split.dp != gpus) {

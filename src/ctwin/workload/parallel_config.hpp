@@ -126,4 +126,12 @@ struct ParallelConfig {
 /// exactly which rule fails.
 void validate(const ModelSpec& model, const ParallelConfig& split, std::int64_t gpus);
 
+/// The range policy's part of validate(), checkable before anything multiplies the sizes:
+/// 1 <= gpus <= 2^24, tp·pp·cp <= 2^24, micro_batch·seq_len <= 2^26 tokens and
+/// global_batch·seq_len <= 2^36 tokens. Throws InputError naming the field (or flag).
+void validate_gpus(const ParallelConfig& split, std::int64_t gpus);
+
+/// tp·pp·cp·dp (dp 1 when auto), or int64's maximum when the product overflows.
+[[nodiscard]] std::int64_t gpus_of(const ParallelConfig& split);
+
 }  // namespace ctwin::workload

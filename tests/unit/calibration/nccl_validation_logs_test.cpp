@@ -54,7 +54,10 @@ TEST(NcclValidationLogs, EveryLogParsesWithTheManifestsRowsAndIsConsistent) {
 
 TEST(NcclValidationLogs, ManifestMapsEachLogToATopologyOrSaysWhyNot) {
   const std::set<std::string> roles = {"check", "underperforming"};
-  for (const nlohmann::json& entry : manifest().at("logs")) {
+  // The manifest held by name: a range-for over manifest().at(...) walks a freed temporary
+  // (AddressSanitizer's heap-use-after-free under scripts/test.sh --sanitize).
+  const nlohmann::json document = manifest();
+  for (const nlohmann::json& entry : document.at("logs")) {
     SCOPED_TRACE(entry.at("id").get<std::string>());
     EXPECT_TRUE(roles.contains(entry.at("role").get<std::string>()));
     EXPECT_FALSE(entry.at("topology_note").get<std::string>().empty());

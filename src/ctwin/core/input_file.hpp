@@ -1,0 +1,14 @@
+#pragma once
+// Reading a whole input file, with the failures a user can cause (a missing file, a directory
+// where a file belongs, an unreadable file) as InputErrors naming the path.
+
+#include <filesystem>
+#include <string>
+
+namespace ctwin {
+
+/// The file's bytes. Throws InputError naming `path` for a directory, a missing or unreadable
+/// file, or one larger than 256 MiB (no input ctwin reads comes near it; /dev/zero is refused).
+[[nodiscard]] std::string read_input_file(const std::filesystem::path& path);
+
+}  // namespace ctwin
