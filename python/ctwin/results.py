@@ -52,7 +52,8 @@ class StepResult(_Report):
         """Where the step's time went (mean over pipeline ranks): part, seconds, share of the step."""
         b = self._report["breakdown"]
         parts = [("compute", b["compute_s"])]
-        parts += [(f"exposed {kind}", seconds) for kind, seconds in b["exposed_comm_s"].items()]
+        # The CLI's order: the parallelisms from the innermost out.
+        parts += [(f"exposed {kind}", b["exposed_comm_s"][kind]) for kind in ("tp", "pp", "dp", "cp", "ep")]
         parts += [("bubble", b["bubble_s"]), ("optimizer", b["optimizer_s"])]
         frame = pd.DataFrame(parts, columns=["part", "seconds"])
         frame["share"] = frame["seconds"] / self._report["step_time_s"]
