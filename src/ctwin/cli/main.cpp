@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_run_command);
   add(ctwin::cli::add_scale_command);
   add(ctwin::cli::add_goodput_command);
+  add(ctwin::cli::add_sweep_command);
 
   try {
     app.parse(argc, argv);
