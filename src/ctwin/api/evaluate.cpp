@@ -35,11 +35,16 @@ nlohmann::json build_document(const Build& build) {
   return document;
 }
 
-std::shared_ptr<const fabric::Fabric> built(const Build& build, EvalContext& context) {
-  const nlohmann::json document = build_document(build);
+// The topology read from its document, with the calibration applied.
+fabric::ClusterSpec spec_of(const nlohmann::json& document, const Build& build) {
   fabric::ClusterSpec spec = fabric::parse_cluster(document, resolve_data_path(build.cluster).string());
   if (const auto calibrated = build_calibration(build)) spec = calibrated->apply(std::move(spec));
-  return context.fabric(build_key(document, build), spec, build.gpus);
+  return spec;
+}
+
+std::shared_ptr<const fabric::Fabric> built(const Build& build, EvalContext& context) {
+  const nlohmann::json document = build_document(build);
+  return context.fabric(build_key(document, build), spec_of(document, build), build.gpus);
 }
 
 }  // namespace
@@ -76,11 +81,7 @@ analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& c
   return analysis::run_scaling(query);
 }
 
-fabric::ClusterSpec load_build(const Build& build) {
-  fabric::ClusterSpec spec = fabric::parse_cluster(build_document(build), resolve_data_path(build.cluster).string());
-  if (const auto calibrated = build_calibration(build)) spec = calibrated->apply(std::move(spec));
-  return spec;
-}
+fabric::ClusterSpec load_build(const Build& build) { return spec_of(build_document(build), build); }
 
 std::optional<calibration::NcclCalibration> build_calibration(const Build& build) {
   if (build.calibration.empty()) return std::nullopt;
