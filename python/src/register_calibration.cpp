@@ -18,6 +18,7 @@
 #include "ctwin/api/training_calibration.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/compute/gemm_limits.hpp"
+#include "arguments.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -140,10 +141,7 @@ void register_calibration(py::module_& m) {
         request.output = output;
         if (!holdout.empty()) request.holdout = holdout;
         request.only = only;
-        request.network = network::parse_model_kind(network, "network", "");
-        if (request.network != network::ModelKind::kAnalytical && request.network != network::ModelKind::kFlow) {
-          throw InputError("network", "", "a training step runs on analytical or flow, not '" + network + "'");
-        }
+        request.network = step_network_arg(network);
         request.network_name = network;
         request.jobs = jobs == 0 ? 1 : jobs;
         request.cases_field = "cases";

@@ -11,6 +11,7 @@
 #include "ctwin/api/nccl_validation.hpp"
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/core/error.hpp"
+#include "arguments.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -43,10 +44,7 @@ void register_validation(py::module_& m) {
         api::TrainingValidationRequest request;
         request.cases = cases;
         request.only = only;
-        request.network = network::parse_model_kind(network, "network", "");
-        if (request.network != network::ModelKind::kAnalytical && request.network != network::ModelKind::kFlow) {
-          throw InputError("network", "", "a training step runs on analytical or flow, not '" + network + "'");
-        }
+        request.network = step_network_arg(network);
         request.profiles = profiles;
         request.jobs = jobs == 0 ? 1 : jobs;
         request.only_field = "only";
