@@ -8,6 +8,7 @@ from typing import Sequence
 
 from . import _core
 from .context import EvalContext, default_context
+from .errors import InputError
 from .results import ScalingResult, StepResult
 from .scenario import Scenario
 
@@ -44,17 +45,25 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
 
 
 def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: bool = False, network: str | None = None,
-          jobs: int | None = None, context: EvalContext | None = None) -> ScalingResult:
+          jobs: int | None = None, context: EvalContext | None = None, batch: str | None = None) -> ScalingResult:
     """Throughput and linearity of ``scenario`` at each GPU count in ``gpus`` (ascending).
 
-    Strong scaling keeps the global batch; ``weak=True`` grows it with the GPU count. A size
-    the split cannot use becomes a point with ``invalid`` set. ``jobs``: sizes simulated at
+    ``batch`` chooses each size's global batch: ``"nearest"`` (the default: the scenario's,
+    rounded to the nearest multiple of micro-batch x dp, so every size answers),
+    ``"fixed"`` (the scenario's; a size it does not divide is invalid) or ``"per-replica"``
+    (each DP replica keeps its share: weak scaling, also ``weak=True``). Each point says the
+    batch it used, and ``batch_note`` how it was derived. A size the split cannot use becomes
+    a point with ``invalid`` set. ``jobs``: sizes simulated at
     once (default: one per core; results do not depend on it). Returns a
     :class:`ScalingResult` whose ``to_dict()`` equals ``ctwin scale --format json``.
     """
     s = _scenario(scenario)
     if network is not None:
         s = s.with_(network=network)
+    if weak and batch not in (None, "per-replica"):
+        raise InputError(f"batch: weak=True grows the batch per replica; it cannot be combined with batch={batch!r}",
+                         file="batch")
+    policy = "per-replica" if weak else (batch or "nearest")
     ctx = context or default_context()
-    text = _core.scale(s._core, ctx._core, list(gpus), weak, jobs or os.cpu_count() or 1)
+    text = _core.scale(s._core, ctx._core, list(gpus), policy, jobs or os.cpu_count() or 1)
     return ScalingResult(json.loads(text))

@@ -17,7 +17,7 @@ _NCCL_COLUMNS = ["setup", "role", "group", "ranks", "op", "size_bytes", "measure
 
 def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/setups.json", role: str = "all",
              only: str | Sequence[str] | None = None, network: str = "flow", calibrated: bool = False,
-             cases: str | os.PathLike = "validation/training/cases.json", profiles: str | os.PathLike | None = None,
+             cases: str | os.PathLike | None = None, profiles: str | os.PathLike | None = None,
              jobs: int | None = None) -> pd.DataFrame:
     """Predicted against measured (``ctwin validate``).
 
@@ -39,24 +39,41 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
     once (default one per core; results do not depend on it). ``attrs["summary"]`` and
     ``attrs["groups"]`` hold the median and max |error|.
 
+    ``kind="scaling"``: published scaling runs (``cases``, default
+    validation/training/scaling.json) replayed by ``ctwin scale``; one row per measured size with
+    study, run, gpus, measured_mfu, predicted_mfu and error. ``attrs["studies"]`` holds, per study,
+    the measured and predicted MFU ratio (largest size over smallest) and whether the trend is
+    reproduced.
+
     ``only``: setups or runs whose id contains this text (or any of these). ``network``:
     "analytical" or "flow". ``attrs["report"]`` is the whole ``ctwin validate --format json``.
-    ``kind="scaling"`` and ``calibrated=True`` with "training" are not available from Python
-    yet (``ctwin validate --scaling``, ``ctwin validate --training --calibrated``).
+    ``calibrated=True`` with "training" is not available from Python yet
+    (``ctwin validate --training --calibrated``).
     """
     names = [only] if isinstance(only, str) else list(only or [])
     if kind == "training":
         if calibrated:
             raise InputError("calibrated: the cross-validated training fit is not available from Python yet; run "
                              "`ctwin validate --training --calibrated`", "calibrated")
-        report = json.loads(_core.validate_training(os.fspath(cases), names, network, os.fspath(profiles or ""),
+        report = json.loads(_core.validate_training(os.fspath(cases or "validation/training/cases.json"), names, network,
+                                                    os.fspath(profiles or ""),
                                                     jobs or os.cpu_count() or 1))
         frame = pd.DataFrame(report["cases"])
         frame.attrs.update({"report": report, "summary": report["summary"], "groups": report["groups"]})
         return frame
+    if kind == "scaling":
+        report = json.loads(_core.validate_scaling(os.fspath(cases or "validation/training/scaling.json"), network))
+        rows = [(study["id"], m["run"], m["gpus"], m["measured_mfu"], m["predicted_mfu"], m["error"])
+                for study in report["studies"] for m in study["measured"]]
+        frame = pd.DataFrame(rows, columns=["study", "run", "gpus", "measured_mfu", "predicted_mfu", "error"])
+        frame.attrs.update({"report": report, "studies": {
+            study["id"]: {key: study[key] for key in ("measured_ratio", "measured_ratio_low", "measured_ratio_high",
+                                                      "predicted_ratio", "trend_reproduced")}
+            for study in report["studies"]}})
+        return frame
     if kind != "nccl":
-        raise InputError(f"kind: {kind!r} is not available from Python yet (only 'nccl' and 'training'); "
-                         f"run `ctwin validate --{kind}`", "kind")
+        raise InputError(f"kind: {kind!r} is not a kind of validation (expected 'nccl', 'training' or 'scaling')",
+                         "kind")
     report = json.loads(_core.validate_nccl(os.fspath(setups), role, names, network, calibrated))
     rows, skipped = [], {}
     for s in report["setups"]:

@@ -23,7 +23,7 @@ void register_step(py::module_& m) {
         const api::StepQuery query{api::parse_comm_model(comm, "comm"), all_ranks};
         return call_interruptibly([&] {
           const api::StepResult result = api::evaluate(scenario, context, query);
-          std::pair<std::string, std::string> out{api::step_report_json(result.scenario, result.step.report).dump(), ""};
+          std::pair<std::string, std::string> out{api::step_json(scenario, result).dump(), ""};
           if (trace) out.second = api::chrome_trace_json(result.step.replay).dump();
           return out;
         });
@@ -33,16 +33,16 @@ void register_step(py::module_& m) {
 
   m.def(
       "scale",
-      [](const api::Scenario& scenario, api::EvalContext& context, std::vector<std::int64_t> gpus, bool weak,
-         unsigned jobs) {
+      [](const api::Scenario& scenario, api::EvalContext& context, std::vector<std::int64_t> gpus,
+         const std::string& batch, unsigned jobs) {
         api::ScalingOptions options;
         options.gpus = std::move(gpus);
-        options.weak = weak;
+        options.batch = analysis::parse_batch_policy(batch, "batch");
         options.jobs = jobs;
         return call_interruptibly(
-            [&] { return api::scaling_json(api::evaluate_scaling(scenario, context, options), weak).dump(); });
+            [&] { return api::scaling_json(api::evaluate_scaling(scenario, context, options)).dump(); });
       },
-      py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("weak"), py::arg("jobs"),
+      py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("batch"), py::arg("jobs"),
       "A scaling study as JSON.");
 }
 

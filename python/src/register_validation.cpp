@@ -1,5 +1,5 @@
-// ctwin._core.validate_nccl and .validate_training: the twin against measured nccl-tests logs
-// and published training runs.
+// ctwin._core.validate_nccl, .validate_training and .validate_scaling: the twin against measured
+// nccl-tests logs, published training runs and published scaling runs.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,6 +9,7 @@
 
 #include "call.hpp"
 #include "ctwin/api/nccl_validation.hpp"
+#include "ctwin/api/scaling_validation.hpp"
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/core/error.hpp"
 #include "arguments.hpp"
@@ -54,6 +55,16 @@ void register_validation(py::module_& m) {
       },
       py::arg("cases"), py::arg("only"), py::arg("network"), py::arg("profiles"), py::arg("jobs"),
       "Published training runs against the twin as JSON (ctwin validate --training --format json).");
+
+  m.def(
+      "validate_scaling",
+      [](const std::string& cases, const std::string& network) {
+        return call_interruptibly([&] {
+          return api::scaling_validation_json(api::validate_scaling({cases, step_network_arg(network), {}})).dump();
+        });
+      },
+      py::arg("cases"), py::arg("network"),
+      "Published scaling runs against the twin as JSON (ctwin validate --scaling --format json).");
 }
 
 }  // namespace ctwin::python

@@ -59,6 +59,14 @@ def test_scale_fabric_collective_traffic_equal_the_cli(cli):
     assert scaled.to_dict() == json.loads(expected.stdout)
     assert list(scaled.points["gpus"]) == [64, 128, 256]
 
+    # 96 GPUs are dp 24, which does not divide the 128 sequences: the nearest batch that runs, said.
+    uneven = ctwin.scale("default", [64, 96], network="analytical", batch="nearest")
+    expected = cli("scale", "default", "--gpus", "64,96", "--network", "analytical", "--format", "json")
+    assert uneven.to_dict() == json.loads(expected.stdout)
+    assert uneven.to_dict()["points"][1]["global_batch"] == 120
+    with pytest.raises(ctwin.InputError):
+        ctwin.scale("default", [64], weak=True, batch="fixed")
+
     fabric = ctwin.fabric("dgx-h100-superpod", 1024, {"fabric.oversubscription.leaf": 2})
     expected = cli("fabric", "--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "1024", "--set",
                    "fabric.oversubscription.leaf=2", "--format", "json")

@@ -167,8 +167,18 @@ def test_validate_nccl_equals_the_cli(cli):
         ctwin.validate(only="no-such-setup")
     assert raised.value.file == "only"
     with pytest.raises(ctwin.InputError) as raised:
-        ctwin.validate("scaling")
+        ctwin.validate("speed")
     assert raised.value.file == "kind"
+
+
+def test_validate_scaling_equals_the_cli(cli):
+    frame = ctwin.validate("scaling", network="analytical")
+    expected = json.loads(cli("validate", "--scaling", "--network", "analytical", "--format", "json").stdout)
+    assert frame.attrs["report"] == expected
+    assert len(frame) == sum(len(study["measured"]) for study in expected["studies"])
+    assert (frame["predicted_mfu"] / frame["measured_mfu"] - 1).to_numpy() == pytest.approx(frame["error"].to_numpy())
+    for study in expected["studies"]:
+        assert frame.attrs["studies"][study["id"]]["trend_reproduced"] == study["trend_reproduced"]
 
 
 def test_validate_training_equals_the_cli(cli):

@@ -9,6 +9,57 @@
 #include "ctwin/replay/training_step.hpp"
 
 namespace ctwin::analysis {
+namespace {
+
+struct SizedBatch {
+  std::int64_t global_batch = 0;
+  std::string note;  ///< why it differs from the scenario's
+};
+
+/// The global batch `policy` gives a size of `gpus`, from the scenario as written. A size whose
+/// GPUs tp·pp·cp does not divide keeps the scenario's batch: loading it names the real reason.
+SizedBatch batch_for(const replay::Scenario& base, std::int64_t gpus, BatchPolicy policy) {
+  const workload::ParallelConfig& split = base.split;
+  SizedBatch out{split.global_batch, ""};
+  const std::int64_t model_parallel = split.tp * split.pp * split.cp;
+  if (policy == BatchPolicy::kFixed || gpus % model_parallel != 0) return out;
+  const std::int64_t dp = gpus / model_parallel;
+  const std::int64_t unit = split.micro_batch * dp;
+  if (policy == BatchPolicy::kPerReplica) {
+    const std::int64_t per_replica = split.global_batch / split.data_parallel(base.gpus);
+    out.global_batch = per_replica * dp;
+    if (out.global_batch != split.global_batch) {
+      out.note = std::to_string(per_replica) + " per DP replica x dp " + std::to_string(dp);
+    }
+    return out;
+  }
+  // Nearest multiple, ties upward; never zero, since a step needs one micro-batch per replica.
+  const std::int64_t multiples = std::max<std::int64_t>(1, (split.global_batch + unit / 2) / unit);
+  out.global_batch = multiples * unit;
+  if (out.global_batch != split.global_batch) {
+    out.note = "nearest multiple of micro-batch " + std::to_string(split.micro_batch) + " x dp " + std::to_string(dp) +
+               " to " + std::to_string(split.global_batch);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view batch_policy_name(BatchPolicy policy) {
+  switch (policy) {
+    case BatchPolicy::kFixed: return "fixed";
+    case BatchPolicy::kPerReplica: return "per-replica";
+    case BatchPolicy::kNearest: return "nearest";
+  }
+  return "nearest";
+}
+
+BatchPolicy parse_batch_policy(const std::string& text, const std::string& origin) {
+  for (const BatchPolicy policy : {BatchPolicy::kFixed, BatchPolicy::kPerReplica, BatchPolicy::kNearest}) {
+    if (text == batch_policy_name(policy)) return policy;
+  }
+  throw InputError(origin, "", "unknown batch policy '" + text + "' (expected fixed, per-replica or nearest)");
+}
 
 ScalingStudy run_scaling(const ScalingQuery& query) {
   if (query.gpus.empty()) throw InputError("--gpus", "", "give at least one size, e.g. 8,64,512");
@@ -30,6 +81,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
 
   ScalingStudy study;
   study.model = base.model.name;
+  study.batch = query.batch;
   study.points.resize(query.gpus.size());
   std::mutex progress_mutex;
   std::size_t done = 0;
@@ -42,20 +94,14 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
     const std::int64_t gpus = query.gpus[i];
     ScalingPoint& point = study.points[i];
     point.gpus = gpus;
-    point.global_batch = base.split.global_batch;
     std::vector<std::string> overrides;
     overrides.push_back("gpus=" + std::to_string(gpus));
     overrides.push_back("parallel.dp=auto");
-    if (query.weak) {
-      const std::int64_t scaled = base.split.global_batch * gpus;
-      if (scaled % base.gpus != 0) {
-        point.invalid = "the global batch " + std::to_string(base.split.global_batch) + " × " + std::to_string(gpus) +
-                        " / " + std::to_string(base.gpus) + " GPUs is not whole";
-        report_progress(gpus);
-        return;
-      }
-      point.global_batch = scaled / base.gpus;
-      overrides.push_back("training.global_batch=" + std::to_string(point.global_batch));
+    const SizedBatch batch = batch_for(base, gpus, query.batch);
+    point.global_batch = batch.global_batch;
+    point.batch_note = batch.note;
+    if (batch.global_batch != base.split.global_batch) {
+      overrides.push_back("training.global_batch=" + std::to_string(batch.global_batch));
     }
     try {
       point.report = simulate(load(overrides));

@@ -3,10 +3,15 @@
 // counts, throughput at each, and linearity = throughput / (throughput at the smallest size ×
 // size ratio). Strong scaling keeps the global batch (more DP replicas share it); weak scaling
 // grows the global batch with the GPU count (each DP replica keeps its share).
+//
+// A fixed batch that a size's data parallelism does not divide (2,048 sequences over dp 80) is
+// a hole in the curve; a user sizing a build wants the nearest batch that runs, said per size,
+// so rounding to the nearest multiple of micro-batch·dp is the default for strong scaling.
 
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ctwin/replay/scenario.hpp"
@@ -14,12 +19,23 @@
 
 namespace ctwin::analysis {
 
+/// How each size's global batch is chosen.
+enum class BatchPolicy {
+  kFixed,       ///< the scenario's: a size whose micro-batch·dp does not divide it is invalid
+  kPerReplica,  ///< each DP replica keeps the scenario's share: weak scaling
+  kNearest,     ///< the scenario's, rounded to the nearest multiple of micro-batch·dp (at least one)
+};
+
+[[nodiscard]] std::string_view batch_policy_name(BatchPolicy policy);
+/// "fixed", "per-replica" or "nearest"; InputError naming `origin` otherwise.
+[[nodiscard]] BatchPolicy parse_batch_policy(const std::string& text, const std::string& origin);
+
 struct ScalingQuery {
   std::filesystem::path scenario;
   std::filesystem::path repo_root;
   std::vector<std::string> overrides;  ///< applied at every size, before the size's own
   std::vector<std::int64_t> gpus;      ///< the sizes, ascending
-  bool weak = false;
+  BatchPolicy batch = BatchPolicy::kNearest;
   unsigned jobs = 1;  ///< sizes simulated at once (each on its own thread; results do not depend on it)
   /// Called, one call at a time, as each size finishes: sizes done so far, the number of sizes, its GPUs.
   std::function<void(std::size_t, std::size_t, std::int64_t)> progress;
@@ -33,6 +49,7 @@ struct ScalingQuery {
 struct ScalingPoint {
   std::int64_t gpus = 0;
   std::int64_t global_batch = 0;
+  std::string batch_note;  ///< how the batch was derived when it is not the scenario's; empty otherwise
   std::string invalid;  ///< why this size cannot run the split; empty when it ran
   replay::StepReport report;
   double linearity = 0;  ///< against the smallest size that ran
@@ -40,6 +57,7 @@ struct ScalingPoint {
 
 struct ScalingStudy {
   std::string model;
+  BatchPolicy batch = BatchPolicy::kNearest;
   std::vector<ScalingPoint> points;
 };
 

@@ -101,7 +101,8 @@ ScalingComparison validate_scaling(const ScalingCase& scaling_case, const fs::pa
   if (network) query.overrides.push_back("network=" + std::string(network::name(*network)));
   query.overrides.insert(query.overrides.end(), overrides.begin(), overrides.end());
   query.gpus = scaling_case.gpus;
-  query.weak = scaling_case.weak;
+  // A published run states its batch at each size: nothing is rounded.
+  query.batch = scaling_case.weak ? BatchPolicy::kPerReplica : BatchPolicy::kFixed;
   query.jobs = default_jobs();
 
   ScalingComparison out;

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "ctwin/core/error.hpp"
+
 namespace ctwin::api {
 
 std::filesystem::path data_dir() {
@@ -15,6 +17,19 @@ std::filesystem::path resolve_data_path(const std::string& path) {
   if (given.is_absolute() || std::filesystem::exists(given)) return given;
   const std::filesystem::path bundled = data_dir() / given;
   return std::filesystem::exists(bundled) ? bundled : given;
+}
+
+std::filesystem::path resolve_named(const std::string& name_or_path, DataKind kind, const std::string& origin) {
+  if (name_or_path == "-") return name_or_path;
+  const std::filesystem::path given = resolve_data_path(name_or_path);
+  std::error_code ignored;
+  if (std::filesystem::exists(given, ignored)) return given;
+  if (auto bundled = find_bundled(data_dir(), kind, name_or_path)) return *bundled;
+  if (!is_bare_name(name_or_path)) return given;
+  const std::string what = "no such file or bundled " + std::string(data_kind_name(kind));
+  const std::string bundled = " (bundled: " + bundled_names(data_dir(), kind) + ")";
+  if (origin.empty()) throw InputError(name_or_path, "", what + bundled);
+  throw InputError(origin, "", "'" + name_or_path + "': " + what + bundled);
 }
 
 }  // namespace ctwin::api

@@ -7,6 +7,7 @@
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/calibration/nccl_calibration_file.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/network/flow_model.hpp"
 
@@ -30,14 +31,15 @@ std::string build_key(const nlohmann::json& document, const Build& build) {
 }
 
 nlohmann::json build_document(const Build& build) {
-  nlohmann::json document = load_json_file(resolve_data_path(build.cluster));
+  nlohmann::json document = load_json_file(resolve_named(build.cluster, DataKind::kTopology));
   apply_changes(document, build.changes, build.changes_origin);
   return document;
 }
 
 // The topology read from its document, with the calibration applied.
 fabric::ClusterSpec spec_of(const nlohmann::json& document, const Build& build) {
-  fabric::ClusterSpec spec = fabric::parse_cluster(document, resolve_data_path(build.cluster).string());
+  fabric::ClusterSpec spec =
+      fabric::parse_cluster(document, input_source_name(resolve_named(build.cluster, DataKind::kTopology)));
   if (const auto calibrated = build_calibration(build)) spec = calibrated->apply(std::move(spec));
   return spec;
 }
@@ -69,7 +71,7 @@ StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQu
 analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& context, const ScalingOptions& options) {
   analysis::ScalingQuery query;
   query.gpus = options.gpus;
-  query.weak = options.weak;
+  query.batch = options.batch;
   query.jobs = options.jobs;
   query.progress = options.progress;
   query.load = [&scenario, &context](const std::vector<std::string>& size_overrides) {

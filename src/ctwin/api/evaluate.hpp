@@ -45,7 +45,7 @@ struct StepResult {
 
 struct ScalingOptions {
   std::vector<std::int64_t> gpus;  ///< ascending
-  bool weak = false;
+  analysis::BatchPolicy batch = analysis::BatchPolicy::kNearest;
   unsigned jobs = 1;
   std::function<void(std::size_t, std::size_t, std::int64_t)> progress;  ///< as analysis::ScalingQuery's
 };

@@ -17,6 +17,14 @@ namespace ctwin::api {
 /// `ctwin run --format json`: the report fields, with the scenario's model, cluster, GPU and split.
 [[nodiscard]] nlohmann::json step_report_json(const replay::Scenario& scenario, const replay::StepReport& report);
 
+/// What a scenario was made of, so that a result file says what produced it: the model,
+/// cluster and GPU profile as named (a file, a bundled name or "inline"; "cluster" for the
+/// cluster's own GPU) and every change made to it ("parallel.tp=4"), in order.
+[[nodiscard]] nlohmann::json scenario_inputs_json(const Scenario& scenario);
+
+/// `ctwin run --format json` and Python's StepResult.to_dict(): the report with "inputs".
+[[nodiscard]] nlohmann::json step_json(const Scenario& given, const StepResult& result);
+
 /// Chrome trace format ("X" complete events, microseconds): one process per simulated rank, one
 /// thread per stream; opens in chrome://tracing and ui.perfetto.dev.
 [[nodiscard]] nlohmann::json chrome_trace_json(const replay::ReplayResult& replay);
@@ -30,8 +38,9 @@ namespace ctwin::api {
 /// Every size of `study`: its GPUs and batch, and either why it cannot run or its prediction.
 [[nodiscard]] nlohmann::json scaling_points_json(const analysis::ScalingStudy& study);
 
-/// `ctwin scale --format json`: {"model", "scaling": "strong"|"weak", "points"}.
-[[nodiscard]] nlohmann::json scaling_json(const analysis::ScalingStudy& study, bool weak);
+/// `ctwin scale --format json`: {"model", "scaling": "strong"|"weak", "batch": policy, "points"}
+/// (a point's "batch_note" says how its global batch was derived when it is not the scenario's).
+[[nodiscard]] nlohmann::json scaling_json(const analysis::ScalingStudy& study);
 
 /// `ctwin traffic --format json`; `wall_s` (this machine's run time, not a result) only with `timing`.
 [[nodiscard]] nlohmann::json traffic_json(const TrafficSummary& summary, bool timing = false);

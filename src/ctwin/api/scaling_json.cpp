@@ -6,6 +6,7 @@ nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : study.points) {
     nlohmann::json entry{{"gpus", p.gpus}, {"global_batch", p.global_batch}};
+    if (!p.batch_note.empty()) entry["batch_note"] = p.batch_note;
     if (!p.invalid.empty()) {
       entry["invalid"] = p.invalid;
     } else {
@@ -24,8 +25,12 @@ nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
   return points;
 }
 
-nlohmann::json scaling_json(const analysis::ScalingStudy& study, bool weak) {
-  return nlohmann::json{{"model", study.model}, {"scaling", weak ? "weak" : "strong"}, {"points", scaling_points_json(study)}};
+nlohmann::json scaling_json(const analysis::ScalingStudy& study) {
+  const bool weak = study.batch == analysis::BatchPolicy::kPerReplica;
+  return nlohmann::json{{"model", study.model},
+                        {"scaling", weak ? "weak" : "strong"},
+                        {"batch", analysis::batch_policy_name(study.batch)},
+                        {"points", scaling_points_json(study)}};
 }
 
 }  // namespace ctwin::api

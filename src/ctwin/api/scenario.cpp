@@ -4,6 +4,7 @@
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
 
 namespace ctwin::api {
@@ -12,9 +13,9 @@ Scenario::Scenario(nlohmann::json document, std::string source, std::filesystem:
     : document_(std::move(document)), source_(std::move(source)), dir_(std::move(dir)) {}
 
 Scenario Scenario::load(const std::string& path) {
-  const std::filesystem::path file = resolve_data_path(path);
+  const std::filesystem::path file = resolve_named(path, DataKind::kScenario);
   const std::filesystem::path dir = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
-  return Scenario(load_json_file(file), file.string(), dir);
+  return Scenario(load_json_file(file), input_source_name(file), dir);
 }
 
 Scenario Scenario::from_json(nlohmann::json document, std::string source) {

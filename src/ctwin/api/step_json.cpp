@@ -41,4 +41,31 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
   return out;
 }
 
+nlohmann::json scenario_inputs_json(const Scenario& scenario) {
+  const nlohmann::json& document = scenario.document();
+  // The last change of a whole part wins, as it does when the scenario is read.
+  const auto named = [&](const std::string& key, const std::string& absent) -> nlohmann::json {
+    const nlohmann::json* value = document.is_object() && document.contains(key) ? &document.at(key) : nullptr;
+    for (const auto& change : scenario.changes()) {
+      if (change.path == key) value = &change.value;
+    }
+    if (value == nullptr || value->is_null()) return absent;
+    return value->is_string() ? *value : nlohmann::json("inline");
+  };
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& change : scenario.changes()) {
+    changes.push_back(change.path + "=" + (change.value.is_string() ? change.value.get<std::string>() : change.value.dump()));
+  }
+  return nlohmann::json{{"model", named("model", "none")},
+                        {"cluster", named("cluster", "none")},
+                        {"gpu", named("gpu", "cluster")},
+                        {"set", changes}};
+}
+
+nlohmann::json step_json(const Scenario& given, const StepResult& result) {
+  nlohmann::json out = step_report_json(result.scenario, result.step.report);
+  out["inputs"] = scenario_inputs_json(given);
+  return out;
+}
+
 }  // namespace ctwin::api

@@ -11,6 +11,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/progress_line.hpp"
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/unit_parse.hpp"
@@ -100,7 +101,10 @@ Action add_collective_command(CLI::App& app) {
     }
     query.tuning.channels = options->channels;
     api::EvalContext context;
-    const auto result = api::evaluate_collective(build_of(options->fabric), query, context);
+    const auto result = [&] {
+      const ProgressLine line("simulating " + options->op + " on " + std::to_string(options->fabric.gpus) + " GPUs, sizes", true);
+      return api::evaluate_collective(build_of(options->fabric), query, context);
+    }();
     if (format == Format::kJson) {
       std::cout << api::collective_json(result).dump(2) << '\n';
     } else if (format == Format::kCsv) {

@@ -7,6 +7,8 @@
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/json_csv.hpp"
+#include "ctwin/core/error.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/summary.hpp"
@@ -57,13 +59,20 @@ Action add_fabric_command(CLI::App& app) {
   auto options = std::make_shared<FabricOptions>();
   add_fabric_options(*command, *options);
   auto format = std::make_shared<std::string>("table");
-  command->add_option("--format", *format, "table, json or csv")->capture_default_str();
-  return [options, format] {
+  auto table = std::make_shared<std::string>();
+  command->add_option("--format", *format, "table, json or csv (one table per output: see --table)")->capture_default_str();
+  command->add_option("--table", *table,
+                      "with --format csv: summary (the default: the build's totals in one row), switches, cables or "
+                      "hops");
+  return [options, format, table] {
     const Format chosen = parse_format(*format);
+    if (!table->empty() && chosen != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
     api::EvalContext context;
     const fabric::FabricSummary summary = api::evaluate_fabric(build_of(*options), context);
     if (chosen == Format::kJson) {
       std::cout << api::fabric_summary_json(summary).dump(2) << '\n';
+    } else if (chosen == Format::kCsv) {
+      print_json_csv(std::cout, api::fabric_summary_json(summary), *table);
     } else {
       print_table(summary, chosen);
     }

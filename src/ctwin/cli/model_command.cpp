@@ -41,13 +41,7 @@ struct ModelOptions {
 };
 
 std::filesystem::path resolve_model_path(const std::string& name_or_path) {
-  const std::filesystem::path given = resolve_data_path(name_or_path);
-  if (std::filesystem::is_regular_file(given)) return given;
-  if (name_or_path.find('/') == std::string::npos && !name_or_path.ends_with(".json")) {
-    const auto bundled = resolve_data_path("models/llm/" + name_or_path + ".json");
-    if (std::filesystem::is_regular_file(bundled)) return bundled;
-  }
-  throw InputError("--model", "", "no model file or bundled model (models/llm) named '" + name_or_path + "'");
+  return api::resolve_named(name_or_path, DataKind::kModel, "--model");
 }
 
 std::string choice(const std::string& flag, const std::string& value, std::initializer_list<const char*> allowed) {

@@ -9,7 +9,9 @@
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/json_csv.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::cli {
@@ -20,6 +22,7 @@ struct RunOptions {
   std::string network;
   std::vector<std::string> overrides;
   std::string format = "table";
+  std::string table;
   std::string trace;
   std::string comm = "auto";
   bool all_ranks = false;
@@ -80,7 +83,9 @@ Action add_run_command(CLI::App& app) {
   command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
   command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
-  command->add_option("--format", o->format, "table or json")->capture_default_str();
+  command->add_option("--format", o->format, "table, json or csv (one row, the JSON's fields as dotted columns)")
+      ->capture_default_str();
+  command->add_option("--table", o->table, "with --format csv: summary (the default)");
   command->add_option("--trace", o->trace, "write a Chrome/Perfetto trace JSON of the simulated ranks to FILE");
   command->add_option("--comm", o->comm,
                       "auto, isolated or shared: collectives alone on the fabric, or every op's traffic on one flow "
@@ -93,16 +98,22 @@ Action add_run_command(CLI::App& app) {
   command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
   return [o] {
     const Format format = parse_format(o->format);
-    if (format == Format::kCsv) throw InputError("--format", "", "ctwin run prints table or json");
+    if (!o->table.empty() && format != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
     std::vector<std::string> overrides = o->overrides;
     if (!o->network.empty()) {
       (void)step_network(o->network);
       overrides.push_back("network=" + o->network);
     }
     api::EvalContext context;
-    api::StepQuery query{api::parse_comm_model(o->comm, "--comm"), o->all_ranks};
+    api::StepQuery query;
+    query.comm = api::parse_comm_model(o->comm, "--comm");
+    query.all_ranks = o->all_ranks;
     query.degrade = o->degrade;
-    const api::StepResult result = api::evaluate(api::Scenario::load(o->scenario).with_assignments(overrides), context, query);
+    const api::Scenario given = api::Scenario::load(o->scenario).with_assignments(overrides);
+    const api::StepResult result = [&] {
+      const ProgressLine line("simulating one step of " + o->scenario);
+      return api::evaluate(given, context, query);
+    }();
     const replay::Scenario& scenario = result.scenario;
     const replay::SimulatedStep& step = result.step;
     if (o->require_fit && !step.report.fits_memory) {
@@ -115,7 +126,9 @@ Action add_run_command(CLI::App& app) {
     }
     if (!o->trace.empty()) write_text_file(o->trace, "--trace", api::chrome_trace_json(step.replay).dump() + '\n');
     if (format == Format::kJson) {
-      std::cout << api::step_report_json(scenario, step.report).dump(2) << '\n';
+      std::cout << api::step_json(given, result).dump(2) << '\n';
+    } else if (format == Format::kCsv) {
+      print_json_csv(std::cout, api::step_json(given, result), o->table);
     } else {
       print_table(scenario, step);
     }

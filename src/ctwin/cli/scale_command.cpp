@@ -23,6 +23,7 @@ struct ScaleOptions {
   std::string scenario;
   std::string gpus;
   bool weak = false;
+  std::string batch;
   std::string network;
   std::vector<std::string> overrides;
   std::string format = "table";
@@ -49,7 +50,11 @@ Action add_scale_command(CLI::App& app) {
   auto o = std::make_shared<ScaleOptions>();
   command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
   command->add_option("--gpus", o->gpus, "GPU counts, ascending: 8,64,512,4096,16384")->required();
-  command->add_flag("--weak", o->weak, "grow the global batch with the GPU count (default: strong scaling, fixed batch)");
+  command->add_flag("--weak", o->weak, "grow the global batch with the GPU count: --batch per-replica");
+  command->add_option("--batch", o->batch,
+                      "each size's global batch: nearest (the scenario's, rounded to the nearest multiple of "
+                      "micro-batch x dp; the default), fixed (the scenario's; a size it does not divide is invalid) "
+                      "or per-replica (each DP replica keeps its share: weak scaling)");
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
   command->add_option("--set", o->overrides, "override a scenario field at every size: parallel.tp=4 (repeatable)");
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
@@ -63,7 +68,11 @@ Action add_scale_command(CLI::App& app) {
     }
     api::ScalingOptions query;
     query.gpus = parse_sizes(o->gpus);
-    query.weak = o->weak;
+    if (o->weak && !o->batch.empty() && o->batch != "per-replica") {
+      throw InputError("--weak", "", "grows the batch per replica; it cannot be combined with --batch " + o->batch);
+    }
+    query.batch = o->weak ? analysis::BatchPolicy::kPerReplica
+                          : analysis::parse_batch_policy(o->batch.empty() ? "nearest" : o->batch, "--batch");
     query.jobs = o->jobs;
     // Progress on a terminal only: sizes on flow take seconds each, and stdout may be a pipe to a parser.
     if (isatty(fileno(stderr)) != 0) {
@@ -77,7 +86,7 @@ Action add_scale_command(CLI::App& app) {
         api::evaluate_scaling(api::Scenario::load(o->scenario).with_assignments(overrides), context, query);
 
     if (format == Format::kJson) {
-      std::cout << api::scaling_json(study, o->weak).dump(2) << '\n';
+      std::cout << api::scaling_json(study).dump(2) << '\n';
       return;
     }
     Table table({"gpus", "dp", "global batch", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "comm %", "linearity",
@@ -92,10 +101,12 @@ Action add_scale_command(CLI::App& app) {
       table.add_row({std::to_string(p.gpus), std::to_string(r.dp), std::to_string(p.global_batch), fixed(r.step_time_s, 4),
                      fixed(r.tokens_per_s, 0), fixed(r.tokens_per_s / static_cast<double>(p.gpus), 1),
                      fixed(100 * r.mfu, 1), fixed(100 * r.comm_ratio, 1), fixed(p.linearity, 3),
-                     r.fits_memory ? "yes" : "no", ""});
+                     r.fits_memory ? "yes" : "no", p.batch_note.empty() ? "" : "batch: " + p.batch_note});
     }
     if (format == Format::kTable) {
-      std::cout << study.model << ", " << (o->weak ? "weak" : "strong") << " scaling; linearity = tokens/s / "
+      const bool weak = study.batch == analysis::BatchPolicy::kPerReplica;
+      std::cout << study.model << ", " << (weak ? "weak" : "strong") << " scaling, batch "
+                << analysis::batch_policy_name(study.batch) << "; linearity = tokens/s / "
                 << "(tokens/s at the smallest size x size ratio)\n";
     }
     table.print(std::cout, format, format == Format::kTable ? "  " : "");

@@ -8,7 +8,9 @@
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/json_csv.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/network/traffic_pattern.hpp"
@@ -56,9 +58,11 @@ Action add_traffic_command(CLI::App& app) {
   command->add_option("--flows-per-pair", options->flows_per_pair, "flows per GPU pair (NCCL channels), spread by ECMP")
       ->capture_default_str();
   command->add_flag("--full-solve", options->full_solve, "flow: re-solve every flow at every change (slow; for checking)");
-  command->add_option("--format", options->format, "table or json")->capture_default_str();
+  command->add_option("--format", options->format, "table, json or csv (one row, the JSON's fields as columns)")
+      ->capture_default_str();
   command->add_flag("--timing", options->timing,
-                    "json: add wall_s, ctwin's own run time (left out by default so the output is deterministic)");
+                    "json and csv: add wall_s, ctwin's own run time (left out by default so the output is "
+                    "deterministic)");
   return [options] {
     const Format format = parse_format(options->format);
     const network::PatternOptions pattern_options{parse_size_flag(options->size), options->pxn, options->steps,
@@ -69,9 +73,16 @@ Action add_traffic_command(CLI::App& app) {
     query.network = network_flag(options->network);
     query.full_solve = options->full_solve;
     api::EvalContext context;
-    const api::TrafficSummary result = api::evaluate_traffic(build_of(options->fabric), query, context);
+    const api::TrafficSummary result = [&] {
+      const ProgressLine line("simulating " + options->pattern + " on " + std::to_string(options->fabric.gpus) + " GPUs");
+      return api::evaluate_traffic(build_of(options->fabric), query, context);
+    }();
     if (format == Format::kJson) {
       std::cout << api::traffic_json(result, options->timing).dump(2) << '\n';
+      return;
+    }
+    if (format == Format::kCsv) {
+      print_json_csv(std::cout, api::traffic_json(result, options->timing), "summary");
       return;
     }
     std::cout << result.pattern << " on " << result.gpus << " GPUs of " << result.cluster << ", " << result.transfers

@@ -10,6 +10,7 @@
 
 #include "ctwin/analysis/scaling_validation.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/api/scaling_validation.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
@@ -63,27 +64,6 @@ void print_table(const std::vector<ScalingComparison>& results, const std::strin
   }
 }
 
-nlohmann::json to_json(const std::vector<ScalingComparison>& results, const std::string& network) {
-  nlohmann::json studies = nlohmann::json::array();
-  for (const auto& c : results) {
-    nlohmann::json measured = nlohmann::json::array();
-    for (const auto& m : c.points) {
-      measured.push_back({{"run", m.measured.run}, {"gpus", m.measured.gpus}, {"measured_mfu", m.measured.mfu},
-                          {"predicted_mfu", m.predicted}, {"error", m.error}});
-    }
-    studies.push_back({{"id", c.scaling_case->id},
-                       {"model", c.study.model},
-                       {"points", api::scaling_points_json(c.study)},
-                       {"measured", measured},
-                       {"measured_ratio", c.measured_ratio},
-                       {"measured_ratio_low", c.measured_ratio_low},
-                       {"measured_ratio_high", c.measured_ratio_high},
-                       {"predicted_ratio", c.predicted_ratio},
-                       {"trend_reproduced", c.trend_reproduced()}});
-  }
-  return {{"network", network}, {"studies", studies}};
-}
-
 void print_csv(const std::vector<ScalingComparison>& results, std::ostream& out) {
   Table table({"study", "gpus", "predicted_mfu", "measured_mfu", "error"});
   for (const auto& c : results) {
@@ -104,11 +84,10 @@ void print_csv(const std::vector<ScalingComparison>& results, std::ostream& out)
 void run_scaling_validation(const ScalingValidateOptions& options) {
   const Format format = parse_format(options.format);
   const network::ModelKind network = step_network(options.network);
-  const auto cases = analysis::load_scaling_cases(resolve_data_path(options.cases), CTWIN_DATA_DIR);
-  std::vector<ScalingComparison> results;
-  for (const auto& study : cases.studies) results.push_back(analysis::validate_scaling(study, CTWIN_DATA_DIR, network, options.overrides));
+  const api::ScalingValidation validation = api::validate_scaling({options.cases, network, options.overrides});
+  const auto& results = validation.results;
   if (format == Format::kJson) {
-    std::cout << to_json(results, options.network).dump(2) << '\n';
+    std::cout << api::scaling_validation_json(validation).dump(2) << '\n';
   } else if (format == Format::kCsv) {
     print_csv(results, std::cout);
   } else {

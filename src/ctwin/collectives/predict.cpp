@@ -8,6 +8,7 @@
 #include "ctwin/collectives/plan_timing.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/limits.hpp"
+#include "ctwin/core/progress.hpp"
 
 namespace ctwin::collectives {
 namespace {
@@ -62,6 +63,7 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
 
   CollectiveResult result{query.op, fabric.gpus(), channels, {}};
   for (const auto& candidate : candidates) result.events += candidate.profile ? candidate.profile->events() : 0;
+  count_items(query.sizes.size());
   for (Bytes requested : query.sizes) {
     const Bytes size = rounded_size(query.op, requested, fabric.gpus(), query.element_bytes);
     CollectiveRow best;
@@ -94,6 +96,7 @@ CollectiveResult predict_collective(const fabric::Fabric& fabric, const Collecti
     limits::require_finite_non_negative(best.algbw_GBps, "collective algbw");
     limits::require_finite_non_negative(best.busbw_GBps, "collective busbw");
     result.rows.push_back(best);
+    count_done();
   }
   return result;
 }

@@ -108,7 +108,7 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
 }
 
 nlohmann::json load_json_file(const std::filesystem::path& path) {
-  return parse_json_text(read_input_file(path), path.string());
+  return parse_json_text(read_input_file(path), input_source_name(path));
 }
 
 JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string source, std::string pointer)

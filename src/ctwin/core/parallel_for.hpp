@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ctwin/core/interrupt.hpp"
+#include "ctwin/core/progress.hpp"
 
 namespace ctwin {
 
@@ -19,8 +20,10 @@ void parallel_for(std::size_t count, unsigned threads, Job&& job) {
   std::vector<std::exception_ptr> failures(count);
   std::atomic<std::size_t> next{0};
   const std::atomic<bool>* interrupt = interrupt_flag();
+  Progress* progress = installed_progress();
   const auto work = [&] {
     const InterruptScope scope(interrupt);  // helpers stop when their caller is interrupted
+    const ProgressScope counted(progress);  // and count towards their caller's progress
     for (std::size_t i = next++; i < count; i = next++) {
       try {
         job(i);

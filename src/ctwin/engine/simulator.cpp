@@ -4,6 +4,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/interrupt.hpp"
+#include "ctwin/core/progress.hpp"
 #include "ctwin/core/quad_heap.hpp"
 
 namespace ctwin::engine {
@@ -96,9 +97,11 @@ void Simulator::run() {
   while (step()) {
     if (--until_check == 0) {
       interruption_point();
+      count_events(kEventsBetweenChecks);  // for a progress line; cheaper than counting each event
       until_check = kEventsBetweenChecks;
     }
   }
+  count_events(kEventsBetweenChecks - until_check);
 }
 
 void Simulator::run_until(SimTime limit) {

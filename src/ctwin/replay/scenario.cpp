@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "ctwin/core/bundled_names.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
@@ -13,15 +14,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A referenced file: next to the scenario first, then under the repository root.
+/// A referenced file: next to the scenario first, then under the repository root, then a
+/// bundled name of the kind ("llama3-70b" for models/llm/llama3-70b.json).
 fs::path resolve(const std::string& given, const fs::path& scenario_dir, const fs::path& repo_root,
-                 const std::string& source, const std::string& pointer) {
+                 const std::string& source, const std::string& pointer, DataKind kind) {
   const fs::path p(given);
   if (p.is_absolute()) {
     if (fs::is_regular_file(p)) return p;
   } else {
     if (fs::is_regular_file(scenario_dir / p)) return scenario_dir / p;
     if (fs::is_regular_file(repo_root / p)) return repo_root / p;
+  }
+  if (auto bundled = find_bundled(repo_root, kind, given)) return *bundled;
+  if (is_bare_name(given)) {
+    throw InputError(source, pointer, "no file or bundled " + std::string(data_kind_name(kind)) + " named '" + given +
+                                          "' (bundled: " + bundled_names(repo_root, kind) + ")");
   }
   throw InputError(source, pointer, "no file '" + given + "' (looked next to the scenario and in " +
                                         repo_root.string() + ")");
@@ -33,7 +40,8 @@ void inline_part(nlohmann::json& scenario, const std::string& key, const fs::pat
   auto it = scenario.find(key);
   if (it == scenario.end()) throw InputError(source, "/" + key, "is required");
   if (it->is_string()) {
-    const fs::path file = resolve(it->get<std::string>(), dir, root, source, "/" + key);
+    const DataKind kind = key == "model" ? DataKind::kModel : DataKind::kTopology;
+    const fs::path file = resolve(it->get<std::string>(), dir, root, source, "/" + key, kind);
     *it = load_json_file(file);
     origin = file.string();
     return;
@@ -57,8 +65,7 @@ compute::GpuSpec read_gpu(const nlohmann::json* given, const std::string& server
     name = given->get<std::string>();
     pointer = "/gpu";
   }
-  const bool bare_name = name.find('/') == std::string::npos && !name.ends_with(".json");
-  const fs::path file = resolve(bare_name ? "models/gpus/" + name + ".json" : name, dir, root, source, pointer);
+  const fs::path file = resolve(name, dir, root, source, pointer, DataKind::kGpu);
   return profiles != nullptr ? profiles->load(file) : compute::load_gpu_spec(file);
 }
 

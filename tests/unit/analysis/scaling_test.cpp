@@ -1,6 +1,7 @@
 // Scaling studies: linearity is defined against the smallest size that runs, strong scaling
-// keeps the global batch, weak scaling grows it with the GPU count, and a size the split
-// cannot use is reported with its reason instead of stopping the study.
+// keeps the global batch (rounded to the nearest that runs, unless it is fixed), weak scaling
+// grows it with the GPU count, and a size the split cannot use is reported with its reason
+// instead of stopping the study.
 
 #include <gtest/gtest.h>
 
@@ -14,13 +15,13 @@
 namespace ctwin::analysis {
 namespace {
 
-ScalingQuery query_for(std::vector<std::int64_t> gpus, bool weak) {
+ScalingQuery query_for(std::vector<std::int64_t> gpus, bool weak, BatchPolicy strong = BatchPolicy::kNearest) {
   ScalingQuery query;
   query.scenario = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
   query.repo_root = CTWIN_SOURCE_DIR;
   query.overrides = {"network=analytical"};
   query.gpus = std::move(gpus);
-  query.weak = weak;
+  query.batch = weak ? BatchPolicy::kPerReplica : strong;
   return query;
 }
 
@@ -77,6 +78,37 @@ TEST(Scaling, WeakScalingGrowsTheBatchWithTheGpus) {
   EXPECT_EQ(study.points[1].global_batch, 128);
   EXPECT_EQ(study.points[2].global_batch, 512);
   for (const auto& point : study.points) EXPECT_EQ(point.report.dp * 4, point.gpus);  // tp 2 × pp 2
+}
+
+TEST(Scaling, AFixedBatchLeavesSizesItDoesNotDivideInvalid) {
+  // 96 GPUs are dp 24 under tp 2 × pp 2; 128 sequences do not split over 24 replicas.
+  const auto study = run_scaling(query_for({64, 96}, false, BatchPolicy::kFixed));
+  EXPECT_TRUE(study.points[0].invalid.empty());
+  EXPECT_NE(study.points[1].invalid.find("global_batch"), std::string::npos) << study.points[1].invalid;
+  EXPECT_EQ(study.points[1].global_batch, 128);
+}
+
+TEST(Scaling, TheNearestBatchIsAMultipleOfMicroBatchTimesDpAndSaysSo) {
+  const auto study = run_scaling(query_for({64, 96, 1024}, false));
+  EXPECT_EQ(study.batch, BatchPolicy::kNearest);
+  EXPECT_EQ(study.points[0].global_batch, 128);  // divisible: the scenario's, with no note
+  EXPECT_TRUE(study.points[0].batch_note.empty());
+  // 128 / (1 × 24) = 5.33: five micro-batches per replica, 120 sequences.
+  ASSERT_TRUE(study.points[1].invalid.empty()) << study.points[1].invalid;
+  EXPECT_EQ(study.points[1].global_batch, 120);
+  EXPECT_EQ(study.points[1].report.micro_batches, 5);
+  EXPECT_NE(study.points[1].batch_note.find("dp 24"), std::string::npos) << study.points[1].batch_note;
+  // dp 256 exceeds the batch: one micro-batch per replica at least.
+  ASSERT_TRUE(study.points[2].invalid.empty()) << study.points[2].invalid;
+  EXPECT_EQ(study.points[2].global_batch, 256);
+}
+
+TEST(Scaling, PerReplicaKeepsEachReplicasShare) {
+  const auto study = run_scaling(query_for({32, 96}, true));
+  EXPECT_EQ(study.points[0].global_batch, 64);   // 2 sequences per replica × dp 8
+  EXPECT_EQ(study.points[1].global_batch, 192);  // × dp 24
+  EXPECT_EQ(parse_batch_policy("per-replica", "--batch"), BatchPolicy::kPerReplica);
+  EXPECT_THROW((void)parse_batch_policy("weak", "--batch"), InputError);
 }
 
 TEST(Scaling, SizesTheSplitCannotUseAreReportedNotFatal) {

@@ -1,0 +1,52 @@
+#include "ctwin/cli/progress_line.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "ctwin/cli/output.hpp"
+
+namespace ctwin::cli {
+
+std::string short_count(double value) {
+  if (value >= 1e9) return fixed(value / 1e9, 1) + " G";
+  if (value >= 1e6) return fixed(value / 1e6, 1) + " M";
+  if (value >= 1e3) return fixed(value / 1e3, 1) + " k";
+  return fixed(value, 0) + " ";
+}
+
+ProgressLine::ProgressLine(std::string what, bool items) : what_(std::move(what)), items_(items), scope_(&progress_) {
+  if (isatty(fileno(stderr)) == 0) return;
+  ticker_ = std::thread([this] { tick(); });
+}
+
+ProgressLine::~ProgressLine() {
+  if (!ticker_.joinable()) return;
+  {
+    const std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  ticker_.join();
+  if (shown_) std::cerr << "\r\033[K" << std::flush;
+}
+
+void ProgressLine::tick() {
+  using namespace std::chrono_literals;
+  std::unique_lock lock(mutex_);
+  // Quick work prints nothing: the line appears after a second.
+  if (wake_.wait_for(lock, 1s, [this] { return stop_; })) return;
+  do {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const auto events = static_cast<double>(progress_.events.load(std::memory_order_relaxed));
+    const auto total = progress_.total.load(std::memory_order_relaxed);
+    std::string line = "\r\033[K" + what_ + ": ";
+    if (items_ && total > 0) line += std::to_string(progress_.done.load(std::memory_order_relaxed)) + "/" + std::to_string(total) + ", ";
+    line += short_count(events) + "events (" + short_count(events / elapsed) + "events/s), " + fixed(elapsed, 0) + " s";
+    std::cerr << line << std::flush;
+    shown_ = true;
+  } while (!wake_.wait_for(lock, 500ms, [this] { return stop_; }));
+}
+
+}  // namespace ctwin::cli

@@ -1,0 +1,43 @@
+#pragma once
+// A progress line on stderr while a command works past a second: what is simulated, how far
+// (items done of all, when the work has items), events simulated and their rate. Shown only
+// when stderr is a terminal, so pipes and logs get nothing; cleared when the work ends.
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "ctwin/core/progress.hpp"
+
+namespace ctwin::cli {
+
+class ProgressLine {
+ public:
+  /// Installs a Progress on this thread and, on a terminal, starts the line's ticker. `items`:
+  /// the work counts items the user asked for (a sweep's sizes), worth showing as done/total.
+  explicit ProgressLine(std::string what, bool items = false);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+ private:
+  void tick();
+
+  std::string what_;
+  bool items_ = false;
+  Progress progress_;
+  ProgressScope scope_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  bool shown_ = false;
+  std::thread ticker_;
+};
+
+/// "12.3 M" style counts for the line.
+[[nodiscard]] std::string short_count(double value);
+
+}  // namespace ctwin::cli
