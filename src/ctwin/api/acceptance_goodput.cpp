@@ -16,8 +16,18 @@ AcceptanceGoodput evaluate_acceptance_goodput(const GoodputKey& key, const std::
   // The step time only rounds checkpoint intervals and counts tokens here; MTBF, MTTR and
   // availability come from the failure model. The analytical network gives it in seconds where
   // the shared flow fabric of a 10k-GPU build takes minutes.
-  const Scenario scenario =
-      Scenario::load(key.scenario).with("cluster", cluster).with("gpus", gpus).with("network", "analytical");
+  // The job spans the whole build; its global batch becomes one micro-batch per GPU, which every
+  // data-parallel width of the build divides (the scenario's own batch was set for its own size).
+  const Scenario loaded = Scenario::load(key.scenario);
+  const nlohmann::json* micro = loaded.document().contains("training") ? &loaded.document()["training"] : nullptr;
+  const std::int64_t micro_batch =
+      micro != nullptr && micro->contains("micro_batch") && (*micro)["micro_batch"].is_number_integer()
+          ? (*micro)["micro_batch"].get<std::int64_t>()
+          : 1;
+  const Scenario scenario = loaded.with("cluster", cluster)
+                                .with("gpus", gpus)
+                                .with("network", "analytical")
+                                .with("training.global_batch", gpus * micro_batch);
   const StepResult step = evaluate(scenario, context);
   const fabric::Fabric built(step.scenario.cluster, static_cast<int>(step.scenario.gpus));
   const fabric::FabricSummary summary = fabric::summarize(built);
