@@ -12,6 +12,7 @@ Calls release the GIL while ctwin works (threads run scenarios in parallel), Ctr
 them, and bad input raises :class:`InputError` naming the file and field.
 """
 
+from .accept import AcceptanceResult, accept
 from .build import collective, fabric, traffic
 from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibrate_training, gemm, layer,
                         read_nccl_log)
@@ -23,6 +24,7 @@ from .step import run, scale
 from .validate import validate
 
 __all__ = [
+    "AcceptanceResult", "accept",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
     "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
     "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "traffic", "validate",

@@ -5,10 +5,12 @@
 #include <utility>
 
 #include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/degraded_build.hpp"
 #include "ctwin/calibration/nccl_calibration_file.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/fabric/degradation.hpp"
 #include "ctwin/network/flow_model.hpp"
 
 namespace ctwin::api {
@@ -81,6 +83,26 @@ analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& c
     return replay::simulate_step(sized, step_options(sized, context, {})).report;
   };
   return analysis::run_scaling(query);
+}
+
+std::shared_ptr<const fabric::Fabric> build_fabric(const Build& build, EvalContext& context) { return built(build, context); }
+
+fabric::Fabric degraded_fabric(const Build& build, const std::vector<std::string>& degrade, const std::string& origin) {
+  fabric::Fabric degraded(load_build(build), static_cast<int>(build.gpus));
+  for (const auto& term : degrade) fabric::apply_degradation(degraded, fabric::parse_degradation(term, origin, degraded));
+  return degraded;
+}
+
+collectives::CollectiveResult evaluate_degraded_collective(const Build& build, const std::vector<std::string>& degrade,
+                                                           const std::string& origin, collectives::CollectiveQuery query,
+                                                           EvalContext& context) {
+  if (degrade.empty()) return evaluate_collective(build, std::move(query), context);
+  if (const auto calibrated = build_calibration(build)) {
+    const int channels = query.tuning.channels;
+    query.tuning = calibrated->tuning;
+    query.tuning.channels = channels;
+  }
+  return collectives::predict_collective(degraded_fabric(build, degrade, origin), query);
 }
 
 fabric::ClusterSpec load_build(const Build& build) { return spec_of(build_document(build), build); }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/analysis/goodput_study.hpp"
+#include "ctwin/api/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
@@ -178,6 +179,24 @@ BenchRow bench_goodput(double target_s) {
           wall, failures, "< " + fixed(target_s, 0) + " s", wall < target_s, peak_rss_gib()};
 }
 
+// The default acceptance plan's expectations on 10,240 GPUs with two threads (the machine the
+// target is set for has two cores): collectives up to the whole build, training studies, the
+// reliability Monte Carlo, each once.
+BenchRow bench_accept(double target_s) {
+  const api::AcceptancePlan plan = api::load_acceptance_plan(resolve_data_path("scenarios/acceptance/default.json").string());
+  api::Build build;
+  build.cluster = "topologies/dgx-h100-superpod.json";
+  build.gpus = 10240;
+  api::EvalContext context;
+  const auto start = Clock::now();
+  const api::AcceptanceExpectation e = api::evaluate_acceptance(build, plan, context, {2, {}});
+  const double wall = seconds_since(start);
+  return {"accept-10k",
+          "default acceptance plan (" + std::to_string(plan.tests.size()) + " tests, " + std::to_string(e.rows.size()) +
+              " expected points) on 10240 H100 of dgx-h100-superpod, 2 threads; events = points",
+          wall, static_cast<std::uint64_t>(e.rows.size()), "< " + fixed(target_s, 0) + " s", wall < target_s, peak_rss_gib()};
+}
+
 // Runs a case `runs` times and keeps the run with the median wall time (the lower middle one
 // for an even count), so its row is one real run, not a blend of several. Each run's peak RSS
 // is its own where the system lets the peak restart.
@@ -213,7 +232,7 @@ Action add_bench_command(CLI::App& app) {
   command->add_option("--case", *only,
                       "run one case: engine, fabric-build, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
-                      "goodput-16k, or "
+                      "goodput-16k, accept-10k, or "
                       "collective-flow-100k (only when named: about 15 s)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -235,6 +254,7 @@ Action add_bench_command(CLI::App& app) {
                                          "run-analytical-16k",
                                          "evaluate-reuse-1000",
                                          "goodput-16k",
+                                         "accept-10k",
                                          "collective-flow-100k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
@@ -262,6 +282,7 @@ Action add_bench_command(CLI::App& app) {
     if (wanted("run-analytical-16k")) measure([&] { return bench_run("run-analytical-16k", "analytical", 1); });
     if (wanted("evaluate-reuse-1000")) measure(bench_evaluate_reuse);
     if (wanted("goodput-16k")) measure([&] { return bench_goodput(5); });
+    if (wanted("accept-10k")) measure([&] { return bench_accept(60); });
     // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
     if (*only == "collective-flow-100k") {
       measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/calibration/nccl_comparison.hpp"
@@ -32,6 +33,7 @@ struct CollectiveOptions {
   std::string format = "table";
   int channels = 0;
   bool every_transfer = false;
+  std::vector<std::string> degrade;
 };
 
 Bytes size_flag(const std::string& flag, const std::string& text) {
@@ -84,6 +86,8 @@ Action add_collective_command(CLI::App& app) {
   command->add_flag("--every-transfer", options->every_transfer,
                     "simulate every step's transfers instead of one step per phase (slow; for checking)");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
+  command->add_option("--degrade", options->degrade,
+                      "a part at a share of its rate: nic:RANK=0.25, link:leaf3.up5=0.5, leaf:3=uplinks:0.5 (repeatable)");
   return [options] {
     const Format format = parse_format(options->format);
     collectives::CollectiveQuery query;
@@ -103,7 +107,7 @@ Action add_collective_command(CLI::App& app) {
     api::EvalContext context;
     const auto result = [&] {
       const ProgressLine line("simulating " + options->op + " on " + std::to_string(options->fabric.gpus) + " GPUs, sizes", true);
-      return api::evaluate_collective(build_of(options->fabric), query, context);
+      return api::evaluate_degraded_collective(build_of(options->fabric), options->degrade, "--degrade", query, context);
     }();
     if (format == Format::kJson) {
       std::cout << api::collective_json(result).dump(2) << '\n';

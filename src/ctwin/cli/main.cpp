@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ctwin/cli/accept_command.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/core/error.hpp"
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_scale_command);
   add(ctwin::cli::add_goodput_command);
   add(ctwin::cli::add_sweep_command);
+  add(ctwin::cli::add_accept_command);
 
   try {
     app.parse(argc, argv);

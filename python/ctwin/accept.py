@@ -1,0 +1,59 @@
+"""Acceptance tests of a build: what each should show when healthy, and which parts fall short."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from . import _core
+from .build import _changes, _cluster
+from .context import EvalContext, default_context
+
+
+class AcceptanceResult:
+    """What ``ctwin accept`` reports: ``expected`` (a frame of every test point with its expected
+    value and pass threshold), and after a check ``measured`` (each point beside its expectation,
+    ``pass``), ``suspects`` and ``explanation`` (parts ranked by how well a degraded part explains
+    the measurements), ``failed``; ``markdown`` is the page to sign; ``to_dict()`` the command's
+    JSON."""
+
+    def __init__(self, report: dict[str, Any], markdown: str) -> None:
+        self._report = report
+        self.markdown = markdown
+        self.expected = pd.DataFrame(report["expected"])
+        self.measured = pd.DataFrame(report.get("measured", []))
+        self.suspects = pd.DataFrame(report.get("suspects", []), columns=["part", "term", "share", "score", "explained",
+                                                                          "failures_crossed"])
+        self.explanation = pd.DataFrame(report.get("explanation", []), columns=self.suspects.columns)
+        self.failed = report.get("failed", 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._report
+
+    def __repr__(self) -> str:
+        checked = f", {len(self.measured)} measured, {self.failed} failed" if "measured" in self._report else ""
+        return (f"AcceptanceResult({self._report['cluster']}, {self._report['gpus']} GPUs, "
+                f"{len(self.expected)} expected points{checked})")
+
+
+def accept(cluster: str | os.PathLike, gpus: int, plan: str | os.PathLike = "scenarios/acceptance/default.json",
+           measured: str | os.PathLike | None = None, degraded: Sequence[str] | None = None, noise: float = 0.0,
+           seed: int = 1, jobs: int | None = None, changes: Mapping[str, Any] | None = None,
+           calibration: str | os.PathLike | None = None, context: EvalContext | None = None) -> AcceptanceResult:
+    """Expected value and pass threshold of every test of ``plan`` on the first ``gpus`` GPUs of
+    ``cluster`` (``ctwin accept``). ``measured``: a folder of what the tests printed (CSV
+    test,instance,value[,unit]; nccl-tests ``<test>.log``; ib_send_bw/osu ``<test>.<SRC>-<DST>.txt``),
+    checked against the expectations. ``degraded``: instead of a folder, check the measured set the
+    build would give with these parts degraded ("nic:12=0.25", "link:leaf3.up5=0.5",
+    "leaf:3=uplinks:0.5", "gpu:7=0.8"; an empty list for the healthy build), each value times
+    1 + u, u uniform in [-noise, noise] from ``seed``.
+    """
+    ctx = context or default_context()
+    report, markdown = _core.accept(_cluster(cluster), gpus, _changes(changes), os.fspath(calibration or ""),
+                                    os.fspath(plan), os.fspath(measured or ""), list(degraded or []),
+                                    degraded is not None, float(noise), int(seed), int(jobs or os.cpu_count() or 1),
+                                    ctx._core)
+    return AcceptanceResult(json.loads(report), markdown)

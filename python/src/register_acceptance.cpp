@@ -1,0 +1,55 @@
+// ctwin._core.accept: an acceptance plan's expectations on a build, and a check of what was
+// measured (read from a folder, or synthesized from the build with degraded parts).
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "call.hpp"
+#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "registry.hpp"
+
+namespace py = pybind11;
+
+namespace ctwin::python {
+
+void register_acceptance(py::module_& m) {
+  m.def(
+      "accept",
+      [](const std::string& cluster, std::int64_t gpus, const std::vector<std::pair<std::string, std::string>>& changes,
+         const std::string& calibration, const std::string& plan_path, const std::string& measured,
+         const std::vector<std::string>& degraded, bool synthesize, double noise, std::uint64_t seed, unsigned jobs,
+         api::EvalContext& context) {
+        if (!(noise >= 0 && noise <= 0.5)) throw InputError("noise", "", "a share in [0, 0.5]");
+        if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "between 1 and 1024");
+        if (!measured.empty() && synthesize) throw InputError("measured", "", "give a folder or degraded parts, not both");
+        api::Build build;
+        build.cluster = cluster;
+        build.gpus = gpus;
+        build.changes_origin = cluster;
+        for (const auto& [path, value] : changes) build.changes.push_back({path, parse_json_text(value, cluster)});
+        build.calibration = calibration;
+        return call_interruptibly([&] {
+          const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_data_path(plan_path).string());
+          const api::AcceptanceExpectation expectation = api::evaluate_acceptance(build, plan, context, {jobs, {}});
+          if (measured.empty() && !synthesize) {
+            return std::pair(api::acceptance_json(expectation).dump(), api::acceptance_markdown(expectation, nullptr));
+          }
+          const api::MeasuredSet set =
+              synthesize ? api::synthesize_measured(build, plan, expectation, degraded, noise, seed, context)
+                         : api::read_measured(measured, plan, *api::build_fabric(build, context));
+          const api::AcceptanceCheck check = api::check_acceptance(build, plan, expectation, set, context);
+          return std::pair(api::acceptance_json(check).dump(), api::acceptance_markdown(expectation, &check));
+        });
+      },
+      py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("plan"), py::arg("measured"),
+      py::arg("degraded"), py::arg("synthesize"), py::arg("noise"), py::arg("seed"), py::arg("jobs"), py::arg("context"));
+}
+
+}  // namespace ctwin::python

@@ -1,0 +1,171 @@
+// ctwin accept: the expected result of every acceptance test on the healthy build, and with
+// --measured, what was measured beside it with the parts that explain the failures.
+
+#include "ctwin/cli/accept_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/parallel_for.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct AcceptOptions {
+  FabricOptions fabric;
+  std::string plan = "scenarios/acceptance/default.json";
+  std::string measured;
+  std::string format = "table";
+  std::vector<std::string> figures;
+  std::vector<std::string> synthesize;
+  double noise = 0;
+  std::uint64_t seed = 1;
+  unsigned jobs = default_jobs();
+};
+
+// "[12/64] 17 s left" on stderr, a terminal only: a pipe gets the results alone.
+std::function<void(std::size_t, std::size_t)> terminal_progress() {
+  if (isatty(fileno(stderr)) == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [start](std::size_t done, std::size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < 1 && done < total) return;
+    const double rate = static_cast<double>(done) / std::max(elapsed, 1e-9);
+    std::cerr << "\r\033[K[" << done << "/" << total << "] test points, " << fixed(static_cast<double>(total - done) / rate, 0)
+              << " s left" << std::flush;
+    if (done == total) std::cerr << '\n';
+  };
+}
+
+std::string figure(double value) {
+  if (value != 0 && (std::abs(value) < 0.01 || std::abs(value) >= 1e6)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3e", value);
+    return text;
+  }
+  return fixed(value, std::abs(value) >= 100 ? 1 : 4);
+}
+
+void print_expected(const api::AcceptanceExpectation& e, Format format) {
+  if (format == Format::kTable) {
+    std::cout << "plan " << e.plan << " on " << e.cluster << ", " << e.gpus << " GPUs (" << e.nodes << " nodes)\n";
+  }
+  Table table({"test", "kind", "point", "metric", "unit", "expected", "threshold", "tolerance", "detail"});
+  for (const auto& r : e.rows) {
+    table.add_row({r.test, api::to_string(r.kind), r.instance, r.metric, api::metric_unit(r.metric), figure(r.expected),
+                   figure(r.threshold), r.tolerance, r.detail});
+  }
+  table.print(std::cout, format);
+}
+
+void print_check(const api::AcceptanceCheck& c, Format format) {
+  Table table({"test", "point", "metric", "unit", "expected", "threshold", "measured", "result", "source"});
+  for (const auto& p : c.points) {
+    table.add_row({p.test, p.instance, p.metric, api::metric_unit(p.metric), figure(p.expected), figure(p.threshold),
+                   figure(p.measured), p.pass ? "pass" : "FAIL", p.source});
+  }
+  if (format == Format::kCsv) {
+    table.print(std::cout, format);
+    return;
+  }
+  std::cout << "plan " << c.expectation.plan << " on " << c.expectation.cluster << ", " << c.expectation.gpus << " GPUs: "
+            << c.points.size() << " measured points, " << c.failed << " failed\n";
+  table.print(std::cout, format);
+  if (!c.suspects.empty()) {
+    std::cout << "\nsuspects, best first (scored on " << c.evidence_points << " points)\n";
+    Table suspects({"rank", "part", "fitted", "score", "explains_%", "failed_points_crossing"});
+    for (std::size_t i = 0; i < c.suspects.size(); ++i) {
+      const auto& s = c.suspects[i];
+      suspects.add_row({std::to_string(i + 1), s.part, s.term, figure(s.score), fixed(100 * s.explained, 1),
+                        std::to_string(s.failures_crossed)});
+    }
+    suspects.print(std::cout, format);
+    std::cout << "\nexplanation:";
+    for (const auto& s : c.explanation) std::cout << ' ' << s.term;
+    std::cout << '\n';
+  }
+}
+
+}  // namespace
+
+Action add_accept_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "accept", "Acceptance tests: what each should show on the healthy build, and with --measured, which parts fall short");
+  auto o = std::make_shared<AcceptOptions>();
+  add_fabric_options(*command, o->fabric);
+  command->add_option("--plan", o->plan, "acceptance plan (scenarios/acceptance/*.json)")->capture_default_str();
+  command->add_option("--measured", o->measured,
+                      "folder of what the tests printed: CSV test,instance,value[,unit]; nccl-tests <test>.log; "
+                      "ib_send_bw/osu output <test>.<SRC>-<DST>.txt");
+  command->add_option("--format", o->format, "table, json, csv or markdown (a page to sign)")->capture_default_str();
+  command->add_option("--figure", o->figures, "an image to show in the Markdown page (repeatable)");
+  command->add_option("--synthesize", o->synthesize,
+                      "print, as measured CSV, what the tests would measure with this part degraded "
+                      "(nic:RANK=0.25, link:leaf3.up5=0.5, leaf:3=uplinks:0.5, gpu:RANK=0.8; repeatable; 'none' for the healthy build)");
+  command->add_option("--noise", o->noise, "with --synthesize: each value times 1 + u, u uniform in [-noise, noise]")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
+  command->add_option("--seed", o->seed, "with --synthesize: the noise's seed")->capture_default_str();
+  command->add_option("--jobs", o->jobs, "test points computed at once (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
+  return [o] {
+    const bool markdown = o->format == "markdown";
+    const Format format = markdown ? Format::kTable : parse_format(o->format);
+    const api::AcceptancePlan plan = api::load_acceptance_plan(resolve_data_path(o->plan).string());
+    const api::Build build = build_of(o->fabric);
+    api::EvalContext context;
+    const api::AcceptanceExpectation expectation =
+        api::evaluate_acceptance(build, plan, context, {o->jobs, terminal_progress()});
+    if (!o->synthesize.empty()) {
+      std::vector<std::string> parts;
+      for (const auto& term : o->synthesize) {
+        if (term != "none") parts.push_back(term);
+      }
+      const api::MeasuredSet set = api::synthesize_measured(build, plan, expectation, parts, o->noise, o->seed, context);
+      std::map<std::string, std::string> metric;
+      for (const auto& t : plan.tests) metric[t.id] = t.metric;
+      std::cout << "test,instance,value,unit\n";
+      for (const auto& v : set.values) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.6g", v.value);
+        std::cout << v.test << ',' << v.instance << ',' << value << ',' << api::metric_unit(metric[v.test]) << '\n';
+      }
+      return;
+    }
+    if (o->measured.empty()) {
+      if (markdown) {
+        std::cout << api::acceptance_markdown(expectation, nullptr, o->figures);
+      } else if (format == Format::kJson) {
+        std::cout << api::acceptance_json(expectation).dump(2) << '\n';
+      } else {
+        print_expected(expectation, format);
+      }
+      return;
+    }
+    const auto fabric = api::build_fabric(build, context);
+    const api::MeasuredSet measured = api::read_measured(o->measured, plan, *fabric);
+    const api::AcceptanceCheck check = api::check_acceptance(build, plan, expectation, measured, context);
+    if (markdown) {
+      std::cout << api::acceptance_markdown(expectation, &check, o->figures);
+    } else if (format == Format::kJson) {
+      std::cout << api::acceptance_json(check).dump(2) << '\n';
+    } else {
+      print_check(check, format);
+    }
+  };
+}
+
+}  // namespace ctwin::cli

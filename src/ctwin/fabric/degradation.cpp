@@ -1,0 +1,164 @@
+#include "ctwin/fabric/degradation.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::fabric {
+namespace {
+
+constexpr const char* kForms = "gpu:RANK=SPEED, nic:RANK=SHARE, link:NAME=SHARE or leaf:ID=uplinks:SHARE";
+
+std::optional<int> whole(std::string_view text) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+std::optional<double> share(std::string_view text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// "leaf3.up5" -> (3, 5) for prefix "leaf" and middle ".up".
+std::optional<std::pair<int, int>> two_indices(std::string_view text, std::string_view prefix, std::string_view middle) {
+  if (text.substr(0, prefix.size()) != prefix) return std::nullopt;
+  text.remove_prefix(prefix.size());
+  const std::size_t at = text.find(middle);
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto first = whole(text.substr(0, at));
+  const auto second = whole(text.substr(at + middle.size()));
+  if (!first || !second) return std::nullopt;
+  return std::pair{*first, *second};
+}
+
+int nic_of_rank(const Fabric& fabric, int rank) { return fabric.server().nic_of_gpu(fabric.local_index(rank)); }
+
+}  // namespace
+
+Degradation parse_degradation(const std::string& text, const std::string& flag, const Fabric& fabric) {
+  const auto bad = [&](const std::string& why) {
+    return InputError(flag, "", "'" + text + "': " + why + " (expected " + kForms + ")");
+  };
+  const std::size_t colon = text.find(':');
+  const std::size_t equals = text.find('=');
+  if (colon == std::string::npos || equals == std::string::npos || equals < colon) throw bad("not PART:ID=SHARE");
+  const std::string kind = text.substr(0, colon);
+  const std::string_view id = std::string_view(text).substr(colon + 1, equals - colon - 1);
+  std::string_view value = std::string_view(text).substr(equals + 1);
+
+  Degradation d;
+  if (kind == "gpu" || kind == "nic") {
+    d.kind = kind == "gpu" ? PartKind::kGpu : PartKind::kNic;
+    const auto rank = whole(id);
+    if (!rank) throw bad("the GPU rank is not a whole number");
+    if (*rank >= fabric.gpus()) throw bad("the build has GPUs 0 to " + std::to_string(fabric.gpus() - 1));
+    if (d.kind == PartKind::kNic && fabric.server().nics() == 0) throw bad("the server has no NIC");
+    // A NIC is named by the first GPU it serves, whichever of its GPUs the term gave.
+    d.index = d.kind == PartKind::kGpu ? *rank
+                                        : fabric.node_of(*rank) * fabric.gpus_per_node() +
+                                              fabric.server().gpu_of_nic(nic_of_rank(fabric, *rank));
+  } else if (kind == "leaf") {
+    d.kind = PartKind::kLeafUplinks;
+    const auto leaf = whole(id);
+    if (!leaf) throw bad("the leaf is not a whole number");
+    if (fabric.tiers().tiers < 2) throw bad("a build of one leaf has no uplinks");
+    if (*leaf >= fabric.tiers().leaves) throw bad("the build has leaves 0 to " + std::to_string(fabric.tiers().leaves - 1));
+    if (value.substr(0, 8) != "uplinks:") throw bad("a leaf is degraded by the share of its uplinks still up");
+    value.remove_prefix(8);
+    d.index = *leaf;
+  } else if (kind == "link") {
+    d.kind = PartKind::kLink;
+    const TierPlan& plan = fabric.tiers();
+    if (const auto nic = two_indices(id, "n", ".nic")) {
+      if (nic->first >= fabric.nodes() || nic->second >= plan.rails) throw bad("no such NIC cable in the build");
+      d.index = static_cast<int>(fabric.access_link(nic->first, nic->second));
+    } else if (const auto up = two_indices(id, "leaf", ".up")) {
+      if (plan.tiers < 2 || up->first >= plan.leaves || up->second >= plan.leaf_uplinks) throw bad("no such leaf uplink in the build");
+      d.index = static_cast<int>(fabric.leaf_uplink(up->first, up->second));
+    } else if (const auto core = two_indices(id, "spine", ".up")) {
+      if (plan.tiers < 3 || core->first >= plan.spines() || core->second >= plan.spine_uplinks) throw bad("no such spine uplink in the build");
+      d.index = static_cast<int>(fabric.spine_uplink(core->first, core->second));
+    } else {
+      throw bad("a link is named nN.nicR, leafL.upK or spineS.upK");
+    }
+  } else {
+    throw bad("unknown part '" + kind + "'");
+  }
+  const auto factor = share(value);
+  if (!factor) throw bad("the share is not a number");
+  if (!(*factor > 0 && *factor <= 1)) throw bad("the share of the nominal rate is in (0, 1]");
+  d.factor = *factor;
+  return d;
+}
+
+std::string cable_name(const Fabric& fabric, LinkId link) {
+  const TierPlan& plan = fabric.tiers();
+  const LinkId even = link & ~LinkId{1};
+  const auto access = fabric.access_link(0, 0);
+  const auto in = [](LinkId id, LinkId base, long long count) { return id >= base && id < base + 2 * count; };
+  if (plan.rails > 0 && in(even, access, static_cast<long long>(fabric.nodes()) * plan.rails)) {
+    const int slot = static_cast<int>((even - access) / 2);
+    return "n" + std::to_string(slot / plan.rails) + ".nic" + std::to_string(slot % plan.rails);
+  }
+  if (plan.tiers >= 2 && in(even, fabric.leaf_uplink(0, 0), static_cast<long long>(plan.leaves) * plan.leaf_uplinks)) {
+    const int slot = static_cast<int>((even - fabric.leaf_uplink(0, 0)) / 2);
+    return "leaf" + std::to_string(slot / plan.leaf_uplinks) + ".up" + std::to_string(slot % plan.leaf_uplinks);
+  }
+  if (plan.tiers >= 3 && in(even, fabric.spine_uplink(0, 0), static_cast<long long>(plan.spines()) * plan.spine_uplinks)) {
+    const int slot = static_cast<int>((even - fabric.spine_uplink(0, 0)) / 2);
+    return "spine" + std::to_string(slot / plan.spine_uplinks) + ".up" + std::to_string(slot % plan.spine_uplinks);
+  }
+  return "";
+}
+
+std::string part_name(const Fabric& fabric, PartKind kind, int index) {
+  switch (kind) {
+    case PartKind::kGpu: return "gpu:" + std::to_string(index);
+    case PartKind::kNic: return "nic:" + std::to_string(index);
+    case PartKind::kLeafUplinks: return "leaf:" + std::to_string(index);
+    case PartKind::kLink: return "link:" + cable_name(fabric, static_cast<LinkId>(index));
+  }
+  return "";
+}
+
+std::string term(const Fabric& fabric, const Degradation& d) {
+  char share_text[32];
+  std::snprintf(share_text, sizeof share_text, "%.6g", d.factor);
+  return part_name(fabric, d.kind, d.index) + (d.kind == PartKind::kLeafUplinks ? "=uplinks:" : "=") + share_text;
+}
+
+std::vector<LinkId> part_links(const Fabric& fabric, PartKind kind, int index) {
+  std::vector<LinkId> links;
+  const auto cable = [&](LinkId even) {
+    links.push_back(even);
+    links.push_back(reverse(even));
+  };
+  switch (kind) {
+    case PartKind::kGpu: break;
+    case PartKind::kNic: cable(fabric.access_link(fabric.node_of(index), nic_of_rank(fabric, index))); break;
+    case PartKind::kLink: cable(static_cast<LinkId>(index)); break;
+    case PartKind::kLeafUplinks:
+      for (int k = 0; k < fabric.tiers().leaf_uplinks; ++k) cable(fabric.leaf_uplink(index, k));
+      break;
+  }
+  return links;
+}
+
+void apply_degradation(Fabric& fabric, const Degradation& degradation) {
+  CTWIN_ASSERT(degradation.factor > 0 && degradation.factor <= 1, "a share of the nominal rate in (0, 1]");
+  for (const LinkId link : part_links(fabric, degradation.kind, degradation.index)) {
+    // Fabric hands out its links read-only: a degraded build is the one place that changes a
+    // built link, and `fabric` is not const, so writing through the reference is defined.
+    auto& changed = const_cast<Link&>(fabric.link(link));
+    changed.bandwidth = changed.bandwidth * degradation.factor;
+  }
+}
+
+}  // namespace ctwin::fabric
