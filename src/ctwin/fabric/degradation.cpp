@@ -154,10 +154,7 @@ std::vector<LinkId> part_links(const Fabric& fabric, PartKind kind, int index) {
 void apply_degradation(Fabric& fabric, const Degradation& degradation) {
   CTWIN_ASSERT(degradation.factor > 0 && degradation.factor <= 1, "a share of the nominal rate in (0, 1]");
   for (const LinkId link : part_links(fabric, degradation.kind, degradation.index)) {
-    // Fabric hands out its links read-only: a degraded build is the one place that changes a
-    // built link, and `fabric` is not const, so writing through the reference is defined.
-    auto& changed = const_cast<Link&>(fabric.link(link));
-    changed.bandwidth = changed.bandwidth * degradation.factor;
+    fabric.scale_link_bandwidth(link, degradation.factor);
   }
 }
 

@@ -41,6 +41,8 @@ class Fabric {
   [[nodiscard]] VertexKind vertex_kind(VertexId v) const { return vertex_kinds_[v]; }
   [[nodiscard]] const std::vector<Link>& links() const { return links_; }
   [[nodiscard]] const Link& link(LinkId id) const { return links_[id]; }
+  /// A degraded build (fabric/degradation.hpp): the one change a built link takes.
+  void scale_link_bandwidth(LinkId id, double factor) { links_[id].bandwidth = links_[id].bandwidth * factor; }
 
   [[nodiscard]] VertexId gpu_vertex(GpuId gpu) const;
   [[nodiscard]] VertexId leaf_vertex(int leaf) const { return leaf_base_ + static_cast<VertexId>(leaf); }
