@@ -19,6 +19,7 @@ struct RunOptions {
   std::string scenario;
   std::string network;
   std::vector<std::string> overrides;
+  std::string calibration;
   std::string format = "table";
   std::string trace;
   std::string comm = "auto";
@@ -33,6 +34,7 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   std::cout << s.model.name << " on " << s.gpus << " x " << s.gpu.name << " (" << s.cluster.name << "), network "
             << network::name(s.network) << (step.shared_fabric ? ", communication on one shared fabric" : ", each collective alone")
             << "\n";
+  if (!s.calibration.empty()) std::cout << "calibrated by " << s.calibration << "\n";
   // cp only when used, so that reports without CP read as before.
   const std::string cp = s.split.cp > 1 ? ", cp " + std::to_string(s.split.cp) + " (" +
                                               workload::cp_comm_name(s.split.cp_comm) + ")"
@@ -79,6 +81,9 @@ Action add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
+  command->add_option("--calibration", o->calibration,
+                      "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
+                      "replace the scenario's");
   command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
   command->add_option("--format", o->format, "table or json")->capture_default_str();
   command->add_option("--trace", o->trace, "write a Chrome/Perfetto trace JSON of the simulated ranks to FILE");
@@ -102,7 +107,9 @@ Action add_run_command(CLI::App& app) {
     api::EvalContext context;
     api::StepQuery query{api::parse_comm_model(o->comm, "--comm"), o->all_ranks};
     query.degrade = o->degrade;
-    const api::StepResult result = api::evaluate(api::Scenario::load(o->scenario).with_assignments(overrides), context, query);
+    const api::Scenario input =
+        api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
+    const api::StepResult result = api::evaluate(input, context, query);
     const replay::Scenario& scenario = result.scenario;
     const replay::SimulatedStep& step = result.step;
     if (o->require_fit && !step.report.fits_memory) {
