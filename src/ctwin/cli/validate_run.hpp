@@ -9,4 +9,7 @@ namespace ctwin::cli {
 /// prediction; `format` is table, json or csv.
 void run_run_validation(const std::string& file, const std::string& calibration, const std::string& format);
 
+/// The --kernels mode: an MoE kernel profile (validation/kernels) against the compute twin on `gpu`.
+void run_kernel_validation(const std::string& file, const std::string& gpu, const std::string& format);
+
 }  // namespace ctwin::cli

@@ -1,5 +1,5 @@
-// `ctwin calibrate --bundle/--merge`, `run/scale/sweep --calibration`, and `validate --run`
-// through the binary: good input works, bad input is one line and exit 2.
+// `ctwin calibrate --bundle/--merge`, `run/scale/sweep --calibration`, `validate --run` and
+// `validate --kernels` through the binary: good input works, bad input is one line and exit 2.
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -48,13 +48,16 @@ TEST_F(CalibrationCli, RunScaleAndSweepApplyTheBundle) {
   EXPECT_EQ(sweep.status, 0) << sweep.output;
 }
 
-TEST_F(CalibrationCli, ValidateRunPrints) {
+TEST_F(CalibrationCli, ValidateRunAndKernelsPrint) {
   const Outcome run = run_ctwin("validate --run " + shell_quote(kRoot + "/validation/runs/example-llama3-70b-h100.json") +
                                 " --format json");
   ASSERT_EQ(run.status, 0) << run.output;
   const auto v = nlohmann::json::parse(run.output);
   EXPECT_DOUBLE_EQ(v["measured"]["tokens_per_s_per_gpu"].get<double>(), 1602.0);
   EXPECT_TRUE(v["calibrated"].is_null());
+  const Outcome kernels = run_ctwin("validate --kernels " + shell_quote(kRoot + "/validation/kernels/h200-kernel-profile.json") +
+                                    " --gpu " + shell_quote(kRoot + "/models/gpus/calibrated/gemm/h200.json") + " --format csv");
+  EXPECT_EQ(kernels.status, 0) << kernels.output;
 }
 
 TEST_F(CalibrationCli, BadInputIsOneLine) {
@@ -82,6 +85,9 @@ TEST_F(CalibrationCli, BadInputIsOneLine) {
   EXPECT_TRUE(one_line_error(run_ctwin("validate --run " + shell_quote(negative)), {negative, "tokens_per_s_per_gpu"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --run " + shell_quote(two) + " --training"), {"--training"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --calibration " + missing), {"--calibration"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --kernels " + shell_quote(kRoot + "/validation/kernels/h200-kernel-profile.json")),
+                             {"--gpu"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --gpu h200"), {"--gpu"}));
 }
 
 }  // namespace
