@@ -69,7 +69,7 @@ TEST(CalibrationBundle, HalfTheBandwidthDoublesTheExposedDpCommunication) {
   const StepResult slow = evaluate(with_calibration(base, half.string()), context);
   const double before = plain.step.report.breakdown.exposed_comm_s.dp;
   const double after = slow.step.report.breakdown.exposed_comm_s.dp;
-  ASSERT_GT(before, 0.05 * plain.step.report.step_time_s) << "the case must expose its DP communication";
+  ASSERT_GT(before, 0.02 * plain.step.report.step_time_s) << "the case must expose its DP communication";
   // Bandwidth terms double, latency terms stay: just under 2.
   EXPECT_GT(after / before, 1.9);
   EXPECT_LE(after / before, 2.0 + 1e-9);
@@ -109,6 +109,7 @@ TEST(CalibrationBundle, MergesGpuAndClusterPartsAndReadsThemBack) {
   calibration::merge_into_bundle_file(bundle, calibration::BundleSection::kNccl, nccl, "nccl.json");
   nlohmann::json profile = load_json_file(kRoot + "/models/gpus/h100-sxm.json");
   profile["training_time_scale"] = 1.5;
+  profile["sources"]["training_time_scale"] = "this test: a known scale to find again";
   calibration::merge_into_bundle_file(bundle, calibration::BundleSection::kGpu, profile, "h100.json");
   // Merging the cluster part again replaces it and keeps the GPU part.
   calibration::merge_into_bundle_file(bundle, calibration::BundleSection::kNccl, nccl, "nccl.json");
@@ -137,7 +138,7 @@ TEST(CalibrationBundle, ALoneNcclFileIsABundleWithOnlyTheClusterPart) {
       load_json_file(lone), calibration::BundleSection::kGpu, load_json_file(kRoot + "/models/gpus/h100-sxm.json"), "h100");
   EXPECT_EQ(merged["ctwin_calibration"], "bundle");
   EXPECT_EQ(merged["nccl"]["ctwin_calibration"], "nccl");
-  EXPECT_EQ(merged["gpu"]["name"], "h100-sxm");
+  EXPECT_EQ(merged["gpu"]["name"], "NVIDIA H100 SXM5 80GB");
 }
 
 TEST(CalibrationBundle, BadInputIsAnInputErrorNamingTheFileAndField) {
