@@ -17,8 +17,13 @@ def _scenario(scenario: Scenario | str | os.PathLike) -> Scenario:
     return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
 
 
+def _calibrated(s: Scenario, calibration: str | os.PathLike | None) -> Scenario:
+    return s if calibration is None else Scenario(s._core.with_calibration(os.fspath(calibration)))
+
+
 def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trace: bool | str | os.PathLike | None = None,
-        comm: str = "auto", all_ranks: bool = False, context: EvalContext | None = None) -> StepResult:
+        comm: str = "auto", all_ranks: bool = False, context: EvalContext | None = None,
+        calibration: str | os.PathLike | None = None) -> StepResult:
     """Predicts one training step of ``scenario`` (a :class:`Scenario` or a scenario file).
 
     ``network``: "analytical" or "flow" (default: the scenario's). ``trace``: True keeps the
@@ -26,13 +31,15 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     also writes it there. ``comm``: "auto", "isolated" or "shared" (every op's traffic on one
     flow simulation of the cluster; auto: shared with the flow network). ``all_ranks``: simulate
     every rank instead of one per pipeline stage (slow). ``context``: caches shared with other
-    calls (default: one per process).
+    calls (default: one per process). ``calibration``: a calibration file (``ctwin calibrate
+    --bundle``, or ``--nccl -o``) whose GPU profile and cluster fit replace the scenario's, as
+    ``ctwin run --calibration``.
 
     Returns a :class:`StepResult` whose ``to_dict()`` equals ``ctwin run --format json``.
     Raises :class:`ctwin.InputError` on bad input. The GIL is released while ctwin works, and
     Ctrl-C interrupts it.
     """
-    s = _scenario(scenario)
+    s = _calibrated(_scenario(scenario), calibration)
     if network is not None:
         s = s.with_(network=network)
     ctx = context or default_context()
@@ -45,7 +52,8 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
 
 
 def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: bool = False, network: str | None = None,
-          jobs: int | None = None, context: EvalContext | None = None, batch: str | None = None) -> ScalingResult:
+          jobs: int | None = None, context: EvalContext | None = None, batch: str | None = None,
+          calibration: str | os.PathLike | None = None) -> ScalingResult:
     """Throughput and linearity of ``scenario`` at each GPU count in ``gpus`` (ascending).
 
     ``batch`` chooses each size's global batch: ``"nearest"`` (the default: the scenario's,
@@ -54,10 +62,11 @@ def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: boo
     (each DP replica keeps its share: weak scaling, also ``weak=True``). Each point says the
     batch it used, and ``batch_note`` how it was derived. A size the split cannot use becomes
     a point with ``invalid`` set. ``jobs``: sizes simulated at
-    once (default: one per core; results do not depend on it). Returns a
+    once (default: one per core; results do not depend on it). ``calibration``: as in
+    :func:`run`. Returns a
     :class:`ScalingResult` whose ``to_dict()`` equals ``ctwin scale --format json``.
     """
-    s = _scenario(scenario)
+    s = _calibrated(_scenario(scenario), calibration)
     if network is not None:
         s = s.with_(network=network)
     if weak and batch not in (None, "per-replica"):

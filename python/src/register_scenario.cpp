@@ -30,6 +30,10 @@ void register_scenario(py::module_& m) {
           },
           py::arg("path"), py::arg("value_json"))
       .def("with_assignments", &api::Scenario::with_assignments, py::arg("assignments"))
+      .def(
+          "with_calibration",
+          [](const api::Scenario& s, const std::string& file) { return api::with_calibration(s, file, "calibration"); },
+          py::arg("file"))
       .def("validate", [](const api::Scenario& s) { (void)s.resolve(); })
       .def("document_json", [](const api::Scenario& s) { return s.document().dump(); })
       .def("changes", [](const api::Scenario& s) {

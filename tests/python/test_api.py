@@ -139,3 +139,18 @@ def test_public_functions_have_docstrings():
     for name in ctwin.__all__:
         assert getattr(ctwin, name).__doc__, name
     assert "training step" in pydoc.render_doc(ctwin.run)
+
+
+def test_run_with_a_calibration_equals_cli(cli, tmp_path):
+    bundle = tmp_path / "bundle.json"
+    made = cli("calibrate", "--bundle", str(bundle), "--merge", "models/gpus/calibrated/h100-sxm.json")
+    assert made.returncode == 0, made.stderr
+    expected = cli("run", "scenarios/default.json", "--network", "analytical", "--calibration", str(bundle),
+                   "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    result = ctwin.run("scenarios/default.json", network="analytical", calibration=bundle)
+    assert result.to_dict() == json.loads(expected.stdout)
+    # The bundle's GPU part (training_time_scale 1.27) slows the step.
+    assert result.step_time_s > ctwin.run("scenarios/default.json", network="analytical").step_time_s
+    with pytest.raises(ctwin.InputError, match="calibration"):
+        ctwin.run("scenarios/default.json", calibration=tmp_path / "missing.json")

@@ -6,7 +6,7 @@
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/degraded_build.hpp"
-#include "ctwin/calibration/nccl_calibration_file.hpp"
+#include "ctwin/calibration/calibration_bundle.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
@@ -109,7 +109,8 @@ fabric::ClusterSpec load_build(const Build& build) { return spec_of(build_docume
 
 std::optional<calibration::NcclCalibration> build_calibration(const Build& build) {
   if (build.calibration.empty()) return std::nullopt;
-  return calibration::read_nccl_calibration(resolve_data_path(build.calibration));
+  // A bundle's GPU part says nothing about a build's links and collectives.
+  return calibration::read_calibration_bundle(resolve_data_path(build.calibration)).nccl;
 }
 
 fabric::FabricSummary evaluate_fabric(const Build& build, EvalContext& context) {

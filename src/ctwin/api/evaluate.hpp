@@ -61,7 +61,7 @@ struct Build {
   std::int64_t gpus = 0;
   std::vector<Override> changes;
   std::string changes_origin = "--set";  ///< named by errors in a change's path
-  std::string calibration;               ///< a file `ctwin calibrate --nccl` wrote; empty for none
+  std::string calibration;               ///< a calibration `ctwin calibrate --nccl` or `--bundle` wrote; empty for none
 };
 
 /// The build's topology as read, changes and calibration applied.

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "ctwin/api/data_dir.hpp"
+#include "ctwin/calibration/calibration_bundle.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
@@ -41,8 +42,38 @@ Scenario Scenario::with_assignments(const std::vector<std::string>& assignments)
 }
 
 replay::Scenario Scenario::resolve(replay::GpuProfileCache* profiles) const {
-  return replay::parse_scenario(document_, source_, dir_, data_dir(), changes_, changed_by_flag_ ? "--set" : source_,
-                                profiles);
+  replay::Scenario s = replay::parse_scenario(document_, source_, dir_, data_dir(), changes_,
+                                              changed_by_flag_ ? "--set" : source_, profiles);
+  apply_calibration(s);
+  return s;
+}
+
+Scenario with_calibration(const Scenario& scenario, const std::string& file, const std::string& origin) {
+  if (file.empty()) return scenario;
+  const std::filesystem::path path = resolve_data_path(file);
+  if (!std::filesystem::is_regular_file(path)) throw InputError(origin, "", "no calibration file '" + file + "'");
+  // Absolute, so that the scenario's own directory does not change which file is meant.
+  return scenario.with("calibration", std::filesystem::absolute(path).lexically_normal().string());
+}
+
+void apply_calibration(replay::Scenario& s) {
+  if (s.calibration.empty() || s.calibrated) return;
+  const calibration::CalibrationBundle bundle = calibration::read_calibration_bundle(s.calibration);
+  if (bundle.gpu) {
+    // A profile fitted to one GPU says nothing about another: a mismatch is a wrong file, not a choice.
+    if (bundle.gpu->name != s.gpu.name) {
+      throw InputError(s.calibration, "/gpu/name",
+                       "calibrates " + bundle.gpu->name + " but the scenario runs on " + s.gpu.name);
+    }
+    s.gpu = *bundle.gpu;
+  }
+  if (bundle.nccl) {
+    s.cluster = bundle.nccl->apply(std::move(s.cluster));
+    s.tuning = bundle.nccl->tuning;
+  }
+  // Caches of fabrics and collective times are keyed by the cluster: a calibrated one is another build.
+  s.cluster_key += "\ncalibration:" + bundle.text;
+  s.calibrated = true;
 }
 
 }  // namespace ctwin::api

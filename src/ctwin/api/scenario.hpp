@@ -51,4 +51,15 @@ class Scenario {
   bool changed_by_flag_ = false;  ///< errors in a change's path name `--set` rather than the scenario
 };
 
+/// A copy of `scenario` calibrated by `file` (its `calibration` field set; the file is looked
+/// up as given, then under data_dir()); empty `file` leaves it as it is. InputError naming
+/// `origin` when there is no such file.
+[[nodiscard]] Scenario with_calibration(const Scenario& scenario, const std::string& file,
+                                        const std::string& origin = "--calibration");
+
+/// Applies the calibration file `s` names (its `calibration` field), if any and not yet applied:
+/// the bundle's GPU profile replaces the scenario's (same GPU name, or InputError), its cluster
+/// fit sets the link efficiencies and the collectives' protocol costs. `resolve` calls it.
+void apply_calibration(replay::Scenario& s);
+
 }  // namespace ctwin::api

@@ -38,6 +38,7 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
       {"fits_memory", r.fits_memory},
       {"events", r.events}};
   if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
+  if (!s.calibration.empty()) out["calibration"] = s.calibration;  // likewise uncalibrated ones
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "ctwin/calibration/nccl_calibration_file.hpp"
 
+#include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 
 namespace ctwin::calibration {
@@ -51,8 +52,13 @@ nlohmann::json nccl_calibration_json(const NcclFitReport& report, const std::str
 }
 
 NcclCalibration read_nccl_calibration(const std::filesystem::path& path) {
-  const nlohmann::json document = load_json_file(path);
-  JsonObjectReader top(document, path.string(), "");
+  return parse_nccl_calibration(load_json_file(path), path.string(), "");
+}
+
+NcclCalibration parse_nccl_calibration(const nlohmann::json& document, const std::string& source,
+                                       const std::string& pointer) {
+  if (!document.is_object()) throw InputError(source, pointer, "expected an nccl calibration object");
+  JsonObjectReader top(document, source, pointer);
   if (top.choice("ctwin_calibration", {"nccl"}) != "nccl") top.fail("ctwin_calibration", "not an nccl calibration");
   NcclCalibration c;
   {

@@ -25,5 +25,8 @@ namespace ctwin::calibration {
 
 /// Reads a calibration file strictly; InputError naming the file and field otherwise.
 [[nodiscard]] NcclCalibration read_nccl_calibration(const std::filesystem::path& path);
+/// The same for a document already read (a calibration bundle's "nccl" section at `pointer`).
+[[nodiscard]] NcclCalibration parse_nccl_calibration(const nlohmann::json& document, const std::string& source,
+                                                     const std::string& pointer);
 
 }  // namespace ctwin::calibration

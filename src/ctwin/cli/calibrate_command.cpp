@@ -1,6 +1,7 @@
 // ctwin calibrate: fit a twin's parameters to measurements. Which inputs are given decides what
 // is calibrated (--gemm: a GPU profile's GEMM efficiency table); each mode is one function.
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -9,11 +10,13 @@
 
 #include "ctwin/api/calibration_json.hpp"
 #include "ctwin/api/compute_eval.hpp"
+#include "ctwin/calibration/calibration_bundle.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -82,6 +85,14 @@ Action add_calibrate_command(CLI::App& app) {
       ->take_all();
   command->add_option("-o,--output", options->output,
                       "calibrated profile (--gemm, --layers, --training) or calibration (--nccl) to write");
+  command->add_option("--bundle", options->bundle,
+                      "also merge what -o wrote into this calibration bundle (created if missing): the GPU profile "
+                      "(--gemm, --layers, --training) or the cluster fit (--nccl) replaces that part, the other stays; "
+                      "run, scale and sweep take it as --calibration");
+  command->add_option("--merge", options->merge,
+                      "with --bundle and nothing to fit: merge these files as they are (a GPU profile, e.g. "
+                      "models/gpus/calibrated/h100-sxm.json, or a calibration --nccl wrote)")
+      ->take_all();
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
   command->add_flag("--rows", options->rows,
                     "with --nccl: also every size of every log: measured busbw against the prediction with the defaults "
@@ -96,10 +107,42 @@ Action add_calibrate_command(CLI::App& app) {
       throw InputError(options->only.empty() ? "--jobs" : "--only", "", "applies to --training");
     }
     if (options->rows && options->nccl.empty()) throw InputError("--rows", "", "applies to --nccl");
-    if (!options->gemm.empty()) return calibrate_gemm(*options);
-    if (!options->layers.empty()) return calibrate_layers(*options);
-    if (!options->training.empty()) return calibrate_training(*options);
-    if (!options->nccl.empty()) return calibrate_nccl(*options);
+    const bool gpu_fit = !options->gemm.empty() || !options->layers.empty() || !options->training.empty();
+    if (!options->merge.empty()) {
+      if (gpu_fit || !options->nccl.empty()) throw InputError("--merge", "", "merges files as they are; fit nothing with it");
+      if (options->bundle.empty()) throw InputError("--merge", "", "needs --bundle FILE to merge into");
+      for (const auto& file : options->merge) {
+        nlohmann::json document = load_json_file(file);
+        const bool nccl = document.is_object() && document.contains("ctwin_calibration");
+        calibration::merge_into_bundle_file(options->bundle,
+                                            nccl ? calibration::BundleSection::kNccl : calibration::BundleSection::kGpu,
+                                            std::move(document), file);
+        if (parse_format(options->format) == Format::kTable) {
+          std::cout << "merged " << file << " into " << options->bundle << " as its " << (nccl ? "cluster" : "GPU")
+                    << " part\n";
+        }
+      }
+      return;
+    }
+    if (!options->bundle.empty() && !gpu_fit && options->nccl.empty()) {
+      throw InputError("--bundle", "", "merges what --gemm, --layers, --training or --nccl fitted, or --merge FILE");
+    }
+    // A bundle that is there must be one before anything is fitted: a profile given by mistake stays intact.
+    if (!options->bundle.empty() && std::filesystem::exists(options->bundle)) {
+      (void)calibration::read_calibration_bundle(options->bundle);
+    }
+    if (!options->gemm.empty()) calibrate_gemm(*options);
+    if (!options->layers.empty()) calibrate_layers(*options);
+    if (!options->training.empty()) calibrate_training(*options);
+    if (!options->nccl.empty()) calibrate_nccl(*options);
+    if (gpu_fit || !options->nccl.empty()) {
+      if (!options->bundle.empty()) {
+        calibration::merge_into_bundle_file(options->bundle,
+                                            gpu_fit ? calibration::BundleSection::kGpu : calibration::BundleSection::kNccl,
+                                            load_json_file(options->output), options->output);
+      }
+      return;
+    }
     throw InputError("ctwin calibrate", "",
                      "nothing to calibrate: give --gemm CSV --base PROFILE -o FILE, --layers JSON --base PROFILE -o FILE, "
                      "--training CASES --base PROFILE -o FILE "

@@ -27,6 +27,8 @@ struct CalibrateOptions {
   std::string network = "flow";
   std::vector<std::string> holdout;
   std::string output;
+  std::string bundle;  ///< also merge the result into this calibration bundle
+  std::vector<std::string> merge;  ///< with --bundle: files merged as they are
   std::string format = "table";
   bool rows = false;  ///< --nccl: also every size of every log, measured against predicted before and after
 };

@@ -21,6 +21,7 @@ struct RunOptions {
   std::string scenario;
   std::string network;
   std::vector<std::string> overrides;
+  std::string calibration;
   std::string format = "table";
   std::string table;
   std::string trace;
@@ -36,6 +37,7 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   std::cout << s.model.name << " on " << s.gpus << " x " << s.gpu.name << " (" << s.cluster.name << "), network "
             << network::name(s.network) << (step.shared_fabric ? ", communication on one shared fabric" : ", each collective alone")
             << "\n";
+  if (!s.calibration.empty()) std::cout << "calibrated by " << s.calibration << "\n";
   // cp only when used, so that reports without CP read as before.
   const std::string cp = s.split.cp > 1 ? ", cp " + std::to_string(s.split.cp) + " (" +
                                               workload::cp_comm_name(s.split.cp_comm) + ")"
@@ -82,6 +84,9 @@ Action add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
+  command->add_option("--calibration", o->calibration,
+                      "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
+                      "replace the scenario's");
   command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
   command->add_option("--format", o->format, "table, json or csv (one row, the JSON's fields as dotted columns)")
       ->capture_default_str();
@@ -109,7 +114,8 @@ Action add_run_command(CLI::App& app) {
     query.comm = api::parse_comm_model(o->comm, "--comm");
     query.all_ranks = o->all_ranks;
     query.degrade = o->degrade;
-    const api::Scenario given = api::Scenario::load(o->scenario).with_assignments(overrides);
+    const api::Scenario given =
+        api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
     const api::StepResult result = [&] {
       const ProgressLine line("simulating one step of " + o->scenario);
       return api::evaluate(given, context, query);

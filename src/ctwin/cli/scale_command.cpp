@@ -26,6 +26,7 @@ struct ScaleOptions {
   std::string batch;
   std::string network;
   std::vector<std::string> overrides;
+  std::string calibration;
   std::string format = "table";
   unsigned jobs = default_jobs();
 };
@@ -56,6 +57,9 @@ Action add_scale_command(CLI::App& app) {
                       "micro-batch x dp; the default), fixed (the scenario's; a size it does not divide is invalid) "
                       "or per-replica (each DP replica keeps its share: weak scaling)");
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
+  command->add_option("--calibration", o->calibration,
+                      "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
+                      "replace the scenario's");
   command->add_option("--set", o->overrides, "override a scenario field at every size: parallel.tp=4 (repeatable)");
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   command->add_option("--jobs", o->jobs, "sizes simulated at once (default: one per core)")->check(CLI::Range(1, 1024));
@@ -82,8 +86,9 @@ Action add_scale_command(CLI::App& app) {
       };
     }
     api::EvalContext context;
-    const analysis::ScalingStudy study =
-        api::evaluate_scaling(api::Scenario::load(o->scenario).with_assignments(overrides), context, query);
+    const api::Scenario input =
+        api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
+    const analysis::ScalingStudy study = api::evaluate_scaling(input, context, query);
 
     if (format == Format::kJson) {
       std::cout << api::scaling_json(study).dump(2) << '\n';

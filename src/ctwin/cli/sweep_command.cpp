@@ -22,6 +22,7 @@ struct SweepOptions {
   std::string scenario;
   std::vector<std::string> grid;
   std::vector<std::string> overrides;
+  std::string calibration;
   std::string network;
   std::string format = "table";
   unsigned jobs = default_jobs();
@@ -53,6 +54,9 @@ Action add_sweep_command(CLI::App& app) {
       ->required();
   command->add_option("--set", o->overrides, "override a scenario field at every point: training.global_batch=256");
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
+  command->add_option("--calibration", o->calibration,
+                      "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
+                      "replace the scenario's");
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   command->add_option("--jobs", o->jobs, "points simulated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
@@ -66,8 +70,9 @@ Action add_sweep_command(CLI::App& app) {
     std::vector<api::GridAxis> axes;
     for (const auto& text : o->grid) axes.push_back(api::parse_grid_axis(text));
     api::EvalContext context;
-    const api::SweepResult result = api::evaluate_sweep(api::Scenario::load(o->scenario).with_assignments(overrides),
-                                                        axes, context, {o->jobs, terminal_progress()});
+    const api::Scenario input =
+        api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
+    const api::SweepResult result = api::evaluate_sweep(input, axes, context, {o->jobs, terminal_progress()});
     if (format == Format::kJson) {
       std::cout << api::sweep_json(result).dump(2) << '\n';
       return;

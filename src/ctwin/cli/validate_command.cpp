@@ -17,6 +17,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/validate_run.hpp"
 #include "ctwin/cli/validate_scaling.hpp"
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/core/error.hpp"
@@ -38,6 +39,10 @@ struct ValidateOptions {
   bool rows = false;
   bool calibrated = false;
   bool training = false;
+  std::string run;          ///< --run: a measured run of the user's own
+  std::string calibration;  ///< with --run: a calibration to compare with
+  std::string kernels;      ///< --kernels: an MoE kernel profile
+  std::string gpu;          ///< with --kernels: the GPU profile to predict with
   std::string profiles;
   unsigned jobs = default_jobs();
   bool scaling = false;
@@ -200,7 +205,35 @@ Action add_validate_command(CLI::App& app) {
       ->take_all();
   command->add_option("--jobs", options->jobs, "with --training: cases simulated at once (default: one per core)")
       ->check(CLI::Range(1, 1024));
+  command->add_option("--run", options->run,
+                      "a measured run of your own (JSON: scenario, measured step_time or tokens/s, optional "
+                      "calibration; docs/calibration-bundle.md): predicted vs measured, uncalibrated and calibrated");
+  command->add_option("--calibration", options->calibration,
+                      "with --run: the calibration to compare with (replaces the run file's)");
+  command->add_option("--kernels", options->kernels,
+                      "an MoE kernel profile (validation/kernels/*.json, from validation/collect/kernel_profile.py): "
+                      "grouped GEMMs and token permutation predicted vs measured");
+  command->add_option("--gpu", options->gpu, "with --kernels: the GPU profile to predict with (a file or a name)");
   return [options, command] {
+    if (!options->kernels.empty()) {
+      for (const char* other : {"--run", "--calibration", "--training", "--scaling", "--setups", "--role", "--only",
+                                "--calibrated", "--rows", "--cases", "--profiles", "--set", "--jobs", "--network"}) {
+        if (command->count(other) > 0) throw InputError(other, "", "does not apply to --kernels");
+      }
+      if (options->gpu.empty()) throw InputError("--gpu", "", "required with --kernels: the GPU profile to predict with");
+      run_kernel_validation(options->kernels, options->gpu, options->format);
+      return;
+    }
+    if (command->count("--gpu") > 0) throw InputError("--gpu", "", "applies to --kernels");
+    if (!options->run.empty()) {
+      for (const char* other : {"--training", "--scaling", "--setups", "--role", "--only", "--calibrated", "--rows",
+                                "--cases", "--profiles", "--set", "--jobs", "--network"}) {
+        if (command->count(other) > 0) throw InputError(other, "", "does not apply to --run");
+      }
+      run_run_validation(options->run, options->calibration, options->format);
+      return;
+    }
+    if (command->count("--calibration") > 0) throw InputError("--calibration", "", "applies to --run");
     if (options->training || options->scaling) {
       const std::string mode = options->training ? "--training" : "--scaling";
       if (options->training && options->scaling) throw InputError("--scaling", "", "give --training or --scaling, not both");

@@ -71,10 +71,11 @@ std::shared_ptr<const fabric::Fabric> CollectiveCache::fabric(const FabricKey& k
 }
 
 CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind network, bool free,
-                                 std::shared_ptr<CollectiveCache> cache)
+                                 std::shared_ptr<CollectiveCache> cache, collectives::CollectiveTuning tuning)
     : cluster_(std::move(cluster)),
       network_(network),
       free_(free),
+      tuning_(tuning),
       cache_(cache ? std::move(cache) : std::make_shared<CollectiveCache>()) {}
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
@@ -107,6 +108,7 @@ SimTime CollectiveTimes::time(collectives::Op op, GroupShape group, Bytes size, 
   query.sizes = {Bytes(rounded)};
   query.element_bytes = element_bytes;
   query.network = network_;
+  query.tuning = tuning_;
   const auto result = collectives::predict_collective(*fabric_for(group), query);
   CTWIN_ASSERT(result.rows.size() == 1, "one size asked, one row returned");
   ++predictions_;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ctwin/collectives/collective.hpp"
+#include "ctwin/collectives/tuning.hpp"
 #include "ctwin/core/units.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/fabric.hpp"
@@ -90,8 +91,10 @@ class CollectiveTimes {
  public:
   /// `free` makes every collective take no time (the oracle tests' zero-cost communication).
   /// `cache` holds predictions already made on this cluster and network, if any.
+  /// `tuning`: the collectives' protocol costs (a calibration's); a cache must hold predictions
+  /// made with the same tuning (api::EvalContext keys caches by the calibrated cluster).
   CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind network, bool free = false,
-                  std::shared_ptr<CollectiveCache> cache = nullptr);
+                  std::shared_ptr<CollectiveCache> cache = nullptr, collectives::CollectiveTuning tuning = {});
   ~CollectiveTimes();
   CollectiveTimes(CollectiveTimes&&) noexcept;
 
@@ -109,6 +112,7 @@ class CollectiveTimes {
   fabric::ClusterSpec cluster_;
   network::ModelKind network_;
   bool free_ = false;
+  collectives::CollectiveTuning tuning_;
   std::int64_t predictions_ = 0;
   std::shared_ptr<CollectiveCache> cache_;
 };

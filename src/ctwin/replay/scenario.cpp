@@ -146,8 +146,11 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
                      "--sequence-parallel)");
   }
   s.network = network::parse_model_kind(reader.choice_or("network", {"analytical", "flow"}, "flow"), source, "/network");
+  // Read here, applied by api::Scenario::resolve (the file format lives in the calibration layer,
+  // above this one); simulate_step refuses a scenario whose calibration was not applied.
   if (const auto* calibration = reader.optional("calibration"); calibration != nullptr && !calibration->is_null()) {
-    throw InputError(source, "/calibration", "calibrated scenarios are not supported by ctwin run yet (use null)");
+    if (!calibration->is_string()) throw InputError(source, "/calibration", "expected a calibration file (ctwin calibrate --bundle) or null");
+    s.calibration = resolve(calibration->get<std::string>(), dir, repo_root, source, "/calibration").string();
   }
   s.gpu = read_gpu(reader.optional("gpu"), s.cluster.server.gpu, dir, repo_root, source, profiles);
   reader.finish();

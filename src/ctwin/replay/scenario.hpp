@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctwin/collectives/tuning.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
@@ -50,6 +51,11 @@ struct Scenario {
   workload::ParallelConfig split;  ///< validated against model and gpus
   OverlapConfig overlap;
   network::ModelKind network = network::ModelKind::kFlow;  ///< analytical or flow
+  /// The calibration file the scenario names (its `calibration` field, resolved), empty for none.
+  /// api::Scenario::resolve applies it to `cluster`, `gpu` and `tuning` and sets `calibrated`.
+  std::string calibration;
+  bool calibrated = false;
+  collectives::CollectiveTuning tuning;  ///< protocol costs of its collectives (a calibration's)
   /// The cluster's document as read, after overrides: two scenarios with equal keys build the
   /// same fabric, so caches (api::EvalContext) can share what was built and predicted for it.
   std::string cluster_key;

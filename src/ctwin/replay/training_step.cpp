@@ -11,7 +11,12 @@
 namespace ctwin::replay {
 
 SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options) {
-  CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache);
+  if (!scenario.calibration.empty() && !scenario.calibrated) {
+    throw InputError(scenario.source, "/calibration",
+                     "this command does not apply calibrations; ctwin run, scale and sweep do (api::evaluate)");
+  }
+  CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache,
+                       scenario.tuning);
   SimulatedStep step;
   step.work = build_step_work(scenario, comm);
   apply_slowdowns(step.work, options.slowdowns);

@@ -1,0 +1,127 @@
+#include "ctwin/api/run_validation.hpp"
+
+#include <filesystem>
+#include <utility>
+
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/scenario.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/units.hpp"
+
+namespace ctwin::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A path in the run file: next to it first, then as given or under data_dir().
+std::string locate(const std::string& given, const fs::path& dir) {
+  const fs::path p(given);
+  if (p.is_relative() && fs::is_regular_file(dir / p)) return (dir / p).string();
+  return resolve_data_path(given).string();
+}
+
+RunPrediction prediction_of(const StepResult& result, double measured_step_s) {
+  RunPrediction prediction;
+  prediction.calibration = result.scenario.calibration;
+  prediction.report = result.step.report;
+  prediction.tokens_per_s_per_gpu = prediction.report.tokens_per_s / static_cast<double>(result.scenario.gpus);
+  prediction.error = measured_step_s / prediction.report.step_time_s - 1;
+  return prediction;
+}
+
+}  // namespace
+
+RunValidation validate_run(const std::string& file, const std::string& calibration, EvalContext& context) {
+  const fs::path path = resolve_data_path(file);
+  const nlohmann::json document = load_json_file(path);
+  const std::string source = path.string();
+  if (!document.is_object()) throw InputError(source, "", "expected a measured run object");
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  JsonObjectReader reader(document, source, "");
+  RunValidation v;
+  v.source = source;
+  v.description = reader.string_or("description", "");
+
+  const nlohmann::json& scenario_doc = reader.required("scenario");
+  Scenario scenario = scenario_doc.is_string() ? Scenario::load(locate(scenario_doc.get<std::string>(), dir))
+                      : scenario_doc.is_object()
+                          ? Scenario::from_json(scenario_doc, source + " /scenario")
+                          : throw InputError(source, "/scenario", "expected a scenario file or an inline scenario");
+  scenario = scenario.with_assignments(reader.string_list_or_empty("set"));
+
+  std::string file_calibration;
+  if (const auto* given = reader.optional("calibration"); given != nullptr && !given->is_null()) {
+    if (!given->is_string()) throw InputError(source, "/calibration", "expected a calibration file or null");
+    file_calibration = locate(given->get<std::string>(), dir);
+    if (!fs::is_regular_file(file_calibration)) {
+      throw InputError(source, "/calibration", "no calibration file '" + given->get<std::string>() + "'");
+    }
+  }
+
+  auto measured = reader.object("measured");
+  const int given_count = int(measured.has("step_time")) + int(measured.has("tokens_per_s_per_gpu")) +
+                          int(measured.has("tokens_per_s"));
+  if (given_count != 1) {
+    reader.fail("measured", "give exactly one of step_time, tokens_per_s_per_gpu, tokens_per_s");
+  }
+  // The prediction fixes the tokens per step and the GPUs; the measurement in any unit becomes a step time.
+  // The uncalibrated row ignores a calibration the scenario itself names.
+  const StepResult plain = evaluate(scenario.with("calibration", nullptr), context);
+  const double tokens_per_step = plain.step.report.tokens_per_s * plain.step.report.step_time_s;
+  const auto gpus = static_cast<double>(plain.scenario.gpus);
+  constexpr double kMostTokensPerS = 1e12;  // far above any cluster: a typo, not a run
+  if (measured.has("step_time")) {
+    v.measured_as = "step_time";
+    v.measured_step_time_s = measured.duration_up_to("step_time", SimTime::from_seconds(86400.0)).seconds();
+    if (v.measured_step_time_s <= 0) measured.fail("step_time", "must be positive");
+  } else if (measured.has("tokens_per_s_per_gpu")) {
+    v.measured_as = "tokens_per_s_per_gpu";
+    v.measured_step_time_s = tokens_per_step / (measured.number("tokens_per_s_per_gpu", 1e-6, kMostTokensPerS) * gpus);
+  } else {
+    v.measured_as = "tokens_per_s";
+    v.measured_step_time_s = tokens_per_step / measured.number("tokens_per_s", 1e-6, kMostTokensPerS);
+  }
+  measured.finish();
+  reader.finish();
+  v.measured_tokens_per_s_per_gpu = tokens_per_step / v.measured_step_time_s / gpus;
+
+  v.model = plain.scenario.model.name;
+  v.gpu = plain.scenario.gpu.name;
+  v.cluster = plain.scenario.cluster.name;
+  v.gpus = plain.scenario.gpus;
+  v.uncalibrated = prediction_of(plain, v.measured_step_time_s);
+  const std::string chosen = calibration.empty() ? file_calibration : calibration;
+  if (!chosen.empty()) {
+    const std::string origin = calibration.empty() ? source + " /calibration" : "--calibration";
+    v.calibrated = prediction_of(evaluate(with_calibration(scenario, chosen, origin), context), v.measured_step_time_s);
+  }
+  return v;
+}
+
+nlohmann::json run_validation_json(const RunValidation& v) {
+  const auto row = [](const RunPrediction& p) {
+    nlohmann::json out{{"step_time_s", p.report.step_time_s},
+                       {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
+                       {"mfu", p.report.mfu},
+                       {"error", p.error}};
+    if (!p.calibration.empty()) out["calibration"] = p.calibration;
+    return out;
+  };
+  nlohmann::json out{{"run", v.source},
+                     {"description", v.description},
+                     {"model", v.model},
+                     {"gpu", v.gpu},
+                     {"cluster", v.cluster},
+                     {"gpus", v.gpus},
+                     {"measured",
+                      {{"given_as", v.measured_as},
+                       {"step_time_s", v.measured_step_time_s},
+                       {"tokens_per_s_per_gpu", v.measured_tokens_per_s_per_gpu}}},
+                     {"uncalibrated", row(v.uncalibrated)}};
+  out["calibrated"] = v.calibrated ? row(*v.calibrated) : nlohmann::json(nullptr);
+  return out;
+}
+
+}  // namespace ctwin::api

@@ -1,0 +1,40 @@
+// `ctwin validate --run FILE`: a user's own measured run against the twin, uncalibrated and
+// calibrated (api/run_validation.hpp).
+
+#include "ctwin/cli/validate_run.hpp"
+
+#include <iostream>
+
+#include "ctwin/api/run_validation.hpp"
+#include "ctwin/cli/output.hpp"
+
+namespace ctwin::cli {
+
+void run_run_validation(const std::string& file, const std::string& calibration, const std::string& format_name) {
+  const Format format = parse_format(format_name);
+  api::EvalContext context;
+  const api::RunValidation v = api::validate_run(file, calibration, context);
+  if (format == Format::kJson) {
+    std::cout << api::run_validation_json(v).dump(2) << '\n';
+    return;
+  }
+  Table table({"prediction", "step_time_s", "tokens/s/GPU", "mfu_%", "error"});
+  table.add_row({"measured (" + v.measured_as + ")", fixed(v.measured_step_time_s, 4),
+                 fixed(v.measured_tokens_per_s_per_gpu, 1), "", ""});
+  const auto add = [&](const std::string& name, const api::RunPrediction& p) {
+    table.add_row({name, fixed(p.report.step_time_s, 4), fixed(p.tokens_per_s_per_gpu, 1), fixed(100 * p.report.mfu, 1),
+                   signed_percent(p.error)});
+  };
+  add("uncalibrated", v.uncalibrated);
+  if (v.calibrated) add("calibrated", *v.calibrated);
+  if (format == Format::kTable) {
+    std::cout << v.model << " on " << v.gpus << " x " << v.gpu << " (" << v.cluster << "), measured run " << v.source
+              << "\n";
+    if (!v.description.empty()) std::cout << v.description << "\n";
+    if (v.calibrated) std::cout << "calibration: " << v.calibrated->calibration << "\n";
+    std::cout << "error = predicted throughput / measured - 1\n";
+  }
+  table.print(std::cout, format, format == Format::kTable ? "  " : "");
+}
+
+}  // namespace ctwin::cli
