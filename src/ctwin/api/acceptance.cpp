@@ -117,7 +117,7 @@ AcceptanceExpectation evaluate_acceptance(const Build& build, const AcceptancePl
       const Scenario scenario = Scenario::load(key.scenario).with("cluster", cluster_path).with_assignments(key.set);
       ScalingOptions scaling;
       scaling.gpus = key.gpus;
-      scaling.weak = true;  // the seeds' tests grow the batch with the nodes
+      scaling.batch = analysis::BatchPolicy::kPerReplica;  // the seeds' tests grow the batch with the nodes
       study_results[i - collective_jobs.size()] = evaluate_scaling(scenario, context, scaling);
     } else {
       const std::size_t g = i - collective_jobs.size() - studies.size();

@@ -1,5 +1,6 @@
 #include "ctwin/replay/scenario.hpp"
 
+#include <optional>
 #include <utility>
 
 #include "ctwin/core/bundled_names.hpp"
@@ -15,9 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 
 /// A referenced file: next to the scenario first, then under the repository root, then a
-/// bundled name of the kind ("llama3-70b" for models/llm/llama3-70b.json).
+/// bundled name of the kind ("llama3-70b" for models/llm/llama3-70b.json), if it has bundled ones.
 fs::path resolve(const std::string& given, const fs::path& scenario_dir, const fs::path& repo_root,
-                 const std::string& source, const std::string& pointer, DataKind kind) {
+                 const std::string& source, const std::string& pointer, std::optional<DataKind> kind) {
   const fs::path p(given);
   if (p.is_absolute()) {
     if (fs::is_regular_file(p)) return p;
@@ -25,10 +26,12 @@ fs::path resolve(const std::string& given, const fs::path& scenario_dir, const f
     if (fs::is_regular_file(scenario_dir / p)) return scenario_dir / p;
     if (fs::is_regular_file(repo_root / p)) return repo_root / p;
   }
-  if (auto bundled = find_bundled(repo_root, kind, given)) return *bundled;
-  if (is_bare_name(given)) {
-    throw InputError(source, pointer, "no file or bundled " + std::string(data_kind_name(kind)) + " named '" + given +
-                                          "' (bundled: " + bundled_names(repo_root, kind) + ")");
+  if (kind) {
+    if (auto bundled = find_bundled(repo_root, *kind, given)) return *bundled;
+    if (is_bare_name(given)) {
+      throw InputError(source, pointer, "no file or bundled " + std::string(data_kind_name(*kind)) + " named '" +
+                                            given + "' (bundled: " + bundled_names(repo_root, *kind) + ")");
+    }
   }
   throw InputError(source, pointer, "no file '" + given + "' (looked next to the scenario and in " +
                                         repo_root.string() + ")");
@@ -150,7 +153,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   // above this one); simulate_step refuses a scenario whose calibration was not applied.
   if (const auto* calibration = reader.optional("calibration"); calibration != nullptr && !calibration->is_null()) {
     if (!calibration->is_string()) throw InputError(source, "/calibration", "expected a calibration file (ctwin calibrate --bundle) or null");
-    s.calibration = resolve(calibration->get<std::string>(), dir, repo_root, source, "/calibration").string();
+    s.calibration = resolve(calibration->get<std::string>(), dir, repo_root, source, "/calibration", std::nullopt).string();
   }
   s.gpu = read_gpu(reader.optional("gpu"), s.cluster.server.gpu, dir, repo_root, source, profiles);
   reader.finish();
