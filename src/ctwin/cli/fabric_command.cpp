@@ -3,18 +3,21 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/summary.hpp"
 
 namespace ctwin::cli {
 namespace {
 
-void print_table(const fabric::FabricSummary& summary, Format format) {
+void print_table(const fabric::FabricSummary& summary, const std::vector<fabric::BuildWarning>& warnings,
+                 Format format) {
   std::cout << summary.name << ": " << summary.gpus << " GPUs on " << summary.nodes << " nodes of "
             << summary.gpus_per_node << " GPUs";
   if (summary.scalable_units > 0) std::cout << ", " << summary.scalable_units << " scalable units";
@@ -47,6 +50,7 @@ void print_table(const fabric::FabricSummary& summary, Format format) {
                   fixed(hop.bottleneck.gigabytes_per_second(), 1) + " GB/s"});
   }
   hops.print(std::cout, format, "  ");
+  print_warnings(format == Format::kCsv ? std::cerr : std::cout, warnings);
 }
 
 }  // namespace
@@ -61,11 +65,16 @@ Action add_fabric_command(CLI::App& app) {
   return [options, format] {
     const Format chosen = parse_format(*format);
     api::EvalContext context;
-    const fabric::FabricSummary summary = api::evaluate_fabric(build_of(*options), context);
+    const api::Build build = build_of(*options);
+    const fabric::FabricSummary summary = api::evaluate_fabric(build, context);
+    const auto warnings = api::build_warnings(build);
     if (chosen == Format::kJson) {
-      std::cout << api::fabric_summary_json(summary).dump(2) << '\n';
+      nlohmann::json out = api::fabric_summary_json(summary);
+      // Only when a check applies, so that the JSON of a sound build is unchanged.
+      if (!warnings.empty()) out["warnings"] = api::build_warnings_json(warnings);
+      std::cout << out.dump(2) << '\n';
     } else {
-      print_table(summary, chosen);
+      print_table(summary, warnings, chosen);
     }
   };
 }

@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -118,6 +120,7 @@ Action add_run_command(CLI::App& app) {
       std::cout << api::step_report_json(scenario, step.report).dump(2) << '\n';
     } else {
       print_table(scenario, step);
+      print_warnings(std::cout, api::step_warnings(scenario));
     }
   };
 }
