@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/report_json.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/builders/tier_plan.hpp"
@@ -49,6 +50,12 @@ std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario
                         "keep tp <= " + std::to_string(server.gpus) + " and raise pp or cp instead (parallel.tp)"});
   }
   return warnings;
+}
+
+nlohmann::json fabric_report_json(const Build& build, EvalContext& context) {
+  nlohmann::json out = fabric_summary_json(evaluate_fabric(build, context));
+  if (const auto warnings = build_warnings(build); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
+  return out;
 }
 
 nlohmann::json build_warnings_json(const std::vector<fabric::BuildWarning>& warnings) {

@@ -23,6 +23,10 @@ namespace ctwin::api {
 /// The build's warnings, then the split's: tensor parallelism wider than a node's NVLink domain.
 [[nodiscard]] std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario);
 
+/// `ctwin fabric --format json`: fabric_summary_json() of the build, with its "warnings" when
+/// one applies (so that a sound build's report keeps its bytes). The CLI and Python print it.
+[[nodiscard]] nlohmann::json fabric_report_json(const Build& build, EvalContext& context);
+
 /// [{"check", "message", "fix"}].
 [[nodiscard]] nlohmann::json build_warnings_json(const std::vector<fabric::BuildWarning>& warnings);
 

@@ -128,7 +128,8 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
     count *= axis.values.size();
     if (count > kMaxOptions) throw InputError("--vary", "", "more than 4,096 combinations");
   }
-  for (const std::string& file : query.workloads) (void)Scenario::load(file);
+  // A workload that cannot be read or resolved on its own is the user's mistake, not a row.
+  for (const std::string& file : query.workloads) (void)Scenario::load(file).resolve(&context.profiles());
 
   std::vector<std::vector<std::size_t>> indices(count, std::vector<std::size_t>(query.vary.size()));
   for (std::size_t i = 0; i < count; ++i) {

@@ -69,10 +69,7 @@ Action add_fabric_command(CLI::App& app) {
     const fabric::FabricSummary summary = api::evaluate_fabric(build, context);
     const auto warnings = api::build_warnings(build);
     if (chosen == Format::kJson) {
-      nlohmann::json out = api::fabric_summary_json(summary);
-      // Only when a check applies, so that the JSON of a sound build is unchanged.
-      if (!warnings.empty()) out["warnings"] = api::build_warnings_json(warnings);
-      std::cout << out.dump(2) << '\n';
+      std::cout << api::fabric_report_json(build, context).dump(2) << '\n';
     } else {
       print_table(summary, warnings, chosen);
     }
