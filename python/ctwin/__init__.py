@@ -20,6 +20,7 @@ from .context import EvalContext
 from .errors import InputError
 from .results import CalibrationResult, FabricResult, LayerResult, ScalingResult, StepResult, TrafficResult
 from .scenario import Scenario
+from .size import size
 from .step import run, scale
 from .validate import validate
 
@@ -27,5 +28,5 @@ __all__ = [
     "AcceptanceResult", "accept",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
     "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
-    "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "traffic", "validate",
+    "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "size", "traffic", "validate",
 ]

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "call.hpp"
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/calibration/nccl_comparison.hpp"
@@ -59,7 +60,7 @@ void register_build(py::module_& m) {
       [](const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& calibration,
          api::EvalContext& context) {
         const api::Build build = build_of(cluster, gpus, changes, calibration);
-        return call_interruptibly([&] { return api::fabric_summary_json(api::evaluate_fabric(build, context)).dump(); });
+        return call_interruptibly([&] { return api::fabric_report_json(build, context).dump(); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("context"));
 

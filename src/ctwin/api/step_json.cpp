@@ -1,5 +1,7 @@
 #include "ctwin/api/report_json.hpp"
 
+#include "ctwin/api/build_warnings.hpp"
+
 namespace ctwin::api {
 
 nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepReport& r) {
@@ -39,6 +41,7 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
       {"events", r.events}};
   if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
   if (!s.calibration.empty()) out["calibration"] = s.calibration;  // likewise uncalibrated ones
+  if (const auto warnings = step_warnings(s); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "ctwin/analysis/goodput_study.hpp"
 #include "ctwin/api/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/size.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -197,6 +198,29 @@ BenchRow bench_accept(double target_s) {
           wall, static_cast<std::uint64_t>(e.rows.size()), "< " + fixed(target_s, 0) + " s", wall < target_s, peak_rss_gib()};
 }
 
+// Issue 21's speed target: `ctwin size` over 12 build options of 10,240 H100 (kind x leaf
+// oversubscription x NIC speed) with the Llama 3 70B scenario at 4 sizes each, on two threads.
+BenchRow bench_size() {
+  api::SizeQuery query;
+  query.cluster = "topologies/dgx-h100-superpod.json";
+  query.gpus = 10240;
+  query.vary = {api::parse_grid_axis("fabric.kind=rail_optimized,top_of_rack", "--vary"),
+                api::parse_grid_axis("fabric.oversubscription.leaf=1,2,4", "--vary"),
+                api::parse_grid_axis("server.nics.bandwidth=400Gbps,800Gbps", "--vary")};
+  query.workloads = {"scenarios/llama3-70b-h100-1024.json"};
+  query.jobs = 2;
+  api::EvalContext context;
+  const auto start = Clock::now();
+  const api::SizeResult result = api::evaluate_size(query, context);
+  const double wall = seconds_since(start);
+  std::size_t valid = 0;
+  for (const auto& option : result.options) valid += option.invalid.empty() ? 1 : 0;
+  return {"size-12x4-10k",
+          "ctwin size: 12 build options of 10240 H100 (kind x leaf 1/2/4:1 x 400/800G NICs), Llama 3 70B at 4 sizes "
+          "each, 2 jobs; " + std::to_string(valid) + " options built",
+          wall, 0, "< 60 s", wall < 60, peak_rss_gib()};
+}
+
 // Runs a case `runs` times and keeps the run with the median wall time (the lower middle one
 // for an even count), so its row is one real run, not a blend of several. Each run's peak RSS
 // is its own where the system lets the peak restart.
@@ -232,7 +256,7 @@ Action add_bench_command(CLI::App& app) {
   command->add_option("--case", *only,
                       "run one case: engine, fabric-build, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
-                      "goodput-16k, accept-10k, or "
+                      "goodput-16k, accept-10k, size-12x4-10k, or "
                       "collective-flow-100k (only when named: about 15 s)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -255,6 +279,7 @@ Action add_bench_command(CLI::App& app) {
                                          "evaluate-reuse-1000",
                                          "goodput-16k",
                                          "accept-10k",
+                                         "size-12x4-10k",
                                          "collective-flow-100k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
@@ -283,6 +308,7 @@ Action add_bench_command(CLI::App& app) {
     if (wanted("evaluate-reuse-1000")) measure(bench_evaluate_reuse);
     if (wanted("goodput-16k")) measure([&] { return bench_goodput(5); });
     if (wanted("accept-10k")) measure([&] { return bench_accept(60); });
+    if (wanted("size-12x4-10k")) measure(bench_size);
     // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
     if (*only == "collective-flow-100k") {
       measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
@@ -10,13 +11,15 @@
 #include "ctwin/cli/json_csv.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/summary.hpp"
 
 namespace ctwin::cli {
 namespace {
 
-void print_table(const fabric::FabricSummary& summary, Format format) {
+void print_table(const fabric::FabricSummary& summary, const std::vector<fabric::BuildWarning>& warnings,
+                 Format format) {
   std::cout << summary.name << ": " << summary.gpus << " GPUs on " << summary.nodes << " nodes of "
             << summary.gpus_per_node << " GPUs";
   if (summary.scalable_units > 0) std::cout << ", " << summary.scalable_units << " scalable units";
@@ -49,6 +52,7 @@ void print_table(const fabric::FabricSummary& summary, Format format) {
                   fixed(hop.bottleneck.gigabytes_per_second(), 1) + " GB/s"});
   }
   hops.print(std::cout, format, "  ");
+  print_warnings(format == Format::kCsv ? std::cerr : std::cout, warnings);
 }
 
 }  // namespace
@@ -68,13 +72,15 @@ Action add_fabric_command(CLI::App& app) {
     const Format chosen = parse_format(*format);
     if (!table->empty() && chosen != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
     api::EvalContext context;
-    const fabric::FabricSummary summary = api::evaluate_fabric(build_of(*options), context);
+    const api::Build build = build_of(*options);
+    const fabric::FabricSummary summary = api::evaluate_fabric(build, context);
+    const auto warnings = api::build_warnings(build);
     if (chosen == Format::kJson) {
-      std::cout << api::fabric_summary_json(summary).dump(2) << '\n';
+      std::cout << api::fabric_report_json(build, context).dump(2) << '\n';
     } else if (chosen == Format::kCsv) {
-      print_json_csv(std::cout, api::fabric_summary_json(summary), *table);
+      print_json_csv(std::cout, api::fabric_report_json(build, context), *table);
     } else {
-      print_table(summary, chosen);
+      print_table(summary, warnings, chosen);
     }
   };
 }

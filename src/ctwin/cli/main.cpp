@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_goodput_command);
   add(ctwin::cli::add_sweep_command);
   add(ctwin::cli::add_accept_command);
+  add(ctwin::cli::add_size_command);
 
   try {
     app.parse(argc, argv);

@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/json_csv.hpp"
@@ -137,6 +139,7 @@ Action add_run_command(CLI::App& app) {
       print_json_csv(std::cout, api::step_json(given, result), o->table);
     } else {
       print_table(scenario, step);
+      print_warnings(std::cout, api::step_warnings(scenario));
     }
   };
 }

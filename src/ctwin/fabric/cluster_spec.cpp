@@ -114,8 +114,11 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
       reader.fail("nodes_per_su", "a leaf needs " + std::to_string(down) + " downlinks plus uplinks but has " +
                                       std::to_string(fabric.switch_spec.ports) + " ports");
     }
-  } else if (reader.has("nodes_per_su") || reader.has("rails_per_leaf")) {
-    reader.fail(reader.has("nodes_per_su") ? "nodes_per_su" : "rails_per_leaf", "only meaningful with kind 'rail_optimized'");
+  } else {
+    // Ignored, not refused, so that `--set fabric.kind=top_of_rack` works on any topology;
+    // fabric::ignored_fields() names them as build warnings, so nothing is ignored silently.
+    (void)reader.optional("nodes_per_su");
+    (void)reader.optional("rails_per_leaf");
   }
   reader.finish();
   return fabric;

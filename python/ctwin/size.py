@@ -1,0 +1,82 @@
+"""Build options of a cluster compared on cost, power and throughput (``ctwin size``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from . import _core
+from .build import _changes, _cluster
+from .context import EvalContext, default_context
+
+
+def _vary_text(vary: Mapping[str, Sequence[Any]] | None) -> list[str]:
+    texts = []
+    for path, values in (vary or {}).items():
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+            raise TypeError(f"vary[{path!r}] must be a list of values")
+        texts.append(f"{path}=" + ",".join(json.dumps(v) if not isinstance(v, str) else v for v in values))
+    return texts
+
+
+def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]] | None = None,
+         workloads: Sequence[str | os.PathLike] = (), parts: str | os.PathLike | None = None,
+         changes: Mapping[str, Any] | None = None, scales: int = 4, collectives: bool = True, jobs: int = 1,
+         context: EvalContext | None = None) -> pd.DataFrame:
+    """One row per build option (every combination of ``vary``), as ``ctwin size`` computes it.
+
+    ``vary``: topology fields and their values, e.g. ``{"fabric.oversubscription.leaf": [1, 2]}``.
+    ``workloads``: scenario files run on each option at 1/8 ... all of the build (weak scaling).
+    ``parts``: a parts file replacing or adding catalog entries (prices the catalog lacks).
+    Columns: the varied fields, switch counts per tier, transceivers, cables, racks, capex per
+    category and in total (NaN where a part has no price), power_kW, bisection_TBps, all_reduce
+    and alltoall bus bandwidth, and for the first workload tokens_per_s, mfu and linearity at
+    full scale; pareto and cost_per_pflops. ``frame.attrs["report"]`` is the whole JSON report.
+    """
+    ctx = context or default_context()
+    text = _core.size(_cluster(cluster), gpus, _changes(changes), _vary_text(vary),
+                      [os.fspath(w) for w in workloads], os.fspath(parts or ""), scales, collectives, jobs, ctx._core)
+    report = json.loads(text)
+    rows = []
+    nan = float("nan")
+    for option in report["options"]:
+        row: dict[str, Any] = {axis["field"]: option[axis["field"]] for axis in report["axes"]}
+        if "invalid" in option:
+            row["invalid"] = option["invalid"]
+            rows.append(row)
+            continue
+        bill = option["bill"]
+        capex = bill["capex"]
+        tiers = option["switches_per_tier"]
+
+        def priced(category: dict[str, Any]) -> float:
+            return category["capex"] if category["unpriced_lines"] == 0 else nan
+
+        row.update({
+            "leaf": tiers.get("leaf", 0), "spine": tiers.get("spine", 0), "core": tiers.get("core", 0),
+            "transceivers": bill["transceivers"], "cables": bill["cables"],
+            "racks": bill["racks"]["servers"] + bill["racks"]["network"],
+            "capex_servers": priced(capex["servers"]), "capex_switches": priced(capex["switches"]),
+            "capex_optics": priced(capex["optics_and_cables"]),
+            "capex": capex["total"] if capex["fully_priced"] else nan,
+            "power_kW": bill["power_kW"]["total"],
+            "power_servers_kW": capex["servers"]["power_kW"], "power_switches_kW": capex["switches"]["power_kW"],
+            "power_optics_kW": capex["optics_and_cables"]["power_kW"],
+            "bisection_TBps": option["bisection_GBps"] / 1000,
+            "all_reduce_busbw_GBps": option["all_reduce_busbw_GBps"], "alltoall_busbw_GBps": option["alltoall_busbw_GBps"],
+            "warnings": len(option["warnings"]),
+        })
+        if option["workloads"]:
+            full = option["workloads"][0]["points"][-1]
+            row.update({"tokens_per_s": full.get("tokens_per_s", nan), "mfu": full.get("mfu", nan),
+                        "linearity": full.get("linearity", nan)})
+        row["pareto"] = option["pareto"]
+        row["cost_per_pflops"] = option["cost_per_pflops"] if option["cost_per_pflops"] is not None else nan
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame.attrs.update({"cluster": report["cluster"], "gpus": report["gpus"], "currency": report["currency"],
+                        "report": report})
+    return frame

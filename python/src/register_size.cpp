@@ -1,0 +1,43 @@
+// ctwin._core.size: build options of a cluster compared on cost, power and throughput.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "call.hpp"
+#include "ctwin/api/size.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "registry.hpp"
+
+namespace py = pybind11;
+
+namespace ctwin::python {
+
+void register_size(py::module_& m) {
+  m.def(
+      "size",
+      [](const std::string& cluster, std::int64_t gpus, const std::vector<std::pair<std::string, std::string>>& changes,
+         const std::vector<std::string>& vary, const std::vector<std::string>& workloads, const std::string& parts,
+         int scales, bool collectives, int jobs, api::EvalContext& context) {
+        api::SizeQuery query;
+        query.cluster = cluster;
+        query.gpus = gpus;
+        for (const auto& [path, value] : changes) query.changes.push_back({path, parse_json_text(value, "changes")});
+        for (const auto& text : vary) query.vary.push_back(api::parse_grid_axis(text, "vary"));
+        query.workloads = workloads;
+        query.parts = parts;
+        query.scales = scales;
+        query.collectives = collectives;
+        if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024");
+        query.jobs = static_cast<unsigned>(jobs);
+        return call_interruptibly([&] { return api::size_json(api::evaluate_size(query, context)).dump(); });
+      },
+      py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("vary"), py::arg("workloads"), py::arg("parts"),
+      py::arg("scales"), py::arg("collectives"), py::arg("jobs"), py::arg("context"));
+}
+
+}  // namespace ctwin::python

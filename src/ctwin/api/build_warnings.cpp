@@ -1,0 +1,69 @@
+#include "ctwin/api/build_warnings.hpp"
+
+#include <cstdio>
+
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/report_json.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/overrides.hpp"
+#include "ctwin/fabric/builders/tier_plan.hpp"
+
+namespace ctwin::api {
+namespace {
+
+std::string gbytes(Bandwidth b) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.0f GB/s", b.gigabytes_per_second());
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<fabric::BuildWarning> build_warnings(const nlohmann::json& document, const fabric::ClusterSpec& spec,
+                                                 std::int64_t gpus) {
+  std::vector<fabric::BuildWarning> warnings = fabric::ignored_fields(document);
+  const std::int64_t per_node = spec.server.gpus;
+  const int nodes = static_cast<int>((gpus + per_node - 1) / per_node);
+  for (auto& warning : fabric::check_build(spec, fabric::plan_tiers(spec, nodes))) warnings.push_back(std::move(warning));
+  return warnings;
+}
+
+std::vector<fabric::BuildWarning> build_warnings(const Build& build) {
+  nlohmann::json document = load_json_file(resolve_data_path(build.cluster));
+  apply_changes(document, build.changes, build.changes_origin);
+  return build_warnings(document, load_build(build), build.gpus);
+}
+
+std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario) {
+  std::vector<fabric::BuildWarning> warnings =
+      build_warnings(nlohmann::json::parse(scenario.cluster_key), scenario.cluster, scenario.gpus);
+  const fabric::ServerSpec& server = scenario.cluster.server;
+  const int tp = scenario.split.tp;
+  if (tp > server.gpus) {
+    const Bandwidth nvlink = server.nvlink ? server.nvlink->link.bandwidth : server.pcie.bandwidth;
+    const Bandwidth nic = server.nics.link.bandwidth * (static_cast<double>(server.nics.count) / server.gpus);
+    warnings.push_back({"tp_across_nodes",
+                        "tp " + std::to_string(tp) + " spans " + std::to_string((tp + server.gpus - 1) / server.gpus) +
+                            " nodes of " + std::to_string(server.gpus) +
+                            " GPUs: every tensor-parallel collective crosses the scale-out fabric at " + gbytes(nic) +
+                            " per GPU instead of " + (server.nvlink ? "NVLink's " : "PCIe's ") + gbytes(nvlink),
+                        "keep tp <= " + std::to_string(server.gpus) + " and raise pp or cp instead (parallel.tp)"});
+  }
+  return warnings;
+}
+
+nlohmann::json fabric_report_json(const Build& build, EvalContext& context) {
+  nlohmann::json out = fabric_summary_json(evaluate_fabric(build, context));
+  if (const auto warnings = build_warnings(build); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
+  return out;
+}
+
+nlohmann::json build_warnings_json(const std::vector<fabric::BuildWarning>& warnings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& warning : warnings) {
+    out.push_back({{"check", warning.check}, {"message", warning.message}, {"fix", warning.fix}});
+  }
+  return out;
+}
+
+}  // namespace ctwin::api

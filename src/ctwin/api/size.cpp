@@ -1,0 +1,189 @@
+#include "ctwin/api/size.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/report_json.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/parallel_for.hpp"
+#include "ctwin/fabric/builders/tier_plan.hpp"
+
+namespace ctwin::api {
+namespace {
+
+constexpr std::size_t kMaxOptions = 4096;
+constexpr std::int64_t kMaxAlltoallGpus = 2048;  // the direct algorithm's limit (collectives/plan.cpp)
+
+// The option's changes: --set first, then one value per axis.
+std::vector<Override> option_changes(const SizeQuery& query, const std::vector<std::size_t>& index) {
+  std::vector<Override> changes = query.changes;
+  for (std::size_t a = 0; a < query.vary.size(); ++a) changes.push_back({query.vary[a].path, query.vary[a].values[index[a]]});
+  return changes;
+}
+
+Build option_build(const SizeQuery& query, std::vector<Override> changes, std::string origin) {
+  Build build;
+  build.cluster = query.cluster;
+  build.gpus = query.gpus;
+  build.changes = std::move(changes);
+  build.changes_origin = std::move(origin);
+  return build;
+}
+
+std::optional<double> busbw(const Build& build, collectives::Op op, EvalContext& context) {
+  collectives::CollectiveQuery query;
+  query.op = op;
+  query.sizes = {Bytes(std::int64_t{1} << 30)};
+  query.network = network::ModelKind::kAnalytical;
+  const auto result = evaluate_collective(build, query, context);
+  if (result.rows.empty()) return std::nullopt;
+  return result.rows.front().busbw_GBps;
+}
+
+SizeWorkload run_workload(const std::string& file, const nlohmann::json& cluster_document, const SizeQuery& query,
+                          EvalContext& context) {
+  // The option's cluster goes in inline, so that the scenario's own cluster and its overrides
+  // of it are replaced whole; analytical so that a 10k-GPU step takes well under a second.
+  const Scenario scenario =
+      Scenario::load(file).with("cluster", cluster_document).with("network", "analytical");
+  ScalingOptions options;
+  for (int k = query.scales - 1; k >= 0; --k) {
+    const std::int64_t gpus = query.gpus >> k;
+    if (gpus > 0 && (options.gpus.empty() || gpus > options.gpus.back())) options.gpus.push_back(gpus);
+  }
+  options.weak = true;
+  const analysis::ScalingStudy study = evaluate_scaling(scenario, context, options);
+  SizeWorkload workload{file, study.model, {}};
+  for (const auto& point : study.points) {
+    SizeWorkloadPoint out;
+    out.gpus = point.gpus;
+    out.global_batch = point.global_batch;
+    out.invalid = point.invalid;
+    if (point.invalid.empty()) {
+      out.step_time_s = point.report.step_time_s;
+      out.tokens_per_s = point.report.tokens_per_s;
+      out.mfu = point.report.mfu;
+      out.model_tflops_per_gpu = point.report.model_tflops_per_gpu;
+      out.linearity = point.linearity;
+    }
+    workload.points.push_back(out);
+  }
+  return workload;
+}
+
+const SizeWorkloadPoint* full_scale(const SizeOption& option) {
+  if (option.workloads.empty() || option.workloads.front().points.empty()) return nullptr;
+  const SizeWorkloadPoint& point = option.workloads.front().points.back();
+  return point.invalid.empty() ? &point : nullptr;
+}
+
+void mark_pareto(SizeResult& result) {
+  for (SizeOption& option : result.options) {
+    const SizeWorkloadPoint* mine = full_scale(option);
+    if (!option.invalid.empty() || mine == nullptr || !option.bill.fully_priced()) continue;
+    option.pareto = true;
+    for (const SizeOption& other : result.options) {
+      const SizeWorkloadPoint* theirs = full_scale(other);
+      if (&other == &option || !other.invalid.empty() || theirs == nullptr || !other.bill.fully_priced()) continue;
+      const bool no_worse = other.bill.capex() <= option.bill.capex() && theirs->tokens_per_s >= mine->tokens_per_s;
+      const bool better = other.bill.capex() < option.bill.capex() || theirs->tokens_per_s > mine->tokens_per_s;
+      if (no_worse && better) {
+        option.pareto = false;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
+  if (query.gpus < 1) throw InputError("--gpus", "", "must be at least 1");
+  if (query.scales < 1 || query.scales > 8) throw InputError("--scales", "", "must be 1 to 8");
+  fabric::check_floor(query.floor);
+  SizeResult result;
+  result.gpus = query.gpus;
+  result.axes = query.vary;
+  const fabric::PartsCatalog catalog =
+      fabric::load_parts_catalog(data_dir() / "models" / "parts",
+                                 query.parts.empty() ? "" : resolve_data_path(query.parts).string());
+  result.catalog_files = catalog.files;
+  const std::string parts_origin = query.parts.empty() ? (data_dir() / "models" / "parts").string() : query.parts;
+
+  // The base build must stand, and so must each value alone on it: otherwise the mistake is the
+  // user's and names the flag; only combinations of good values may be invalid.
+  const fabric::ClusterSpec base = load_build(option_build(query, query.changes, "--set"));
+  result.cluster = base.name;
+  std::size_t count = 1;
+  for (const GridAxis& axis : query.vary) {
+    for (const auto& value : axis.values) {
+      std::vector<Override> changes = query.changes;
+      changes.push_back({axis.path, value});
+      (void)load_build(option_build(query, changes, "--vary"));
+    }
+    count *= axis.values.size();
+    if (count > kMaxOptions) throw InputError("--vary", "", "more than 4,096 combinations");
+  }
+  // A workload that cannot be read or resolved on its own is the user's mistake, not a row.
+  for (const std::string& file : query.workloads) (void)Scenario::load(file).resolve(&context.profiles());
+
+  std::vector<std::vector<std::size_t>> indices(count, std::vector<std::size_t>(query.vary.size()));
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t rest = i;
+    for (std::size_t a = query.vary.size(); a-- > 0;) {
+      indices[i][a] = rest % query.vary[a].values.size();
+      rest /= query.vary[a].values.size();
+    }
+  }
+  result.options.resize(count);
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  parallel_for(count, query.jobs, [&](std::size_t i) {
+    SizeOption& option = result.options[i];
+    for (std::size_t a = 0; a < query.vary.size(); ++a) option.values.push_back(query.vary[a].texts[indices[i][a]]);
+    const Build build = option_build(query, option_changes(query, indices[i]), "--vary");
+    try {
+      nlohmann::json document = load_json_file(resolve_data_path(build.cluster));
+      apply_changes(document, build.changes, build.changes_origin);
+      const fabric::ClusterSpec spec = load_build(build);
+      option.summary = evaluate_fabric(build, context);
+      const int nodes = option.summary.nodes;
+      option.bill = fabric::bill_of_materials(spec, fabric::plan_tiers(spec, nodes), option.summary, catalog,
+                                              query.floor, parts_origin);
+      option.warnings = build_warnings(document, spec, query.gpus);
+      if (query.collectives) {
+        option.all_reduce_busbw_GBps = busbw(build, collectives::Op::kAllReduce, context);
+        Build smaller = build;
+        smaller.gpus = std::min(query.gpus, kMaxAlltoallGpus);
+        option.alltoall_gpus = smaller.gpus;
+        option.alltoall_busbw_GBps = busbw(smaller, collectives::Op::kAlltoall, context);
+      }
+      for (const std::string& file : query.workloads) option.workloads.push_back(run_workload(file, document, query, context));
+    } catch (const InputError& error) {
+      // A part missing from the catalog is the user's to fix whatever the combination.
+      if (error.message().find("parts catalog") != std::string::npos) throw;
+      option.invalid = error.what();
+    }
+    if (query.progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      query.progress(++done, count);
+    }
+  });
+
+  for (SizeOption& option : result.options) {
+    if (!option.invalid.empty()) continue;
+    if (!option.bill.currency.empty()) result.currency = option.bill.currency;
+    const SizeWorkloadPoint* point = full_scale(option);
+    if (point != nullptr && option.bill.fully_priced() && point->model_tflops_per_gpu > 0) {
+      option.cost_per_pflops = option.bill.capex() / (point->model_tflops_per_gpu * static_cast<double>(point->gpus) / 1000);
+    }
+  }
+  mark_pareto(result);
+  return result;
+}
+
+}  // namespace ctwin::api

@@ -1,0 +1,207 @@
+// ctwin size: what each build option costs, draws and delivers, as a table, JSON or CSV.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "ctwin/api/size.hpp"
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/cli/warnings_output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/overrides.hpp"
+#include "ctwin/core/parallel_for.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct SizeOptions {
+  std::string cluster;
+  std::int64_t gpus = 0;
+  std::vector<std::string> vary;
+  std::vector<std::string> overrides;
+  std::vector<std::string> workloads;
+  std::string parts;
+  std::string format = "table";
+  int scales = 4;
+  bool no_collectives = false;
+  int servers_per_rack = 0;
+  int racks_per_row = 16;
+  unsigned jobs = default_jobs();
+};
+
+std::function<void(std::size_t, std::size_t)> terminal_progress() {
+  if (isatty(fileno(stderr)) == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [start](std::size_t done, std::size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < 1 && done < total) return;
+    const double rate = static_cast<double>(done) / std::max(elapsed, 1e-9);
+    std::cerr << "\r\033[K[" << done << "/" << total << "] build options, "
+              << fixed(static_cast<double>(total - done) / rate, 0) << " s left" << std::flush;
+    if (done == total) std::cerr << '\n';
+  };
+}
+
+std::string money(double amount) { return fixed(amount / 1e6, 2); }
+
+std::string optional_cell(const std::optional<double>& value, int decimals) {
+  return value ? fixed(*value, decimals) : "-";
+}
+
+std::string priced(const fabric::CategoryTotal& total) {
+  return total.unpriced_lines > 0 ? money(total.capex) + "+?" : money(total.capex);
+}
+
+std::string label(const api::SizeResult& result, const api::SizeOption& option) {
+  std::string text;
+  for (std::size_t a = 0; a < result.axes.size(); ++a) {
+    if (a > 0) text += ", ";
+    text += result.axes[a].path + "=" + option.values[a];
+  }
+  return text.empty() ? "base" : text;
+}
+
+void print_table(const api::SizeResult& result, Format format) {
+  std::vector<std::string> headers;
+  for (const auto& axis : result.axes) headers.push_back(axis.path);
+  for (const char* column : {"leaf", "spine", "core", "xcvrs", "cables", "racks", "servers_M", "switches_M", "optics_M",
+                             "capex_M", "power_kW", "bisect_TBps", "ar_busbw_GBps"}) {
+    headers.emplace_back(column);
+  }
+  // alltoall is simulated pair by pair, up to 2,048 GPUs: the header says at how many.
+  std::int64_t a2a_gpus = 0;
+  for (const auto& option : result.options) a2a_gpus = std::max(a2a_gpus, option.alltoall_gpus);
+  headers.push_back(a2a_gpus > 0 && a2a_gpus < result.gpus ? "a2a_busbw_GBps@" + std::to_string(a2a_gpus)
+                                                            : std::string("a2a_busbw_GBps"));
+  const std::size_t workloads = result.options.empty() ? 0 : result.options.front().workloads.size();
+  std::vector<std::int64_t> scales;
+  for (const auto& option : result.options) {
+    if (option.invalid.empty() && !option.workloads.empty()) {
+      for (const auto& point : option.workloads.front().points) scales.push_back(point.gpus);
+      break;
+    }
+  }
+  for (std::size_t w = 0; w < workloads; ++w) {
+    const std::string prefix = workloads > 1 ? "w" + std::to_string(w + 1) + "_" : "";
+    headers.push_back(prefix + "tokens_per_s");
+    headers.push_back(prefix + "mfu_%");
+    for (const std::int64_t gpus : scales) headers.push_back(prefix + "lin_" + std::to_string(gpus));
+  }
+  headers.emplace_back("per_PFLOPs_k");
+  headers.emplace_back("pareto");
+  headers.emplace_back("note");
+  Table table(headers);
+  for (const auto& option : result.options) {
+    std::vector<std::string> row = option.values;
+    if (!option.invalid.empty()) {
+      while (row.size() + 1 < headers.size()) row.emplace_back("-");
+      row.push_back("invalid: " + option.invalid);
+      table.add_row(row);
+      continue;
+    }
+    auto tier = [&](const std::string& name) {
+      for (const auto& t : option.summary.switch_tiers) {
+        if (t.tier == name) return std::to_string(t.switches);
+      }
+      return std::string("0");
+    };
+    const auto& bill = option.bill;
+    for (const auto& cell :
+         {tier("leaf"), tier("spine"), tier("core"), std::to_string(bill.transceivers), std::to_string(bill.cables),
+          std::to_string(bill.floor.server_racks + bill.floor.network_racks), priced(bill.servers), priced(bill.switches),
+          priced(bill.optics), bill.fully_priced() ? money(bill.capex()) : money(bill.capex()) + "+?",
+          fixed(bill.power().kilowatts(), 0) + (bill.fully_powered() ? "" : "+?"),
+          fixed(option.summary.bisection.gigabytes_per_second() / 1000, 1), optional_cell(option.all_reduce_busbw_GBps, 1),
+          optional_cell(option.alltoall_busbw_GBps, 1)}) {
+      row.push_back(cell);
+    }
+    for (const auto& workload : option.workloads) {
+      const auto& full = workload.points.back();
+      row.push_back(full.invalid.empty() ? fixed(full.tokens_per_s, 0) : "-");
+      row.push_back(full.invalid.empty() ? fixed(100 * full.mfu, 1) : "-");
+      for (const auto& point : workload.points) row.push_back(point.invalid.empty() ? fixed(point.linearity, 3) : "-");
+    }
+    row.push_back(option.cost_per_pflops ? fixed(*option.cost_per_pflops / 1e3, 1) : "-");
+    row.push_back(option.pareto ? "*" : "");
+    row.push_back(option.warnings.empty() ? "" : std::to_string(option.warnings.size()) + " warning(s)");
+    table.add_row(row);
+  }
+  if (format == Format::kTable) {
+    std::cout << result.cluster << " at " << result.gpus << " GPUs: " << result.options.size()
+              << " build options; money in millions of " << (result.currency.empty() ? "(unpriced)" : result.currency)
+              << " (+? where a part has no price; per_PFLOPs_k: thousands per delivered model PFLOP/s of the first "
+                 "workload), IT power in kW (sum of parts' maximum power)\n";
+    for (std::size_t w = 0; w < workloads; ++w) {
+      for (const auto& option : result.options) {
+        if (option.invalid.empty()) {
+          std::cout << (workloads > 1 ? "w" + std::to_string(w + 1) + ": " : "workload: ")
+                    << option.workloads[w].model << " (" << option.workloads[w].scenario
+                    << "), analytical network, global batch grown with data parallelism\n";
+          break;
+        }
+      }
+    }
+  }
+  table.print(std::cout, format, format == Format::kTable ? "  " : "");
+  if (format != Format::kTable) return;
+  for (const auto& option : result.options) {
+    if (option.warnings.empty()) continue;
+    std::cout << "\n[" << label(result, option) << "]";
+    print_warnings(std::cout, option.warnings);
+  }
+}
+
+}  // namespace
+
+Action add_size_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "size", "Compare build options of a cluster: switches, optics, racks, capex, power, bandwidth and training throughput");
+  auto o = std::make_shared<SizeOptions>();
+  command->add_option("--cluster", o->cluster, "topology file (topologies/*.json)")->required();
+  command->add_option("--gpus", o->gpus, "GPUs in the full build")->required()->check(CLI::Range(1, 1 << 24));
+  command->add_option("--vary", o->vary,
+                      "field=v1,v2,...: a topology field and its values, e.g. fabric.oversubscription.leaf=1,2,4 "
+                      "(repeatable: every combination)");
+  command->add_option("--set", o->overrides, "override a topology field in every option: fabric.max_tiers=3");
+  command->add_option("--workload", o->workloads,
+                      "a scenario run on each option at 1/8, 1/4, 1/2 and all of the build (repeatable)");
+  command->add_option("--parts", o->parts, "a parts file whose entries replace or add to models/parts/*.json");
+  command->add_option("--scales", o->scales, "workload sizes, halving from the full build")->capture_default_str();
+  command->add_flag("--no-collectives", o->no_collectives, "skip the 1 GiB all_reduce and alltoall predictions");
+  command->add_option("--servers-per-rack", o->servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes)");
+  command->add_option("--racks-per-row", o->racks_per_row, "server racks per row")->capture_default_str();
+  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--jobs", o->jobs, "options evaluated at once (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
+  return [o] {
+    const Format format = parse_format(o->format);
+    api::SizeQuery query;
+    query.cluster = o->cluster;
+    query.gpus = o->gpus;
+    for (const auto& text : o->overrides) query.changes.push_back(parse_override(text, "--set"));
+    for (const auto& text : o->vary) query.vary.push_back(api::parse_grid_axis(text, "--vary"));
+    query.workloads = o->workloads;
+    query.parts = o->parts;
+    query.scales = o->scales;
+    query.collectives = !o->no_collectives;
+    query.floor.servers_per_rack = o->servers_per_rack;
+    query.floor.racks_per_row = o->racks_per_row;
+    query.jobs = o->jobs;
+    query.progress = terminal_progress();
+    api::EvalContext context;
+    const api::SizeResult result = api::evaluate_size(query, context);
+    if (format == Format::kJson) {
+      std::cout << api::size_json(result).dump(2) << '\n';
+      return;
+    }
+    print_table(result, format);
+  };
+}
+
+}  // namespace ctwin::cli

@@ -1,0 +1,15 @@
+#include "ctwin/cli/warnings_output.hpp"
+
+#include <ostream>
+
+namespace ctwin::cli {
+
+void print_warnings(std::ostream& out, const std::vector<fabric::BuildWarning>& warnings) {
+  if (warnings.empty()) return;
+  out << "\nwarnings\n";
+  for (const auto& warning : warnings) {
+    out << "  " << warning.check << ": " << warning.message << "\n    fix: " << warning.fix << '\n';
+  }
+}
+
+}  // namespace ctwin::cli

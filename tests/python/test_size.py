@@ -1,0 +1,42 @@
+"""ctwin.size against `ctwin size`: the same report, as a DataFrame, and bad input as InputError."""
+
+import json
+import math
+
+import pytest
+
+import ctwin
+
+ARGS = ["--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "256", "--vary", "fabric.oversubscription.leaf=1,2",
+        "--workload", "scenarios/default.json", "--parts", "docs/size-example-parts.json", "--jobs", "2"]
+
+
+def test_size_report_equals_cli_json(cli):
+    expected = cli("size", *ARGS, "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    frame = ctwin.size("dgx-h100-superpod", 256, vary={"fabric.oversubscription.leaf": [1, 2]},
+                       workloads=["scenarios/default.json"], parts="docs/size-example-parts.json", jobs=2)
+    assert frame.attrs["report"] == json.loads(expected.stdout)
+    assert list(frame["fabric.oversubscription.leaf"]) == ["1", "2"]
+    # Capex and power are the sums of their categories, and the thinner fabric costs less.
+    for _, row in frame.iterrows():
+        assert row["capex"] == pytest.approx(row["capex_servers"] + row["capex_switches"] + row["capex_optics"])
+        assert row["power_kW"] == pytest.approx(row["power_servers_kW"] + row["power_switches_kW"] + row["power_optics_kW"])
+    assert frame.loc[1, "capex"] < frame.loc[0, "capex"]
+    assert frame["pareto"].any()
+    assert frame.attrs["currency"] == "USD"
+
+
+def test_unpriced_parts_are_nan_not_zero():
+    frame = ctwin.size("dgx-h100-superpod", 64, collectives=False)
+    assert math.isnan(frame.loc[0, "capex"]) and math.isnan(frame.loc[0, "capex_optics"])
+    assert frame.loc[0, "capex_servers"] == pytest.approx(8 * 270000)
+
+
+def test_bad_input_names_it():
+    with pytest.raises(ctwin.InputError, match="colour"):
+        ctwin.size("dgx-h100-superpod", 64, vary={"fabric.colour": ["red"]})
+    with pytest.raises(ctwin.InputError, match="jobs"):
+        ctwin.size("dgx-h100-superpod", 64, jobs=0)
+    with pytest.raises(TypeError):
+        ctwin.size("dgx-h100-superpod", 64, vary={"fabric.kind": "top_of_rack"})

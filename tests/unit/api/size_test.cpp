@@ -1,0 +1,172 @@
+#include "ctwin/api/size.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/report_json.hpp"
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::api {
+namespace {
+
+const std::string kRoot = CTWIN_SOURCE_DIR;
+
+SizeQuery small_query() {
+  SizeQuery query;
+  query.cluster = kRoot + "/topologies/dgx-h100-superpod.json";
+  query.gpus = 256;
+  query.vary = {parse_grid_axis("fabric.oversubscription.leaf=1,2", "--vary"),
+                parse_grid_axis("fabric.kind=rail_optimized,top_of_rack", "--vary")};
+  query.workloads = {kRoot + "/scenarios/default.json"};
+  query.jobs = 2;
+  return query;
+}
+
+std::string error_of(const SizeQuery& query) {
+  EvalContext context;
+  try {
+    (void)evaluate_size(query, context);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// Oracle: each option's counts are those `ctwin fabric` gives for the same build, its power
+// the sum of its bill's lines, and its workload points the scaling study of the same cluster.
+TEST(Size, EachOptionIsItsOwnBuild) {
+  EvalContext context;
+  const SizeResult result = evaluate_size(small_query(), context);
+  ASSERT_EQ(result.options.size(), 4u);
+  EXPECT_EQ(result.options[1].values, (std::vector<std::string>{"1", "top_of_rack"}));
+  EXPECT_EQ(result.options[2].values, (std::vector<std::string>{"2", "rail_optimized"}));
+  for (const SizeOption& option : result.options) {
+    ASSERT_TRUE(option.invalid.empty()) << option.invalid;
+    Build build;
+    build.cluster = small_query().cluster;
+    build.gpus = 256;
+    build.changes = {{"fabric.oversubscription.leaf", std::stoi(option.values[0])}, {"fabric.kind", option.values[1]}};
+    EvalContext fresh;
+    EXPECT_EQ(fabric_summary_json(option.summary).dump(), fabric_summary_json(evaluate_fabric(build, fresh)).dump());
+    double watts = 0;
+    for (const auto& line : option.bill.lines) watts += line.power() ? line.power()->watts() : 0;
+    EXPECT_NEAR(option.bill.power().watts(), watts, 1e-6);
+    ASSERT_EQ(option.workloads.size(), 1u);
+    const auto& points = option.workloads[0].points;
+    ASSERT_EQ(points.size(), 4u);
+    EXPECT_EQ(points.front().gpus, 32);
+    EXPECT_EQ(points.back().gpus, 256);
+    EXPECT_EQ(points.back().global_batch, 128 * 256 / 64);  // grown with the data-parallel width
+    EXPECT_DOUBLE_EQ(points.front().linearity, 1.0);
+    ASSERT_TRUE(option.all_reduce_busbw_GBps);
+    EXPECT_GT(*option.all_reduce_busbw_GBps, 0);
+  }
+  // 2:1 takes fewer switches than 1:1, and the leaves of 2:1 rail-optimized leave ports idle.
+  EXPECT_LT(result.options[2].bill.switch_count, result.options[0].bill.switch_count);
+  bool idle = false;
+  for (const auto& warning : result.options[2].warnings) idle = idle || warning.check == "leaf_ports_idle";
+  EXPECT_TRUE(idle);
+  // Top of rack over a rail-optimized topology: nodes_per_su is named as ignored.
+  ASSERT_FALSE(result.options[1].warnings.empty());
+  EXPECT_EQ(result.options[1].warnings[0].check, "ignored_field");
+}
+
+// Same bytes whatever the number of jobs.
+TEST(Size, DeterministicAcrossJobs) {
+  SizeQuery one = small_query();
+  one.jobs = 1;
+  SizeQuery three = small_query();
+  three.jobs = 3;
+  EvalContext a, b;
+  EXPECT_EQ(size_json(evaluate_size(one, a)).dump(), size_json(evaluate_size(three, b)).dump());
+}
+
+// Pareto: with every part priced (a user file gives the optics), an option is on the front
+// when no other costs no more and delivers no less; cost per PFLOP/s is capex over delivered
+// model FLOP/s.
+TEST(Size, ParetoFrontAndCostPerPflops) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("ctwin-size-parts-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"json({"parts": [
+    {"name": "OSFP 400G SR4 (MMA4Z00-NS400)", "kind": "transceiver", "bandwidth": "400Gbps", "ports": 1, "reach": "50m", "power_max": "9W",
+     "price": {"amount": 700, "currency": "USD", "basis": "test", "source": "test", "date": "2026"}, "sources": ["test"], "date": "2026"},
+    {"name": "OSFP 800G twin-port 2xSR4 (MMA4Z00-NS)", "kind": "transceiver", "bandwidth": "400Gbps", "ports": 2, "reach": "50m", "power_max": "17W",
+     "price": {"amount": 1400, "currency": "USD", "basis": "test", "source": "test", "date": "2026"}, "sources": ["test"], "date": "2026"},
+    {"name": "Multimode fiber MPO-12/APC", "kind": "cable", "medium": "fiber", "reach": "50m", "power_max": "0W",
+     "price": {"amount": 100, "currency": "USD", "basis": "test", "source": "test", "date": "2026"}, "sources": ["test"], "date": "2026"},
+    {"name": "ACC active copper", "kind": "cable", "medium": "copper", "reach": "5m", "power_max": "3W",
+     "price": {"amount": 300, "currency": "USD", "basis": "test", "source": "test", "date": "2026"}, "sources": ["test"], "date": "2026"},
+    {"name": "DAC passive copper", "kind": "cable", "medium": "copper", "reach": "3m", "power_max": "0W",
+     "price": {"amount": 150, "currency": "USD", "basis": "test", "source": "test", "date": "2026"}, "sources": ["test"], "date": "2026"}]})json";
+  SizeQuery query = small_query();
+  query.parts = file.string();
+  EvalContext context;
+  const SizeResult result = evaluate_size(query, context);
+  std::filesystem::remove(file);
+  EXPECT_EQ(result.currency, "USD");
+  int on_front = 0;
+  for (const SizeOption& option : result.options) {
+    ASSERT_TRUE(option.bill.fully_priced());
+    const auto& mine = option.workloads[0].points.back();
+    ASSERT_TRUE(option.cost_per_pflops);
+    EXPECT_NEAR(*option.cost_per_pflops, option.bill.capex() / (mine.model_tflops_per_gpu * 256 / 1000), 1e-6);
+    bool dominated = false;
+    for (const SizeOption& other : result.options) {
+      const auto& theirs = other.workloads[0].points.back();
+      dominated = dominated || (other.bill.capex() <= option.bill.capex() && theirs.tokens_per_s >= mine.tokens_per_s &&
+                                (other.bill.capex() < option.bill.capex() || theirs.tokens_per_s > mine.tokens_per_s));
+    }
+    EXPECT_EQ(option.pareto, !dominated);
+    on_front += option.pareto ? 1 : 0;
+  }
+  EXPECT_GE(on_front, 1);
+}
+
+TEST(Size, BadInputNamesItsFlag) {
+  SizeQuery query = small_query();
+  query.vary.push_back(parse_grid_axis("fabric.colour=red", "--vary"));
+  EXPECT_NE(error_of(query).find("colour"), std::string::npos) << error_of(query);
+  query = small_query();
+  query.vary = {parse_grid_axis("server.nics.bandwidth=400", "--vary")};
+  EXPECT_NE(error_of(query).find("bandwidth"), std::string::npos) << error_of(query);
+  query = small_query();
+  query.changes = {{"server.name", "DGX Z9"}};
+  EXPECT_NE(error_of(query).find("server 'DGX Z9' (server.name) is not in the parts catalog"), std::string::npos)
+      << error_of(query);
+  query = small_query();
+  query.parts = "no-such-parts.json";
+  EXPECT_NE(error_of(query).find("no-such-parts.json"), std::string::npos) << error_of(query);
+  query = small_query();
+  query.gpus = 0;
+  EXPECT_EQ(error_of(query), "--gpus: must be at least 1");
+}
+
+// TP across nodes: the split's warning, with the NIC and NVLink rates.
+TEST(Size, TensorParallelAcrossNodesIsWarned) {
+  EvalContext context;
+  const auto result = evaluate(Scenario::load(kRoot + "/scenarios/default.json")
+                                   .with("network", "analytical")
+                                   .with("parallel.tp", 16)
+                                   .with("parallel.pp", 1)
+                                   .with("model.kv_heads", 16),
+                               context);
+  const auto warnings = step_warnings(result.scenario);
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_EQ(warnings.back().check, "tp_across_nodes");
+  EXPECT_EQ(warnings.back().message,
+            "tp 16 spans 2 nodes of 8 GPUs: every tensor-parallel collective crosses the scale-out fabric at 50 GB/s "
+            "per GPU instead of NVLink's 450 GB/s");
+  EXPECT_EQ(step_report_json(result.scenario, result.step.report)["warnings"][0]["check"], "tp_across_nodes");
+  // The bundled scenario itself draws none, so its report keeps its bytes.
+  const auto plain = evaluate(Scenario::load(kRoot + "/scenarios/default.json").with("network", "analytical"), context);
+  EXPECT_TRUE(step_warnings(plain.scenario).empty());
+  EXPECT_FALSE(step_report_json(plain.scenario, plain.step.report).contains("warnings"));
+}
+
+}  // namespace
+}  // namespace ctwin::api

@@ -1,0 +1,168 @@
+#include "ctwin/fabric/bill_of_materials.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "bundled_fabric.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/fabric/summary.hpp"
+
+namespace ctwin::fabric {
+namespace {
+
+const std::filesystem::path kParts = std::filesystem::path(CTWIN_SOURCE_DIR) / "models" / "parts";
+
+struct Built {
+  Fabric fabric;
+  FabricSummary summary;
+  BillOfMaterials bill;
+};
+
+Built bill_of(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {},
+              const FloorPlan& floor = {}) {
+  static const PartsCatalog catalog = load_parts_catalog(kParts);
+  Fabric fabric = testing::bundled_fabric(topology, gpus, overrides);
+  FabricSummary summary = summarize(fabric);
+  BillOfMaterials bill = bill_of_materials(fabric.spec(), fabric.tiers(), summary, catalog, floor);
+  return {std::move(fabric), std::move(summary), std::move(bill)};
+}
+
+std::map<std::string, long long> counts(const BillOfMaterials& bill) {
+  std::map<std::string, long long> out;
+  for (const auto& line : bill.lines) out[line.role] += line.count;
+  return out;
+}
+
+const LinkRun& run_of(const BillOfMaterials& bill, LinkKind kind) {
+  for (const auto& run : bill.links) {
+    if (run.kind == kind) return run;
+  }
+  throw std::runtime_error("no run");
+}
+
+// Oracle: NVIDIA DGX SuperPOD H100 RA (RA-11333-001), Table 4, 4 SUs: 32 leaves, 16 spines,
+// 1,024 node-to-leaf and 1,024 leaf-to-spine cables; compute ports on twin-port OSFP optics, so
+// a leaf's 64 ports take 32 modules and each DGX NIC one single-port module.
+TEST(BillOfMaterials, DgxH100SuperPodFourScalableUnits) {
+  const Built b = bill_of("dgx-h100-superpod", 1024);
+  const auto c = counts(b.bill);
+  EXPECT_EQ(c.at("servers"), 128);
+  EXPECT_EQ(c.at("leaf switches"), 32);
+  EXPECT_EQ(c.at("spine switches"), 16);
+  EXPECT_EQ(c.at("NICs"), 1024);
+  EXPECT_EQ(c.at("access fibers"), 1024);
+  EXPECT_EQ(c.at("leaf-spine fibers"), 1024);
+  EXPECT_EQ(c.at("access transceivers (NIC end)"), 1024);
+  EXPECT_EQ(c.at("access transceivers (switch end)"), 512);
+  EXPECT_EQ(c.at("leaf-spine transceivers (switch end)"), 1024);
+  // Conservation: every wired switch port sits in half a twin-port module.
+  long long switch_ports = 0;
+  for (const auto& tier : b.summary.switch_tiers) switch_ports += tier.ports_used;
+  EXPECT_EQ(c.at("access transceivers (switch end)") + c.at("leaf-spine transceivers (switch end)"), switch_ports / 2);
+  EXPECT_EQ(b.bill.transceivers, b.summary.transceivers);  // all-optical, as ctwin fabric assumes
+  EXPECT_EQ(run_of(b.bill, LinkKind::kAccess).switch_transceiver, "OSFP 800G twin-port 2xSR4 (MMA4Z00-NS)");
+  EXPECT_EQ(run_of(b.bill, LinkKind::kAccess).nic_transceiver, "OSFP 400G SR4 (MMA4Z00-NS400)");
+  EXPECT_EQ(b.bill.floor.server_racks, 32);
+}
+
+// Oracle: DGX SuperPOD B200 RA, 16 SUs (512 nodes, three tiers): 128 leaves, 128 spines,
+// 64 cores, and node-leaf = leaf-spine = spine-core = 8 x nodes cables.
+TEST(BillOfMaterials, DgxB200SuperPodSixteenScalableUnits) {
+  const Built b = bill_of("dgx-b200-superpod", 4096);
+  const auto c = counts(b.bill);
+  EXPECT_EQ(c.at("leaf switches"), 128);
+  EXPECT_EQ(c.at("spine switches"), 128);
+  EXPECT_EQ(c.at("core switches"), 64);
+  EXPECT_EQ(c.at("access fibers"), 8 * 512);
+  EXPECT_EQ(c.at("leaf-spine fibers"), 8 * 512);
+  EXPECT_EQ(c.at("spine-core fibers"), 8 * 512);
+}
+
+// Oracle: DGX SuperPOD GB200 RA (RA-11338-001), one SU of 8 NVL72 racks: 4 rail groups x 8
+// leaves = 32 leaves, one per rack per group, 18 NICs each. The RA's 6 spines per group (24,
+// sized for growth to 16 SUs) are not reproduced: ctwin wires one spine set of 9, every port
+// used (docs/size.md says so). Each rack is its own node: leaves stand in a network rack beside
+// it, so NIC links leave the rack on fiber.
+TEST(BillOfMaterials, DgxGb200OneScalableUnit) {
+  const Built b = bill_of("gb200-nvl72", 576);
+  const auto c = counts(b.bill);
+  EXPECT_EQ(c.at("servers"), 8);
+  EXPECT_EQ(c.at("leaf switches"), 32);
+  EXPECT_EQ(c.at("spine switches"), 9);
+  EXPECT_EQ(c.at("access fibers"), 576);
+  EXPECT_EQ(b.bill.floor.server_racks, 8);
+}
+
+// Power is the sum of the parts: count x planning power over every line, and the category
+// totals add up to it.
+TEST(BillOfMaterials, PowerIsTheSumOfItsParts) {
+  const Built b = bill_of("dgx-h100-superpod", 1024);
+  double watts = 0;
+  for (const auto& line : b.bill.lines) {
+    if (line.in_server) continue;
+    ASSERT_TRUE(line.unit_power) << line.role;
+    watts += line.unit_power->watts() * static_cast<double>(line.count);
+  }
+  EXPECT_NEAR(b.bill.power().watts(), watts, 1e-6);
+  // 128 DGX at 10.2 kW, 48 QM9700 at 747 W, 1,024 single-port modules at 9 W and 1,536
+  // twin-port modules at 17 W; fibers draw nothing.
+  EXPECT_NEAR(b.bill.power().watts(), 128 * 10200.0 + 48 * 747.0 + 1024 * 9.0 + 1536 * 17.0, 1e-6);
+  EXPECT_NEAR(b.bill.servers.power.watts(), 128 * 10200.0, 1e-6);
+  EXPECT_TRUE(b.bill.fully_powered());
+  // Priced: servers and switches; NVIDIA publishes no LinkX prices.
+  EXPECT_NEAR(b.bill.servers.capex, 128 * 270000.0, 1e-3);
+  EXPECT_NEAR(b.bill.switches.capex, 48 * 36000.0, 1e-3);
+  EXPECT_GT(b.bill.optics.unpriced_lines, 0);
+  EXPECT_FALSE(b.bill.fully_priced());
+}
+
+// Top of rack: a leaf takes 32 NICs = 4 DGX, one rack, so NIC-leaf links are copper in the rack
+// and take no transceivers; leaf-spine links leave the rack on fiber.
+TEST(BillOfMaterials, TopOfRackAccessIsCopperInTheRack) {
+  const Built b = bill_of("dgx-h100-superpod", 1024, {"fabric.kind=top_of_rack", "fabric.nodes_per_su=null"});
+  const LinkRun& access = run_of(b.bill, LinkKind::kAccess);
+  EXPECT_EQ(access.length_class, "in rack");
+  EXPECT_EQ(access.cable, "DAC passive copper");
+  EXPECT_EQ(access.transceivers, 0);
+  EXPECT_EQ(run_of(b.bill, LinkKind::kLeafSpine).cable, "Multimode fiber MPO-12/APC");
+  const Built rail = bill_of("dgx-h100-superpod", 1024);
+  EXPECT_EQ(rail.bill.transceivers - b.bill.transceivers, 1024 + 512);
+}
+
+// The floor model: longer rows and more rows make longer leaf-spine runs, and past 50 m the
+// multimode optics give way to single-mode ones.
+TEST(BillOfMaterials, LongRunsTakeSingleModeOptics) {
+  FloorPlan floor;
+  floor.racks_per_row = 4;
+  floor.row_pitch_m = 8;
+  const Built b = bill_of("dgx-h100-superpod", 8192, {}, floor);
+  const LinkRun& up = run_of(b.bill, LinkKind::kLeafSpine);
+  EXPECT_GT(up.length_m, 50);
+  EXPECT_EQ(up.cable, "Single-mode fiber MPO-12/APC");
+  EXPECT_EQ(up.switch_transceiver, "OSFP 800G twin-port 2xDR4 (MMS4X00-NM)");
+  EXPECT_EQ(b.bill.floor.rows, (8192 / 8 / 4 + 3) / 4);
+}
+
+TEST(BillOfMaterials, MissingPartNamesIt) {
+  try {
+    (void)bill_of("dgx-h100-superpod", 64, {"server.name=DGX Z9"});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.message(), "server 'DGX Z9' (server.name) is not in the parts catalog: add it with --parts FILE");
+  }
+}
+
+TEST(BillOfMaterials, NoTransceiverForTheRateNamesIt) {
+  try {
+    (void)bill_of("dgx-h100-superpod", 64, {"server.nics.bandwidth=200Gbps"});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(error.message().find("no transceiver in the parts catalog carries 200Gbps"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace ctwin::fabric
