@@ -55,7 +55,7 @@ SizeWorkload run_workload(const std::string& file, const nlohmann::json& cluster
     const std::int64_t gpus = query.gpus >> k;
     if (gpus > 0 && (options.gpus.empty() || gpus > options.gpus.back())) options.gpus.push_back(gpus);
   }
-  options.weak = true;
+  options.batch = analysis::BatchPolicy::kPerReplica;
   const analysis::ScalingStudy study = evaluate_scaling(scenario, context, options);
   SizeWorkload workload{file, study.model, {}};
   for (const auto& point : study.points) {
