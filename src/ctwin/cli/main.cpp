@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_scale_command);
   add(ctwin::cli::add_goodput_command);
   add(ctwin::cli::add_sweep_command);
+  add(ctwin::cli::add_plan_command);
 
   try {
     app.parse(argc, argv);
