@@ -70,6 +70,15 @@ StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQu
   return result;
 }
 
+replay::SimulatedStep evaluate_resolved(const replay::Scenario& scenario, EvalContext& context,
+                                        const StepQuery& query) {
+  replay::StepOptions options = step_options(scenario, context, query);
+  for (const auto& part : query.degrade) {
+    options.slowdowns.push_back(replay::parse_gpu_slowdown(part, query.degrade_origin, scenario.gpus));
+  }
+  return replay::simulate_step(scenario, options);
+}
+
 analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& context, const ScalingOptions& options) {
   analysis::ScalingQuery query;
   query.gpus = options.gpus;

@@ -41,6 +41,11 @@ struct StepResult {
 
 [[nodiscard]] StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query = {});
 
+/// One step of a scenario already resolved and checked (a planner's candidate: a resolved base
+/// with another split); the same as evaluate() on the scenario that resolves to it.
+[[nodiscard]] replay::SimulatedStep evaluate_resolved(const replay::Scenario& scenario, EvalContext& context,
+                                                      const StepQuery& query = {});
+
 // ---- scaling ---------------------------------------------------------------------------------
 
 struct ScalingOptions {

@@ -13,6 +13,9 @@
 #include "ctwin/api/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/size.hpp"
+#include "ctwin/api/plan.hpp"
+#include "ctwin/api/sweep.hpp"
+#include "ctwin/core/parallel_for.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -153,6 +156,49 @@ BenchRow bench_evaluate_reuse() {
           wall, 0, "< 10 s", wall < 10, peak_rss_gib()};
 }
 
+// Issue 20's targets for `ctwin plan`, on every core (2 here): the analytical phase alone
+// (--flow-top 0) of Llama 3 70B on 1,024 H100, as candidates per minute; and both phases of
+// Llama 3 405B on 16,384 H100 (the best 32 again on the shared flow fabric).
+BenchRow bench_plan(const std::string& name, const std::string& scenario, std::size_t flow_top, bool rate) {
+  const auto start = Clock::now();
+  api::EvalContext context;
+  api::PlanOptions options;
+  options.flow_top = flow_top;
+  options.jobs = default_jobs();
+  const api::PlanResult plan = api::evaluate_plan(api::Scenario::load(scenario), context, options);
+  const double wall = seconds_since(start);
+  const double per_minute = static_cast<double>(plan.survivors) / wall * 60;
+  const auto& best = plan.entries.front();
+  std::string what = plan.model + " on " + std::to_string(plan.gpus) + " GPUs, " + std::to_string(options.jobs) +
+                     " jobs: " + std::to_string(plan.enumerated) + " candidates, " + std::to_string(plan.survivors) +
+                     " evaluated" + (flow_top > 0 ? ", best " + std::to_string(flow_top) + " on flow" : std::string()) +
+                     "; " + fixed(per_minute, 0) + " candidates/min; best tp " + std::to_string(best.split.tp) + " pp " +
+                     std::to_string(best.split.pp) + " vpp " + std::to_string(best.split.vpp) + " cp " +
+                     std::to_string(best.split.cp) + " mb " + std::to_string(best.split.micro_batch);
+  if (rate) return {name, what, wall, 0, ">= 60000 candidates/min", per_minute >= 60000, peak_rss_gib()};
+  return {name, what, wall, 0, "< 60 s", wall < 60, peak_rss_gib()};
+}
+
+// 64 points of the default scenario (Llama 3 8B on 64 H100, flow): tp x pp x NIC bandwidth.
+BenchRow bench_sweep_64() {
+  const auto start = Clock::now();
+  api::EvalContext context;
+  std::vector<api::GridAxis> axes;
+  for (const char* text : {"parallel.tp=1,2,4,8", "parallel.pp=1,2,4,8",
+                           "cluster.server.nics.bandwidth=100Gbps,200Gbps,400Gbps,800Gbps"}) {
+    axes.push_back(api::parse_grid_axis(text));
+  }
+  const api::SweepResult result =
+      api::evaluate_sweep(api::Scenario::load("scenarios/default.json"), axes, context, {default_jobs(), {}});
+  const double wall = seconds_since(start);
+  std::size_t ran = 0;
+  for (const auto& p : result.points) ran += p.invalid.empty() ? 1 : 0;
+  return {"sweep-64",
+          "64 points of the default scenario (tp 1-8 x pp 1-8 x NIC 100-800 Gb/s), flow, " +
+              std::to_string(default_jobs()) + " jobs; " + std::to_string(ran) + " ran",
+          wall, 0, "< 10 s", wall < 10, peak_rss_gib()};
+}
+
 // Issue 22's speed target: 1,000 Monte Carlo runs of a 54-day job on 16,384 GPUs on one core.
 // The step time is fixed (10 s) so that the row times the Monte Carlo, not `ctwin run`; the
 // fabric is built before the clock starts.
@@ -256,8 +302,8 @@ Action add_bench_command(CLI::App& app) {
   command->add_option("--case", *only,
                       "run one case: engine, fabric-build, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
-                      "goodput-16k, accept-10k, size-12x4-10k, or "
-                      "collective-flow-100k (only when named: about 15 s)");
+                      "goodput-16k, sweep-64, accept-10k, size-12x4-10k, or "
+                      "collective-flow-100k, plan-analytical-70b, plan-405b-16k (only when named: each 15 s to minutes)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
                       "machine a single run says as much about the neighbours as about ctwin)")
@@ -280,6 +326,9 @@ Action add_bench_command(CLI::App& app) {
                                          "goodput-16k",
                                          "accept-10k",
                                          "size-12x4-10k",
+                                         "sweep-64",
+                                         "plan-analytical-70b",
+                                         "plan-405b-16k",
                                          "collective-flow-100k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
@@ -309,6 +358,13 @@ Action add_bench_command(CLI::App& app) {
     if (wanted("goodput-16k")) measure([&] { return bench_goodput(5); });
     if (wanted("accept-10k")) measure([&] { return bench_accept(60); });
     if (wanted("size-12x4-10k")) measure(bench_size);
+    if (wanted("sweep-64")) measure(bench_sweep_64);
+    if (*only == "plan-analytical-70b") {
+      measure([&] { return bench_plan("plan-analytical-70b", "scenarios/llama3-70b-h100-1024.json", 0, true); });
+    }
+    if (*only == "plan-405b-16k") {
+      measure([&] { return bench_plan("plan-405b-16k", "scenarios/llama3-405b-h100-16k.json", 32, false); });
+    }
     // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
     if (*only == "collective-flow-100k") {
       measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });

@@ -27,5 +27,6 @@ Action add_scale_command(CLI::App& app);
 Action add_goodput_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
 Action add_size_command(CLI::App& app);
+Action add_plan_command(CLI::App& app);
 
 }  // namespace ctwin::cli

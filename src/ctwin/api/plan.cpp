@@ -1,0 +1,294 @@
+#include "ctwin/api/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/parallel_for.hpp"
+#include "ctwin/replay/step_limits.hpp"
+
+namespace ctwin::api {
+namespace {
+
+// A candidate's parts smaller than this share of the first's step are noise, not a reason.
+constexpr double kWhyShare = 0.005;
+constexpr std::size_t kWhyParts = 3;
+
+PlanScore score_of(const replay::StepReport& r) {
+  PlanScore s;
+  s.step_time_s = r.step_time_s;
+  s.tokens_per_s = r.tokens_per_s;
+  s.mfu = r.mfu;
+  s.model_tflops_per_gpu = r.model_tflops_per_gpu;
+  s.memory_gib_per_gpu = r.memory_gib_per_gpu.total;
+  const double hardware = r.hardware_flops_per_step;
+  s.recompute_s = hardware > 0 ? r.breakdown.compute_s * (hardware - r.model_flops_per_step) / hardware : 0;
+  s.compute_s = r.breakdown.compute_s - s.recompute_s;
+  s.bubble_s = r.breakdown.bubble_s;
+  s.optimizer_s = r.breakdown.optimizer_s;
+  s.exposed_s = r.breakdown.exposed_comm_s;
+  return s;
+}
+
+double objective_value(const PlanScore& s, PlanObjective objective) {
+  return objective == PlanObjective::kMfu ? s.mfu : s.tokens_per_s;
+}
+
+std::vector<std::pair<std::string, double>> parts_of(const PlanScore& s) {
+  return {{"compute", s.compute_s},         {"recompute", s.recompute_s},     {"bubble", s.bubble_s},
+          {"exposed_tp", s.exposed_s.tp},   {"exposed_pp", s.exposed_s.pp},   {"exposed_dp", s.exposed_s.dp},
+          {"exposed_cp", s.exposed_s.cp},   {"exposed_ep", s.exposed_s.ep},   {"optimizer", s.optimizer_s}};
+}
+
+std::vector<PartDelta> why_of(const PlanScore& mine, const PlanScore& first) {
+  const auto a = parts_of(mine);
+  const auto b = parts_of(first);
+  std::vector<PartDelta> deltas;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double delta = a[i].second - b[i].second;
+    if (std::abs(delta) >= kWhyShare * first.step_time_s) deltas.push_back({a[i].first, delta});
+  }
+  std::stable_sort(deltas.begin(), deltas.end(),
+                   [](const PartDelta& x, const PartDelta& y) { return std::abs(x.delta_s) > std::abs(y.delta_s); });
+  if (deltas.size() > kWhyParts) deltas.resize(kWhyParts);
+  return deltas;
+}
+
+}  // namespace
+
+void finish_plan(PlanResult& result) {
+  auto& entries = result.entries;
+  const PlanObjective objective = result.objective;
+  std::vector<PlanEntry*> valid;
+  for (auto& e : entries) {
+    if (e.invalid.empty()) valid.push_back(&e);
+  }
+  std::stable_sort(valid.begin(), valid.end(), [objective](const PlanEntry* x, const PlanEntry* y) {
+    const double a = objective_value(x->analytical, objective), b = objective_value(y->analytical, objective);
+    return a != b ? a > b : x->index < y->index;
+  });
+  for (std::size_t r = 0; r < valid.size(); ++r) {
+    valid[r]->analytical_rank = static_cast<std::int64_t>(r + 1);
+    if (r >= result.flow_top) valid[r]->flow.reset();
+  }
+  std::stable_sort(entries.begin(), entries.end(), [objective](const PlanEntry& x, const PlanEntry& y) {
+    const int gx = x.invalid.empty() ? (x.flow ? 0 : 1) : 2, gy = y.invalid.empty() ? (y.flow ? 0 : 1) : 2;
+    if (gx != gy) return gx < gy;
+    if (gx == 0) {
+      const double a = objective_value(*x.flow, objective), b = objective_value(*y.flow, objective);
+      if (a != b) return a > b;
+    }
+    if (gx <= 1) return x.analytical_rank < y.analytical_rank;
+    return x.index < y.index;
+  });
+  if (entries.empty() || !entries.front().invalid.empty()) return;
+  const PlanEntry& first = entries.front();
+  for (auto& e : entries) {
+    if (!e.invalid.empty()) break;
+    e.why = e.flow && first.flow ? why_of(*e.flow, *first.flow) : why_of(e.analytical, first.analytical);
+  }
+}
+
+namespace {
+
+struct Base {
+  replay::Scenario resolved;  ///< the model, cluster and GPU, with a placeholder split
+  std::int64_t gpus = 0;
+  std::int64_t global_batch = 0;
+};
+
+std::int64_t read_count(const nlohmann::json& document, const char* object, const char* key, std::int64_t high,
+                        const std::string& source) {
+  const nlohmann::json* value = &document;
+  std::string pointer;
+  if (object != nullptr) {
+    pointer = "/" + std::string(object);
+    if (!value->contains(object)) throw InputError(source, pointer, "is required");
+    value = &(*value)[object];
+  }
+  pointer += "/" + std::string(key);
+  if (!value->is_object() || !value->contains(key)) throw InputError(source, pointer, "is required");
+  const auto& v = (*value)[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > high) {
+    throw InputError(source, pointer, "expected an integer in [1, " + std::to_string(high) + "], got " + v.dump());
+  }
+  return v.get<std::int64_t>();
+}
+
+// The scenario read with its own split replaced by one GPU's (which every model accepts): the
+// planner supplies the split, so the scenario's may not fit the --gpus or batch asked for.
+Base resolve_base(const Scenario& scenario, const std::vector<Override>& settings, const PlanOptions& options,
+                  EvalContext& context) {
+  Scenario set = scenario;
+  for (const auto& s : settings) set = set.with(s.path, s.value);
+  nlohmann::json document = set.document();
+  apply_changes(document, set.changes(), "--fix");
+  Base base;
+  base.gpus = options.gpus ? *options.gpus : read_count(document, nullptr, "gpus", std::int64_t{1} << 24, set.source());
+  if (base.gpus < 1 || base.gpus > (std::int64_t{1} << 24)) {
+    throw InputError("--gpus", "", std::to_string(base.gpus) + " is outside [1, 16777216]");
+  }
+  base.global_batch = read_count(document, "training", "global_batch", std::int64_t{1} << 30, set.source());
+  // The scenario's parallel object with every searched field at its one-GPU value: a key the
+  // reader does not know is still refused.
+  nlohmann::json parallel = document.contains("parallel") ? document["parallel"] : nlohmann::json::object();
+  if (parallel.is_object()) {
+    for (const char* key : {"first_stage_layers", "last_stage_layers", "account_for_embedding_in_pipeline_split",
+                            "account_for_loss_in_pipeline_split", "pipeline_layout"}) {
+      parallel.erase(key);
+    }
+    parallel.update({{"tp", 1}, {"pp", 1}, {"vpp", 1}, {"cp", 1}, {"ep", 1}, {"expert_tp", 1}, {"dp", "auto"},
+                     {"sequence_parallel", false}, {"zero", 0}, {"distributed_optimizer", false},
+                     {"recompute", "none"}, {"schedule", "1f1b"}});
+  }
+  base.resolved = set.with("gpus", 1)
+                      .with("training.global_batch", 1)
+                      .with("training.micro_batch", 1)
+                      .with("parallel", parallel)
+                      .resolve(&context.profiles());
+  base.resolved.gpus = base.gpus;
+  base.resolved.split.global_batch = base.global_batch;
+  return base;
+}
+
+PlanEntry evaluate_candidate(const Base& base, const PlanCandidate& candidate, network::ModelKind network,
+                             EvalContext& context, PlanEntry entry) {
+  replay::Scenario s = base.resolved;
+  s.split = candidate.split;
+  s.network = network;
+  entry.index = candidate.index;
+  entry.split = candidate.split;
+  entry.dp = s.split.data_parallel(s.gpus);
+  entry.micro_batches = s.split.micro_batches(s.gpus);
+  try {
+    replay::check_step_within_limits(s);
+    const PlanScore score = score_of(evaluate_resolved(s, context).report);
+    if (network == network::ModelKind::kFlow) entry.flow = score;
+    else entry.analytical = score;
+  } catch (const InputError& e) {
+    entry.invalid = e.what();
+  }
+  return entry;
+}
+
+}  // namespace
+
+PlanObjective parse_plan_objective(const std::string& text) {
+  if (text == "throughput") return PlanObjective::kThroughput;
+  if (text == "mfu") return PlanObjective::kMfu;
+  throw InputError("--objective", "", "unknown objective '" + text + "' (expected throughput or mfu)");
+}
+
+std::string plan_objective_name(PlanObjective objective) {
+  return objective == PlanObjective::kMfu ? "mfu" : "throughput";
+}
+
+void parse_shard(const std::string& text, std::size_t& index, std::size_t& count) {
+  const auto slash = text.find('/');
+  const auto number = [&](const std::string& part) -> std::size_t {
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) {
+      throw InputError("--shard", "", "'" + text + "': expected i/N with 1 <= i <= N, e.g. 2/8");
+    }
+    return std::stoul(part);
+  };
+  if (slash == std::string::npos) throw InputError("--shard", "", "'" + text + "': expected i/N, e.g. 2/8");
+  const std::size_t i = number(text.substr(0, slash));
+  const std::size_t n = number(text.substr(slash + 1));
+  if (n < 1 || i < 1 || i > n) throw InputError("--shard", "", "'" + text + "': expected i/N with 1 <= i <= N");
+  index = i - 1;
+  count = n;
+}
+
+PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options) {
+  if (options.shard_count < 1 || options.shard_index >= options.shard_count) {
+    throw InputError("--shard", "", "shard index outside the shard count");
+  }
+  std::vector<Override> fixes;
+  for (const auto& text : options.fixes) fixes.push_back(parse_override(text, "--fix"));
+  // Axis fixes need the model's axes first; every other fix is a setting of the scenario.
+  std::vector<Override> settings;
+  PlanAxes probe;
+  for (const auto& fix : fixes) {
+    if (!apply_fix(probe, fix)) settings.push_back(fix);
+  }
+  Base base;
+  try {
+    base = resolve_base(scenario, settings, options, context);
+  } catch (const InputError& e) {
+    if (settings.empty()) throw;
+    throw InputError("--fix", "", e.what());
+  }
+  PlanAxes axes = default_axes(base.resolved.model, base.gpus);
+  for (const auto& fix : fixes) (void)apply_fix(axes, fix);
+
+  PlanSpace space = enumerate_plan_space(
+      {base.resolved.model, base.resolved.cluster, base.resolved.gpu, base.gpus, base.resolved.split}, axes);
+  const std::string origin = options.fixes.empty() ? scenario.source() : "--fix";
+  if (space.survivors.empty()) {
+    const RuleCount* last = space.rules.last_removing();
+    throw InputError(origin, "", "no split is left of " + std::to_string(space.enumerated) + " candidates" +
+                                     (last ? ": rule '" + last->rule + "' removed the last " +
+                                                 std::to_string(last->removed) + " (" + last->example + ")"
+                                           : std::string()));
+  }
+
+  PlanResult result;
+  result.model = base.resolved.model.name;
+  result.cluster = base.resolved.cluster.name;
+  result.gpu = base.resolved.gpu.name;
+  result.gpus = base.gpus;
+  result.global_batch = base.global_batch;
+  result.seq_len = base.resolved.split.seq_len;
+  result.objective = options.objective;
+  result.flow_top = options.flow_top;
+  result.fixes = options.fixes;
+  result.enumerated = space.enumerated;
+  result.rules = space.rules;
+  result.survivors = static_cast<std::int64_t>(space.survivors.size());
+  result.shard_index = options.shard_index;
+  result.shard_count = options.shard_count;
+
+  std::vector<const PlanCandidate*> mine;
+  for (const auto& c : space.survivors) {
+    if (static_cast<std::size_t>(c.index) % options.shard_count == options.shard_index) mine.push_back(&c);
+  }
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  const auto report = [&](const char* phase, std::size_t total) {
+    if (!options.progress) return;
+    const std::lock_guard lock(progress_mutex);
+    options.progress(phase, ++done, total);
+  };
+  result.entries.resize(mine.size());
+  parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
+    result.entries[i] = evaluate_candidate(base, *mine[i], network::ModelKind::kAnalytical, context, {});
+    report("analytical", mine.size());
+  });
+
+  // Phase 2 on this run's best flow_top by analytical rank (finish() orders them).
+  const std::size_t keep = result.flow_top;
+  result.flow_top = 0;
+  finish_plan(result);
+  result.flow_top = keep;
+  std::vector<std::size_t> best;
+  for (std::size_t i = 0; i < result.entries.size() && best.size() < keep; ++i) {
+    if (result.entries[i].invalid.empty()) best.push_back(i);
+  }
+  done = 0;
+  parallel_for(best.size(), options.jobs, [&](std::size_t b) {
+    PlanEntry& entry = result.entries[best[b]];
+    const PlanCandidate candidate{entry.index, entry.split};
+    entry = evaluate_candidate(base, candidate, network::ModelKind::kFlow, context, entry);
+    report("flow", best.size());
+  });
+  for (auto& e : result.entries) {
+    // A step the flow replay refuses after the analytical one ran is not a candidate either.
+    if (!e.invalid.empty()) e.flow.reset();
+  }
+  finish_plan(result);
+  return result;
+}
+
+}  // namespace ctwin::api

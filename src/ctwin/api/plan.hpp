@@ -1,0 +1,120 @@
+#pragma once
+// `ctwin plan`: the best splits of a model on a cluster (plan_space.hpp for what is searched and
+// plan_rules.hpp for what is removed). Two phases, as a planner would do by hand:
+//   1. every surviving candidate with the `analytical` network (each collective its predicted
+//      time alone on the fabric): cheap, and enough to order thousands;
+//   2. the best M of phase 1 again on the shared `flow` fabric (every collective's traffic on one
+//      max-min simulation of the cluster, contention included), which decides their final order.
+// Candidates beyond M keep their analytical result and rank after the M. Both phases run in
+// parallel through one EvalContext and write each candidate's slot, so the result does not
+// depend on the thread count. Ties rank by enumeration order.
+//
+// Each result carries its breakdown (compute, recompute, bubble, exposed TP/PP/DP/CP/EP,
+// optimizer: the parts add up to the step time) and the parts that differ most from the first
+// result's, measured in the same phase, which say why it ranks where it does.
+//
+// Shards (`--shard i/N`): shard i evaluates the survivors whose index is i-1 modulo N and runs
+// phase 2 on its own best M; the global best M are among the union of the shards' best M, so
+// merge_plans gives exactly the one-machine result.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/plan_space.hpp"
+
+namespace ctwin::api {
+
+enum class PlanObjective { kThroughput, kMfu };
+
+/// "throughput" or "mfu"; InputError naming --objective otherwise.
+[[nodiscard]] PlanObjective parse_plan_objective(const std::string& text);
+[[nodiscard]] std::string plan_objective_name(PlanObjective objective);
+
+struct PlanOptions {
+  std::optional<std::int64_t> gpus;  ///< the scenario's when not given
+  PlanObjective objective = PlanObjective::kThroughput;
+  std::vector<std::string> fixes;    ///< "parallel.tp=8": an axis narrowed, or any scenario field set
+  std::size_t flow_top = 32;         ///< M: candidates re-ranked on the flow fabric (0: none)
+  unsigned jobs = 1;
+  std::size_t shard_index = 0;  ///< 0-based
+  std::size_t shard_count = 1;
+  /// Called, one call at a time, as candidates finish: phase ("analytical", "flow"), done, total.
+  std::function<void(const char*, std::size_t, std::size_t)> progress;
+};
+
+/// "i/N" (1 <= i <= N); InputError naming --shard otherwise.
+void parse_shard(const std::string& text, std::size_t& index, std::size_t& count);
+
+/// One phase's result for a candidate, seconds per step (the breakdown adds up to step_time_s).
+struct PlanScore {
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double model_tflops_per_gpu = 0;
+  double memory_gib_per_gpu = 0;  ///< the worst pipeline stage
+  double compute_s = 0;    ///< kernels other than recomputation
+  double recompute_s = 0;  ///< the compute time's share of recomputed FLOPs (from FLOP counts, an estimate)
+  double bubble_s = 0;
+  double optimizer_s = 0;
+  replay::ExposedComm exposed_s;
+};
+
+struct PartDelta {
+  std::string part;  ///< "bubble", "exposed_tp", "recompute", ...
+  double delta_s = 0;  ///< this candidate's minus the first result's
+};
+
+struct PlanEntry {
+  std::int64_t index = 0;  ///< among the survivors, in enumeration order
+  workload::ParallelConfig split;
+  std::int64_t dp = 0;
+  std::int64_t micro_batches = 0;
+  std::string invalid;  ///< why the step could not be simulated; empty when it was
+  PlanScore analytical;
+  std::optional<PlanScore> flow;  ///< for the best flow_top by analytical rank
+  std::int64_t analytical_rank = 0;  ///< 1-based
+  std::vector<PartDelta> why;        ///< largest differences from the first result, at most 3
+};
+
+struct PlanResult {
+  std::string model;
+  std::string cluster;
+  std::string gpu;
+  std::int64_t gpus = 0;
+  std::int64_t global_batch = 0;
+  std::int64_t seq_len = 0;
+  PlanObjective objective = PlanObjective::kThroughput;
+  std::size_t flow_top = 0;
+  std::vector<std::string> fixes;
+  std::int64_t enumerated = 0;
+  RuleCounts rules;  ///< the enumeration's rules; steps the replay refuses count as "replay"
+  std::int64_t survivors = 0;
+  std::size_t shard_index = 0, shard_count = 1;
+  std::vector<PlanEntry> entries;  ///< this run's candidates, best first (invalid ones last)
+};
+
+/// Plans `base`'s model, cluster, GPUs and global batch. When every candidate is removed, an
+/// InputError naming --fix (or the scenario) says which rule removed the last ones.
+[[nodiscard]] PlanResult evaluate_plan(const Scenario& base, EvalContext& context, const PlanOptions& options = {});
+
+/// Analytical ranks, flow results kept for the best flow_top only, the final order and the
+/// reasons against the first: how both a local run and a merge of shards end, so both give the
+/// same result from the same candidates.
+void finish_plan(PlanResult& result);
+
+/// {"model", ..., "rules": [...], "results": [the first `top` valid entries (0: all entries,
+/// invalid included, as shards write them)]}.
+[[nodiscard]] nlohmann::json plan_json(const PlanResult& result, std::size_t top);
+
+/// The one-machine result from shards' plan_json(…, 0) outputs (`sources` name them in errors):
+/// the same plan, every shard once.
+[[nodiscard]] PlanResult merge_plans(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& sources);
+
+}  // namespace ctwin::api

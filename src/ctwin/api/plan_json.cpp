@@ -1,0 +1,221 @@
+// The JSON of a plan (api/plan.hpp), and the way back for merging shards: every value a merged
+// plan prints is read from the shards' JSON, so it must carry them exactly (doubles are written
+// shortest-round-trip by nlohmann::json).
+
+#include <set>
+
+#include "ctwin/api/plan.hpp"
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::api {
+namespace {
+
+using nlohmann::json;
+
+json score_json(const PlanScore& s) {
+  return {{"step_time_s", s.step_time_s},
+          {"tokens_per_s", s.tokens_per_s},
+          {"mfu", s.mfu},
+          {"model_tflops_per_gpu", s.model_tflops_per_gpu},
+          {"memory_gib_per_gpu", s.memory_gib_per_gpu},
+          {"breakdown_s",
+           {{"compute", s.compute_s},
+            {"recompute", s.recompute_s},
+            {"bubble", s.bubble_s},
+            {"exposed_tp", s.exposed_s.tp},
+            {"exposed_pp", s.exposed_s.pp},
+            {"exposed_dp", s.exposed_s.dp},
+            {"exposed_cp", s.exposed_s.cp},
+            {"exposed_ep", s.exposed_s.ep},
+            {"optimizer", s.optimizer_s}}}};
+}
+
+json split_json(const PlanEntry& e) {
+  const auto& s = e.split;
+  return {{"tp", s.tp},
+          {"pp", s.pp},
+          {"vpp", s.vpp},
+          {"cp", s.cp},
+          {"ep", s.ep},
+          {"dp", e.dp},
+          {"sequence_parallel", s.sequence_parallel},
+          {"pipeline_accounting", s.embedding_in_split},
+          {"schedule", workload::schedule_name(s.schedule)},
+          {"micro_batch", s.micro_batch},
+          {"micro_batches", e.micro_batches},
+          {"recompute", workload::recompute_name(s.recompute)},
+          {"zero", s.zero},
+          {"distributed_optimizer", s.distributed_optimizer}};
+}
+
+json entry_json(const PlanEntry& e, std::size_t rank) {
+  json out = {{"rank", rank}, {"index", e.index}, {"split", split_json(e)}};
+  if (!e.invalid.empty()) {
+    out["invalid"] = e.invalid;
+    return out;
+  }
+  out["analytical_rank"] = e.analytical_rank;
+  out["analytical"] = score_json(e.analytical);
+  out["flow"] = e.flow ? score_json(*e.flow) : json(nullptr);
+  json why = json::array();
+  for (const auto& d : e.why) why.push_back({{"part", d.part}, {"delta_s", d.delta_s}});
+  out["why"] = why;
+  return out;
+}
+
+// ---- reading back (merge) ----
+
+const json& field(const json& object, const char* key, const std::string& source) {
+  if (!object.is_object() || !object.contains(key)) {
+    throw InputError(source, "", "not a shard of `ctwin plan --shard` (no '" + std::string(key) + "')");
+  }
+  return object[key];
+}
+
+PlanScore read_score(const json& j, const std::string& source) {
+  PlanScore s;
+  s.step_time_s = field(j, "step_time_s", source).get<double>();
+  s.tokens_per_s = field(j, "tokens_per_s", source).get<double>();
+  s.mfu = field(j, "mfu", source).get<double>();
+  s.model_tflops_per_gpu = field(j, "model_tflops_per_gpu", source).get<double>();
+  s.memory_gib_per_gpu = field(j, "memory_gib_per_gpu", source).get<double>();
+  const json& b = field(j, "breakdown_s", source);
+  s.compute_s = field(b, "compute", source).get<double>();
+  s.recompute_s = field(b, "recompute", source).get<double>();
+  s.bubble_s = field(b, "bubble", source).get<double>();
+  s.exposed_s.tp = field(b, "exposed_tp", source).get<double>();
+  s.exposed_s.pp = field(b, "exposed_pp", source).get<double>();
+  s.exposed_s.dp = field(b, "exposed_dp", source).get<double>();
+  s.exposed_s.cp = field(b, "exposed_cp", source).get<double>();
+  s.exposed_s.ep = field(b, "exposed_ep", source).get<double>();
+  s.optimizer_s = field(b, "optimizer", source).get<double>();
+  return s;
+}
+
+PlanEntry read_entry(const json& j, const std::string& source) {
+  PlanEntry e;
+  e.index = field(j, "index", source).get<std::int64_t>();
+  const json& s = field(j, "split", source);
+  e.split.tp = field(s, "tp", source).get<std::int64_t>();
+  e.split.pp = field(s, "pp", source).get<std::int64_t>();
+  e.split.vpp = field(s, "vpp", source).get<std::int64_t>();
+  e.split.cp = field(s, "cp", source).get<std::int64_t>();
+  e.split.ep = field(s, "ep", source).get<std::int64_t>();
+  e.dp = field(s, "dp", source).get<std::int64_t>();
+  e.split.sequence_parallel = field(s, "sequence_parallel", source).get<bool>();
+  e.split.embedding_in_split = e.split.loss_in_split = field(s, "pipeline_accounting", source).get<bool>();
+  const auto schedule = workload::schedule_from_name(field(s, "schedule", source).get<std::string>());
+  const auto recompute = workload::recompute_from_name(field(s, "recompute", source).get<std::string>());
+  if (!schedule || !recompute) throw InputError(source, "", "a result has an unknown schedule or recompute");
+  e.split.schedule = *schedule;
+  e.split.recompute = *recompute;
+  e.split.micro_batch = field(s, "micro_batch", source).get<std::int64_t>();
+  e.micro_batches = field(s, "micro_batches", source).get<std::int64_t>();
+  e.split.zero = field(s, "zero", source).get<int>();
+  e.split.distributed_optimizer = field(s, "distributed_optimizer", source).get<bool>();
+  if (j.contains("invalid")) {
+    e.invalid = j["invalid"].get<std::string>();
+    return e;
+  }
+  e.analytical = read_score(field(j, "analytical", source), source);
+  if (const json& flow = field(j, "flow", source); !flow.is_null()) e.flow = read_score(flow, source);
+  return e;
+}
+
+}  // namespace
+
+json plan_json(const PlanResult& result, std::size_t top) {
+  RuleCounts rules = result.rules;
+  std::int64_t refused = 0;
+  const PlanEntry* first_refused = nullptr;
+  for (const auto& e : result.entries) {
+    if (e.invalid.empty()) continue;
+    ++refused;
+    if (first_refused == nullptr || e.index < first_refused->index) first_refused = &e;
+  }
+  if (refused > 0) rules.add("replay", refused, first_refused->invalid);
+  json rule_list = json::array();
+  for (const auto& r : rules.rules()) {
+    rule_list.push_back({{"rule", r.rule}, {"description", r.description}, {"removed", r.removed}, {"example", r.example}});
+  }
+  json results = json::array();
+  for (std::size_t i = 0; i < result.entries.size(); ++i) {
+    const PlanEntry& e = result.entries[i];
+    if (top > 0 && (i >= top || !e.invalid.empty())) break;
+    results.push_back(entry_json(e, i + 1));
+  }
+  json out = {{"model", result.model},
+              {"cluster", result.cluster},
+              {"gpu", result.gpu},
+              {"gpus", result.gpus},
+              {"global_batch", result.global_batch},
+              {"seq_len", result.seq_len},
+              {"objective", plan_objective_name(result.objective)},
+              {"flow_top", result.flow_top},
+              {"fixes", result.fixes},
+              {"enumerated", result.enumerated},
+              {"survivors", result.survivors},
+              {"rules", rule_list}};
+  if (result.shard_count > 1) out["shard"] = {{"index", result.shard_index + 1}, {"count", result.shard_count}};
+  out["results"] = results;
+  return out;
+}
+
+PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::string>& sources) {
+  if (shards.empty()) throw InputError("--merge", "", "no files to merge");
+  PlanResult merged;
+  std::set<std::size_t> seen;
+  std::size_t count = 0;
+  for (std::size_t f = 0; f < shards.size(); ++f) {
+    const json& j = shards[f];
+    const std::string& source = sources.at(f);
+    const json& shard = field(j, "shard", source);
+    const auto index = field(shard, "index", source).get<std::size_t>();
+    const auto n = field(shard, "count", source).get<std::size_t>();
+    json header = j;
+    header.erase("results");
+    header.erase("shard");
+    header.erase("rules");
+    json first_header = shards.front();
+    first_header.erase("results");
+    first_header.erase("shard");
+    first_header.erase("rules");
+    if (f == 0) {
+      count = n;
+      merged.model = field(j, "model", source).get<std::string>();
+      merged.cluster = field(j, "cluster", source).get<std::string>();
+      merged.gpu = field(j, "gpu", source).get<std::string>();
+      merged.gpus = field(j, "gpus", source).get<std::int64_t>();
+      merged.global_batch = field(j, "global_batch", source).get<std::int64_t>();
+      merged.seq_len = field(j, "seq_len", source).get<std::int64_t>();
+      merged.objective = parse_plan_objective(field(j, "objective", source).get<std::string>());
+      merged.flow_top = field(j, "flow_top", source).get<std::size_t>();
+      merged.fixes = field(j, "fixes", source).get<std::vector<std::string>>();
+      merged.enumerated = field(j, "enumerated", source).get<std::int64_t>();
+      merged.survivors = field(j, "survivors", source).get<std::int64_t>();
+      for (const auto& r : field(j, "rules", source)) {
+        const std::string rule = field(r, "rule", source).get<std::string>();
+        if (rule == "replay") continue;  // recounted from the merged results
+        merged.rules.add(rule, field(r, "removed", source).get<std::int64_t>(), field(r, "example", source).get<std::string>());
+      }
+    } else if (header != first_header || n != count) {
+      throw InputError(source, "", "is a shard of another plan than " + sources.front() +
+                                       " (model, GPUs, batch, objective, --fix, --flow-top and shard count must match)");
+    }
+    if (index < 1 || index > n || !seen.insert(index).second) {
+      throw InputError(source, "/shard/index", "shard " + std::to_string(index) + "/" + std::to_string(n) +
+                                                    " is given twice or is out of range");
+    }
+    for (const auto& e : field(j, "results", source)) merged.entries.push_back(read_entry(e, source));
+  }
+  if (seen.size() != count) {
+    throw InputError("--merge", "", "got " + std::to_string(seen.size()) + " of " + std::to_string(count) + " shards");
+  }
+  // Survivor index order first, as the one-machine run holds them before ranking.
+  std::stable_sort(merged.entries.begin(), merged.entries.end(),
+                   [](const PlanEntry& a, const PlanEntry& b) { return a.index < b.index; });
+  finish_plan(merged);
+  return merged;
+}
+
+}  // namespace ctwin::api

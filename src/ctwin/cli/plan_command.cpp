@@ -1,0 +1,165 @@
+// ctwin plan: the best splits of a scenario's model on its cluster, as a table, JSON or CSV;
+// shards of a plan and their merge.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "ctwin/api/plan.hpp"
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/parallel_for.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct PlanOptions {
+  std::string scenario;
+  std::int64_t gpus = 0;
+  std::size_t top = 10;
+  std::string objective = "throughput";
+  std::vector<std::string> fixes;
+  std::size_t flow_top = 32;
+  unsigned jobs = default_jobs();
+  std::string format = "table";
+  std::string shard;
+  std::vector<std::string> merge;
+};
+
+// "[analytical 1200/5400] 850/s, 5 s left" on stderr, a terminal only: a pipe gets the results alone.
+std::function<void(const char*, std::size_t, std::size_t)> terminal_progress() {
+  if (isatty(fileno(stderr)) == 0) return {};
+  auto start = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  auto phase_start = std::make_shared<std::chrono::steady_clock::time_point>(*start);
+  return [start, phase_start](const char* phase, std::size_t done, std::size_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    if (done == 1) *phase_start = now;
+    if (std::chrono::duration<double>(now - *start).count() < 1 && done < total) return;  // quiet under a second
+    const double elapsed = std::max(std::chrono::duration<double>(now - *phase_start).count(), 1e-9);
+    const double rate = static_cast<double>(done) / elapsed;
+    std::cerr << "\r\033[K[" << phase << " " << done << "/" << total << "] " << fixed(rate, 1) << " candidates/s, "
+              << fixed(static_cast<double>(total - done) / rate, 0) << " s left" << std::flush;
+    if (done == total) std::cerr << '\n';
+  };
+}
+
+std::string optimizer_name(const workload::ParallelConfig& s) {
+  if (s.distributed_optimizer) return "distopt";
+  return "zero" + std::to_string(s.zero);
+}
+
+std::string why_text(const api::PlanEntry& e) {
+  std::string text;
+  for (const auto& d : e.why) {
+    if (!text.empty()) text += ", ";
+    text += (d.delta_s >= 0 ? "+" : "") + fixed(d.delta_s, 3) + " s " + d.part;
+  }
+  return text;
+}
+
+void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
+  if (format == Format::kJson) {
+    std::cout << api::plan_json(result, top).dump(2) << '\n';
+    return;
+  }
+  if (format == Format::kTable) {
+    std::cout << result.model << " on " << result.gpus << " x " << result.gpu << " (" << result.cluster
+              << "), global batch " << result.global_batch << ", seq " << result.seq_len << ", objective "
+              << api::plan_objective_name(result.objective) << "\n"
+              << result.enumerated << " candidates, " << result.survivors << " valid and fitting; all ranked on the "
+              << "analytical network, the best " << std::min<std::int64_t>(static_cast<std::int64_t>(result.flow_top), result.survivors)
+              << " again on the shared flow fabric\n\nRemoved by rule:\n";
+    Table rules({"rule", "removed", "first removed"});
+    const nlohmann::json summary = api::plan_json(result, 1);  // held: a range-for over a temporary's member dangles
+    for (const auto& r : summary["rules"]) {
+      if (r["removed"].get<std::int64_t>() == 0) continue;
+      rules.add_row({r["rule"].get<std::string>(), std::to_string(r["removed"].get<std::int64_t>()),
+                     r["example"].get<std::string>()});
+    }
+    rules.print(std::cout, format, "  ");
+    std::cout << "\nBest " << std::min(top, result.entries.size()) << ":\n";
+  }
+  Table table({"rank", "tp", "pp", "vpp", "cp", "ep", "dp", "mb", "recompute", "optimizer", "network", "step_s",
+               "tokens_per_s", "mfu_%", "mem_GiB", "bubble_s", "exp_tp_s", "exp_pp_s", "exp_dp_s", "exp_cp_s",
+               "exp_ep_s", "recompute_s", "why (vs rank 1)"});
+  for (std::size_t i = 0; i < result.entries.size() && i < top; ++i) {
+    const auto& e = result.entries[i];
+    if (!e.invalid.empty()) break;
+    const auto& s = e.flow ? *e.flow : e.analytical;
+    table.add_row({std::to_string(i + 1), std::to_string(e.split.tp), std::to_string(e.split.pp),
+                   std::to_string(e.split.vpp), std::to_string(e.split.cp), std::to_string(e.split.ep),
+                   std::to_string(e.dp), std::to_string(e.split.micro_batch), workload::recompute_name(e.split.recompute),
+                   optimizer_name(e.split), e.flow ? "flow" : "analytical", fixed(s.step_time_s, 4),
+                   fixed(s.tokens_per_s, 0), fixed(100 * s.mfu, 1), fixed(s.memory_gib_per_gpu, 1),
+                   fixed(s.bubble_s, 4), fixed(s.exposed_s.tp, 4), fixed(s.exposed_s.pp, 4), fixed(s.exposed_s.dp, 4),
+                   fixed(s.exposed_s.cp, 4), fixed(s.exposed_s.ep, 4), fixed(s.recompute_s, 4), why_text(e)});
+  }
+  table.print(std::cout, format, format == Format::kTable ? "  " : "");
+}
+
+}  // namespace
+
+Action add_plan_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "plan", "The best splits (TP/SP/PP/VPP/CP/EP/DP, micro-batch, recompute, ZeRO, schedule) of a scenario's model "
+              "on its cluster: every valid split that fits in memory ranked on the analytical network, the best "
+              "--flow-top again on the shared flow fabric");
+  auto o = std::make_shared<PlanOptions>();
+  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json): model, cluster, GPUs, global batch");
+  command->add_option("--gpus", o->gpus, "GPUs to plan for (default: the scenario's)")->check(CLI::Range(1, 1 << 24));
+  command->add_option("--top", o->top, "results printed")->capture_default_str()->check(CLI::Range(1, 1000000));
+  command->add_option("--objective", o->objective, "throughput (tokens/s) or mfu")->capture_default_str();
+  command->add_option("--fix", o->fixes,
+                      "field=value: a searched field narrowed to one value (parallel.tp=8, parallel.pp=4, "
+                      "parallel.vpp=2, parallel.cp=2, parallel.ep=8, parallel.dp=16, training.micro_batch=2, "
+                      "parallel.recompute=full, parallel.schedule=1f1b, parallel.zero=1, "
+                      "parallel.distributed_optimizer=true) or any other scenario field set (training.global_batch=512)");
+  command->add_option("--flow-top", o->flow_top, "best candidates re-ranked on the shared flow fabric")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
+  command->add_option("--jobs", o->jobs, "candidates simulated at once (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
+  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--shard", o->shard,
+                      "i/N: evaluate only the i-th of N interleaved slices of the candidates and write that shard's "
+                      "JSON (every candidate of the slice, whatever --format and --top) for --merge");
+  command->add_option("--merge", o->merge, "shard files written by --shard: print the plan one machine would have given")
+      ->expected(1, -1);
+  return [o] {
+    const Format format = parse_format(o->format);
+    if (!o->merge.empty()) {
+      if (!o->scenario.empty() || !o->shard.empty()) {
+        throw InputError("--merge", "", "takes shard files only (no scenario, no --shard)");
+      }
+      std::vector<nlohmann::json> shards;
+      for (const auto& file : o->merge) shards.push_back(load_json_file(file));
+      print_plan(api::merge_plans(shards, o->merge), o->top, format);
+      return;
+    }
+    if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
+    api::PlanOptions options;
+    if (o->gpus > 0) options.gpus = o->gpus;
+    options.objective = api::parse_plan_objective(o->objective);
+    options.fixes = o->fixes;
+    options.flow_top = o->flow_top;
+    options.jobs = o->jobs;
+    if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
+    options.progress = terminal_progress();
+    api::EvalContext context;
+    const api::PlanResult result = api::evaluate_plan(api::Scenario::load(o->scenario), context, options);
+    if (!o->shard.empty()) {
+      std::cout << api::plan_json(result, 0).dump(2) << '\n';
+      return;
+    }
+    print_plan(result, o->top, format);
+  };
+}
+
+}  // namespace ctwin::cli
