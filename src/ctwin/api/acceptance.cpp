@@ -57,7 +57,7 @@ AcceptanceExpectation evaluate_acceptance(const Build& build, const AcceptancePl
   out.gpus = fabric->gpus();
   out.nodes = fabric->nodes();
   const std::int64_t per_node = fabric->gpus_per_node();
-  const std::string cluster_path = resolve_data_path(build.cluster).string();
+  const std::string cluster_path = resolve_named(build.cluster, DataKind::kTopology).string();
 
   const auto gpus_of = [&](std::size_t t, std::int64_t nodes) {
     const std::int64_t n = test_nodes(nodes, out.nodes);

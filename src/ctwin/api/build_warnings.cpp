@@ -29,14 +29,17 @@ std::vector<fabric::BuildWarning> build_warnings(const nlohmann::json& document,
 }
 
 std::vector<fabric::BuildWarning> build_warnings(const Build& build) {
-  nlohmann::json document = load_json_file(resolve_data_path(build.cluster));
+  nlohmann::json document = load_json_file(resolve_named(build.cluster, DataKind::kTopology));
   apply_changes(document, build.changes, build.changes_origin);
   return build_warnings(document, load_build(build), build.gpus);
 }
 
 std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario) {
+  // The key is the cluster's document, dumped on one line, then what else sets the build apart
+  // (a calibration) after a newline: the document is the first line.
+  const std::string& key = scenario.cluster_key;
   std::vector<fabric::BuildWarning> warnings =
-      build_warnings(nlohmann::json::parse(scenario.cluster_key), scenario.cluster, scenario.gpus);
+      build_warnings(nlohmann::json::parse(key.substr(0, key.find('\n'))), scenario.cluster, scenario.gpus);
   const fabric::ServerSpec& server = scenario.cluster.server;
   const int tp = scenario.split.tp;
   if (tp > server.gpus) {

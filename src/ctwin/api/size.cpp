@@ -147,7 +147,7 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
     for (std::size_t a = 0; a < query.vary.size(); ++a) option.values.push_back(query.vary[a].texts[indices[i][a]]);
     const Build build = option_build(query, option_changes(query, indices[i]), "--vary");
     try {
-      nlohmann::json document = load_json_file(resolve_data_path(build.cluster));
+      nlohmann::json document = load_json_file(resolve_named(build.cluster, DataKind::kTopology));
       apply_changes(document, build.changes, build.changes_origin);
       const fabric::ClusterSpec spec = load_build(build);
       option.summary = evaluate_fabric(build, context);

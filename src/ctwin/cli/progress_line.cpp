@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "ctwin/cli/output.hpp"
@@ -34,9 +35,14 @@ ProgressLine::~ProgressLine() {
 
 void ProgressLine::tick() {
   using namespace std::chrono_literals;
+  // Quick work prints nothing: the line appears after a second, or after CTWIN_PROGRESS_AFTER_MS
+  // (tests set 0 to see it on work that a fast machine finishes within the second).
+  std::chrono::milliseconds after = 1s;
+  if (const char* given = std::getenv("CTWIN_PROGRESS_AFTER_MS"); given != nullptr && *given != '\0') {
+    after = std::chrono::milliseconds(std::strtol(given, nullptr, 10));
+  }
   std::unique_lock lock(mutex_);
-  // Quick work prints nothing: the line appears after a second.
-  if (wake_.wait_for(lock, 1s, [this] { return stop_; })) return;
+  if (wake_.wait_for(lock, after, [this] { return stop_; })) return;
   do {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const auto events = static_cast<double>(progress_.events.load(std::memory_order_relaxed));
