@@ -18,6 +18,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
@@ -35,20 +36,6 @@ struct AcceptOptions {
   std::uint64_t seed = 1;
   unsigned jobs = default_jobs();
 };
-
-// "[12/64] 17 s left" on stderr, a terminal only: a pipe gets the results alone.
-std::function<void(std::size_t, std::size_t)> terminal_progress() {
-  if (isatty(fileno(stderr)) == 0) return {};
-  const auto start = std::chrono::steady_clock::now();
-  return [start](std::size_t done, std::size_t total) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed < 1 && done < total) return;
-    const double rate = static_cast<double>(done) / std::max(elapsed, 1e-9);
-    std::cerr << "\r\033[K[" << done << "/" << total << "] test points, " << fixed(static_cast<double>(total - done) / rate, 0)
-              << " s left" << std::flush;
-    if (done == total) std::cerr << '\n';
-  };
-}
 
 std::string figure(double value) {
   if (value != 0 && (std::abs(value) < 0.01 || std::abs(value) >= 1e6)) {
@@ -128,7 +115,7 @@ Action add_accept_command(CLI::App& app) {
     const api::Build build = build_of(o->fabric);
     api::EvalContext context;
     const api::AcceptanceExpectation expectation =
-        api::evaluate_acceptance(build, plan, context, {o->jobs, terminal_progress()});
+        api::evaluate_acceptance(build, plan, context, {o->jobs, item_progress("test points")});
     if (!o->synthesize.empty()) {
       std::vector<std::string> parts;
       for (const auto& term : o->synthesize) {

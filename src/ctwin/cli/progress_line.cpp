@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -15,6 +16,19 @@ std::string short_count(double value) {
   if (value >= 1e6) return fixed(value / 1e6, 1) + " M";
   if (value >= 1e3) return fixed(value / 1e3, 1) + " k";
   return fixed(value, 0) + " ";
+}
+
+std::function<void(std::size_t, std::size_t)> item_progress(std::string items) {
+  if (isatty(fileno(stderr)) == 0) return {};
+  const auto start = std::chrono::steady_clock::now();
+  return [start, items = std::move(items)](std::size_t done, std::size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < 1 && done < total) return;  // quiet for work that takes less than a second
+    const double rate = static_cast<double>(done) / std::max(elapsed, 1e-9);
+    std::cerr << "\r\033[K[" << done << "/" << total << "] " << items << ", " << fixed(rate, 1) << "/s, "
+              << fixed(static_cast<double>(total - done) / rate, 0) << " s left" << std::flush;
+    if (done == total) std::cerr << '\n';
+  };
 }
 
 ProgressLine::ProgressLine(std::string what, bool items) : what_(std::move(what)), items_(items), scope_(&progress_) {

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -36,6 +38,11 @@ class ProgressLine {
   bool shown_ = false;
   std::thread ticker_;
 };
+
+/// For work counted in items (a sweep's points, a size study's build options): a callback that
+/// prints "[12/64] points, 3.1/s, 17 s left" on stderr once the work passes a second, on a
+/// terminal only; empty (nothing printed) when stderr is a pipe.
+[[nodiscard]] std::function<void(std::size_t, std::size_t)> item_progress(std::string items);
 
 /// "12.3 M" style counts for the line.
 [[nodiscard]] std::string short_count(double value);

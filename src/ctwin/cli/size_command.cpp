@@ -12,6 +12,7 @@
 #include "ctwin/api/size.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/progress_line.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/overrides.hpp"
@@ -34,19 +35,6 @@ struct SizeOptions {
   int racks_per_row = 16;
   unsigned jobs = default_jobs();
 };
-
-std::function<void(std::size_t, std::size_t)> terminal_progress() {
-  if (isatty(fileno(stderr)) == 0) return {};
-  const auto start = std::chrono::steady_clock::now();
-  return [start](std::size_t done, std::size_t total) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed < 1 && done < total) return;
-    const double rate = static_cast<double>(done) / std::max(elapsed, 1e-9);
-    std::cerr << "\r\033[K[" << done << "/" << total << "] build options, "
-              << fixed(static_cast<double>(total - done) / rate, 0) << " s left" << std::flush;
-    if (done == total) std::cerr << '\n';
-  };
-}
 
 std::string money(double amount) { return fixed(amount / 1e6, 2); }
 
@@ -193,7 +181,7 @@ Action add_size_command(CLI::App& app) {
     query.floor.servers_per_rack = o->servers_per_rack;
     query.floor.racks_per_row = o->racks_per_row;
     query.jobs = o->jobs;
-    query.progress = terminal_progress();
+    query.progress = item_progress("build options");
     api::EvalContext context;
     const api::SizeResult result = api::evaluate_size(query, context);
     if (format == Format::kJson) {

@@ -12,6 +12,7 @@
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
@@ -27,20 +28,6 @@ struct SweepOptions {
   std::string format = "table";
   unsigned jobs = default_jobs();
 };
-
-// "[12/64] 3.1 points/s, 17 s left" on stderr, a terminal only: a pipe gets the results alone.
-std::function<void(std::size_t, std::size_t)> terminal_progress() {
-  if (isatty(fileno(stderr)) == 0) return {};
-  const auto start = std::chrono::steady_clock::now();
-  return [start](std::size_t done, std::size_t total) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed < 1 && done < total) return;  // quiet for sweeps that take less than a second
-    const double rate = static_cast<double>(done) / std::max(elapsed, 1e-9);
-    std::cerr << "\r\033[K[" << done << "/" << total << "] " << fixed(rate, 1) << " points/s, "
-              << fixed(static_cast<double>(total - done) / rate, 0) << " s left" << std::flush;
-    if (done == total) std::cerr << '\n';
-  };
-}
 
 }  // namespace
 
@@ -72,7 +59,7 @@ Action add_sweep_command(CLI::App& app) {
     api::EvalContext context;
     const api::Scenario input =
         api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
-    const api::SweepResult result = api::evaluate_sweep(input, axes, context, {o->jobs, terminal_progress()});
+    const api::SweepResult result = api::evaluate_sweep(input, axes, context, {o->jobs, item_progress("points")});
     if (format == Format::kJson) {
       std::cout << api::sweep_json(result).dump(2) << '\n';
       return;
