@@ -50,6 +50,32 @@ std::optional<std::int64_t> read_field(const std::string& instance, const std::s
   }
 }
 
+// Per collective test: whether every point at each node count passed.
+std::vector<CollectiveNarrowing> narrow_collectives(const AcceptancePlan& plan, const std::vector<CheckedPoint>& points) {
+  std::vector<CollectiveNarrowing> out;
+  for (const auto& test : plan.tests) {
+    if (test.kind != AcceptanceKind::kCollective) continue;
+    std::map<std::int64_t, bool> passed;  // node count -> every point passed
+    for (const auto& p : points) {
+      if (p.test != test.id) continue;
+      const auto nodes = read_field(p.instance, "nodes");
+      if (!nodes) continue;
+      auto [at, fresh] = passed.emplace(*nodes, p.pass);
+      if (!fresh) at->second = at->second && p.pass;
+    }
+    const auto first_failed = std::find_if(passed.begin(), passed.end(), [](const auto& kv) { return !kv.second; });
+    if (first_failed == passed.end()) continue;
+    CollectiveNarrowing n;
+    n.test = test.id;
+    n.failed_nodes = first_failed->first;
+    if (first_failed != passed.begin()) n.passed_nodes = std::prev(first_failed)->first;
+    n.prefix = std::all_of(std::next(first_failed), passed.end(), [](const auto& kv) { return !kv.second; });
+    if (n.prefix && n.failed_nodes - n.passed_nodes >= 2) n.next_nodes = (n.passed_nodes + n.failed_nodes) / 2;
+    out.push_back(n);
+  }
+  return out;
+}
+
 }  // namespace
 
 AcceptanceCheck check_acceptance(const Build& build, const AcceptancePlan& plan, AcceptanceExpectation expectation,
@@ -160,6 +186,8 @@ AcceptanceCheck check_acceptance(const Build& build, const AcceptancePlan& plan,
     }
     out.points.push_back(std::move(point));
   }
+
+  out.narrowed = narrow_collectives(plan, out.points);
 
   // Suspects: the parts a failed point crosses.
   std::set<Candidate> candidates;

@@ -12,8 +12,9 @@
 // one that explains the failures alone (one cable against its whole leaf). Suspects are ranked
 // by score; the explanation then adds the best parts one at a time while each removes at least a
 // fifth of what is left unexplained (two faults at once: a slow GPU and a degraded uplink).
-// Collective, training and reliability failures are reported; they do not name parts (a
-// collective spans too many parts for its few numbers to single one out).
+// Collective failures do not name parts (a collective spans too many parts for its few numbers
+// to single one out): they narrow the fault to a range of nodes, and say which measurement
+// halves it. Training and reliability failures are reported.
 
 #include <cstdint>
 #include <string>
@@ -65,6 +66,20 @@ struct Suspect {
   int failures_crossed = 0;  ///< failed points that cross the part
 };
 
+/// Where a collective's failures lie along its node counts. A collective measured on N nodes
+/// ran on the build's first N nodes (`nodes=N`), so a fault that first shows at F nodes while
+/// every point at P < F nodes passed lies on nodes P..F-1 or in the switches that first join
+/// them to the rest; the measurement that halves that range is the same collective on (P+F)/2
+/// nodes. A collective that fails at F and passes again at more nodes is no node fault (noise
+/// or the fabric at one scale): `prefix` is then false.
+struct CollectiveNarrowing {
+  std::string test;
+  std::int64_t passed_nodes = 0;  ///< the most nodes below failed_nodes with every point passing; 0 if none
+  std::int64_t failed_nodes = 0;  ///< the fewest nodes with a failed point
+  std::int64_t next_nodes = 0;    ///< the node count that halves the range; 0 when it is one node
+  bool prefix = true;
+};
+
 struct AcceptanceCheck {
   AcceptanceExpectation expectation;
   std::vector<CheckedPoint> points;  ///< in measured order
@@ -73,6 +88,7 @@ struct AcceptanceCheck {
   int evidence_points = 0;           ///< points the suspects were scored on
   std::vector<Suspect> suspects;     ///< best first, at most 10
   std::vector<Suspect> explanation;  ///< parts that together explain the failures, in the order found
+  std::vector<CollectiveNarrowing> narrowed;  ///< per collective test with failures, in plan order
 };
 
 [[nodiscard]] AcceptanceCheck check_acceptance(const Build& build, const AcceptancePlan& plan, AcceptanceExpectation expectation,

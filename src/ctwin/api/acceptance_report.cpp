@@ -56,6 +56,12 @@ nlohmann::json acceptance_json(const AcceptanceCheck& c) {
   for (const auto& s : c.suspects) out["suspects"].push_back(suspect_json(s));
   out["explanation"] = nlohmann::json::array();
   for (const auto& s : c.explanation) out["explanation"].push_back(suspect_json(s));
+  out["narrowed"] = nlohmann::json::array();
+  for (const auto& n : c.narrowed) {
+    out["narrowed"].push_back({{"test", n.test}, {"passed_nodes", n.passed_nodes}, {"failed_nodes", n.failed_nodes},
+                               {"first_node", n.passed_nodes}, {"last_node", n.failed_nodes - 1},
+                               {"next_nodes", n.next_nodes}, {"prefix", n.prefix}});
+  }
   return out;
 }
 
@@ -84,6 +90,20 @@ std::string acceptance_markdown(const AcceptanceExpectation& e, const Acceptance
         const auto& s = check->suspects[i];
         md << "| " << i + 1 << " | " << s.part << " | `" << s.term << "` | " << figure(s.score) << " | "
            << figure(100 * s.explained) << " % |\n";
+      }
+      md << "\n";
+    }
+    if (!check->narrowed.empty()) {
+      md << "Collective failures by node count (a collective on N nodes runs on the build's first N):\n\n";
+      md << "| test | passed on | failed from | suspect nodes | next measurement |\n| --- | --- | --- | --- | --- |\n";
+      for (const auto& n : check->narrowed) {
+        md << "| " << n.test << " | " << n.passed_nodes << " nodes | " << n.failed_nodes << " nodes | ";
+        if (!n.prefix) {
+          md << "none: passes again at more nodes | repeat the failed sizes |\n";
+          continue;
+        }
+        md << n.passed_nodes << ".." << n.failed_nodes - 1 << " | "
+           << (n.next_nodes > 0 ? "the same on " + std::to_string(n.next_nodes) + " nodes" : std::string("node ") + std::to_string(n.passed_nodes) + " alone") << " |\n";
       }
       md << "\n";
     }

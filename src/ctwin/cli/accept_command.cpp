@@ -1,7 +1,6 @@
 // ctwin accept: the expected result of every acceptance test on the healthy build, and with
 // --measured, what was measured beside it with the parts that explain the failures.
 
-#include "ctwin/cli/accept_command.hpp"
 
 #include <unistd.h>
 
@@ -83,6 +82,17 @@ void print_check(const api::AcceptanceCheck& c, Format format) {
     std::cout << "\nexplanation:";
     for (const auto& s : c.explanation) std::cout << ' ' << s.term;
     std::cout << '\n';
+  }
+  for (const auto& n : c.narrowed) {
+    std::cout << "\n" << n.test << ": passed on " << n.passed_nodes << " nodes, failed from " << n.failed_nodes << " nodes";
+    if (!n.prefix) {
+      std::cout << ", then passed again at more nodes: no node range to suspect; repeat the failed sizes\n";
+    } else if (n.next_nodes > 0) {
+      std::cout << ": suspect nodes " << n.passed_nodes << ".." << n.failed_nodes - 1 << "; next, the same collective on "
+                << n.next_nodes << " nodes halves the range\n";
+    } else {
+      std::cout << ": suspect node " << n.passed_nodes << " (or the switches that join it to the rest)\n";
+    }
   }
 }
 

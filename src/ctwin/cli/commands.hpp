@@ -28,5 +28,6 @@ Action add_goodput_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
 Action add_size_command(CLI::App& app);
 Action add_plan_command(CLI::App& app);
+Action add_accept_command(CLI::App& app);
 
 }  // namespace ctwin::cli

@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/cli/accept_command.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/core/error.hpp"
 

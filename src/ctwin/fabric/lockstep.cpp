@@ -37,13 +37,15 @@ std::vector<LinkId> lockstep_representatives(const Fabric& fabric) {
     if (!parts_of[key].empty()) sets[parts_of[key]].push_back(key);
   }
 
+  // The slowest is chosen node by node: a degraded part (fabric/degradation) makes one node's
+  // set slower in another link than node 0's.
   for (const auto& [signature, keys] : sets) {
     if (keys.size() < 2) continue;
-    LinkId slowest = keys.front();
-    for (LinkId key : keys) {
-      if (fabric.link(link_of(0, key)).achieved() < fabric.link(link_of(0, slowest)).achieved()) slowest = key;
-    }
     for (int node = 0; node < fabric.nodes(); ++node) {
+      LinkId slowest = keys.front();
+      for (LinkId key : keys) {
+        if (fabric.link(link_of(node, key)).achieved() < fabric.link(link_of(node, slowest)).achieved()) slowest = key;
+      }
       const LinkId stands_for = link_of(node, slowest);
       for (LinkId key : keys) representative[link_of(node, key)] = stands_for;
     }

@@ -8,8 +8,9 @@
 // leaves 6 of a cross-pod route's 10 links to track.
 //
 // Sets are found from node_route_parts(): two links of a node are in lockstep when they appear
-// in exactly the same parts, as often. Every node is a copy of the server, so node 0 decides
-// for all of them; links above the leaves are always their own.
+// in exactly the same parts, as often. Every node is a copy of the server, so node 0's routes
+// decide the sets for all of them; each node's own slowest link stands for its set (a degraded
+// NIC makes one node differ). Links above the leaves are always their own.
 
 #include <vector>
 

@@ -200,6 +200,54 @@ TEST(Acceptance, ASlowGpuAndADegradedUplinkAreBothInTheExplanation) {
   EXPECT_TRUE(parts.count("link:leaf9.up3"));
 }
 
+// A collective on N nodes runs on the first N: a NIC at a quarter of its rate on node 20 of 64
+// passes the all_reduce on 2 and 16 nodes and fails it on 64, which narrows the fault to nodes
+// 16..63 and names 40 nodes as the measurement that halves the range. The healthy build narrows
+// nothing.
+TEST(Acceptance, ACollectiveFailureNarrowsTheFaultToANodeRange) {
+  const fs::path dir = temp_dir("narrow");
+  const AcceptancePlan plan = load_acceptance_plan(write(dir / "plan.json", R"({"name": "n", "tests": [
+    {"id": "ar", "kind": "collective", "op": "all_reduce", "algo": "ring", "begin": "64MiB", "end": "256MiB", "factor": 4,
+     "nodes": [2, 16, "all"], "metric": "busbw", "tolerance": "15%"}]})"));
+  EvalContext context;
+  const AcceptanceExpectation e = evaluate_acceptance(h100(512), plan, context);
+  const AcceptanceCheck healthy =
+      check_acceptance(h100(512), plan, e, synthesize_measured(h100(512), plan, e, {}, 0.03, 3, context), context);
+  EXPECT_EQ(healthy.failed, 0);
+  EXPECT_TRUE(healthy.narrowed.empty());
+
+  const AcceptanceCheck check = check_acceptance(
+      h100(512), plan, e, synthesize_measured(h100(512), plan, e, {"nic:163=0.25"}, 0.03, 3, context), context);
+  ASSERT_EQ(check.narrowed.size(), 1u);
+  const CollectiveNarrowing& n = check.narrowed.front();
+  EXPECT_EQ(n.test, "ar");
+  EXPECT_EQ(n.passed_nodes, 16);
+  EXPECT_EQ(n.failed_nodes, 64);
+  EXPECT_TRUE(n.prefix);
+  EXPECT_EQ(n.next_nodes, 40);
+  EXPECT_GE(163 / 8, n.passed_nodes);
+  EXPECT_LT(163 / 8, n.failed_nodes);
+  EXPECT_EQ(acceptance_json(check)["narrowed"][0]["last_node"], 63);
+}
+
+// Failing at 16 nodes and passing again at 64 is no node fault.
+TEST(Acceptance, ACollectiveThatPassesAgainAtMoreNodesIsNoNodeRange) {
+  const fs::path dir = temp_dir("noprefix");
+  const AcceptancePlan plan = load_acceptance_plan(write(dir / "plan.json", R"({"name": "n", "tests": [
+    {"id": "ar", "kind": "collective", "op": "all_reduce", "algo": "ring", "begin": "64MiB", "end": "64MiB", "factor": 2,
+     "nodes": [2, 16, "all"], "metric": "busbw", "tolerance": "15%"}]})"));
+  EvalContext context;
+  const AcceptanceExpectation e = evaluate_acceptance(h100(512), plan, context);
+  MeasuredSet set;
+  for (const auto& row : e.rows) set.values.push_back({row.test, row.instance, row.instance.rfind("nodes=16 ", 0) == 0 ? 0.5 * row.expected : row.expected, "t"});
+  const AcceptanceCheck check = check_acceptance(h100(512), plan, e, set, context);
+  ASSERT_EQ(check.narrowed.size(), 1u);
+  EXPECT_EQ(check.narrowed[0].failed_nodes, 16);
+  EXPECT_EQ(check.narrowed[0].passed_nodes, 2);
+  EXPECT_FALSE(check.narrowed[0].prefix);
+  EXPECT_EQ(check.narrowed[0].next_nodes, 0);
+}
+
 TEST(Acceptance, MeasuredFilesOfAnotherSizeOrTestAreRefused) {
   const fs::path dir = temp_dir("bad");
   const AcceptancePlan plan = load_acceptance_plan(write(dir / "plan.json", kPointPlan));

@@ -140,6 +140,23 @@ TEST(Degradation, ANicAtAQuarterQuartersItsRailAndNothingElse) {
   EXPECT_EQ(flow_seconds(degraded, 3, 4, size), flow_seconds(healthy, 3, 4, size));  // NVLink in the node
 }
 
+// The flow model tracks a NIC's PCIe link and cable as one (fabric/lockstep): the slowest of
+// each node's own pair must stand for it, or a NIC degraded on any node but node 0 is hidden
+// behind that node's healthy PCIe link.
+TEST(Degradation, ANicAtAQuarterOnAnyNodeQuartersItsRail) {
+  const Fabric healthy = build(512);
+  for (const GpuId rank : {3, 163, 507}) {
+    Fabric degraded = build(512);
+    apply_degradation(degraded, parse_degradation("nic:" + std::to_string(rank) + "=0.25", "--degrade", degraded));
+    const GpuId peer = (rank + 64) % 512;  // same rail, another node
+    const Bytes size(1LL << 30);
+    const double lat = path_latency(healthy, rank, peer);
+    const double cable = healthy.link(part_links(healthy, PartKind::kNic, rank)[0]).achieved().bytes_per_second();
+    EXPECT_NEAR(flow_seconds(degraded, rank, peer, size) - lat, static_cast<double>(size.count()) / (0.25 * cable), 1e-9) << rank;
+    EXPECT_NEAR(flow_seconds(degraded, peer, rank, size) - lat, static_cast<double>(size.count()) / (0.25 * cable), 1e-9) << rank;
+  }
+}
+
 TEST(Degradation, ALeafWithHalfItsUplinksHalvesWhatLeavesIt) {
   const Fabric healthy = build(512);
   Fabric degraded = build(512);
