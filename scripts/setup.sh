@@ -11,6 +11,7 @@ packages=(
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
   python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
+  python3-distributed
   clang libclang-rt-14-dev
 )
 

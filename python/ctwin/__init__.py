@@ -19,6 +19,7 @@ from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibr
 from .context import EvalContext
 from .errors import InputError
 from .results import CalibrationResult, FabricResult, LayerResult, ScalingResult, StepResult, TrafficResult
+from .plan import PlanResult, SweepResult, plan, sweep
 from .scenario import Scenario
 from .size import size
 from .step import run, scale
@@ -26,6 +27,7 @@ from .validate import validate
 
 __all__ = [
     "AcceptanceResult", "accept",
+    "PlanResult", "SweepResult", "plan", "sweep",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
     "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
     "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "size", "traffic", "validate",

@@ -185,22 +185,6 @@ std::string plan_objective_name(PlanObjective objective) {
   return objective == PlanObjective::kMfu ? "mfu" : "throughput";
 }
 
-void parse_shard(const std::string& text, std::size_t& index, std::size_t& count) {
-  const auto slash = text.find('/');
-  const auto number = [&](const std::string& part) -> std::size_t {
-    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) {
-      throw InputError("--shard", "", "'" + text + "': expected i/N with 1 <= i <= N, e.g. 2/8");
-    }
-    return std::stoul(part);
-  };
-  if (slash == std::string::npos) throw InputError("--shard", "", "'" + text + "': expected i/N, e.g. 2/8");
-  const std::size_t i = number(text.substr(0, slash));
-  const std::size_t n = number(text.substr(slash + 1));
-  if (n < 1 || i < 1 || i > n) throw InputError("--shard", "", "'" + text + "': expected i/N with 1 <= i <= N");
-  index = i - 1;
-  count = n;
-}
-
 PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options) {
   if (options.shard_count < 1 || options.shard_index >= options.shard_count) {
     throw InputError("--shard", "", "shard index outside the shard count");

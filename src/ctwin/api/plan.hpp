@@ -28,6 +28,7 @@
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/plan_space.hpp"
+#include "ctwin/api/shard.hpp"
 
 namespace ctwin::api {
 
@@ -48,9 +49,6 @@ struct PlanOptions {
   /// Called, one call at a time, as candidates finish: phase ("analytical", "flow"), done, total.
   std::function<void(const char*, std::size_t, std::size_t)> progress;
 };
-
-/// "i/N" (1 <= i <= N); InputError naming --shard otherwise.
-void parse_shard(const std::string& text, std::size_t& index, std::size_t& count);
 
 /// One phase's result for a candidate, seconds per step (the breakdown adds up to step_time_s).
 struct PlanScore {

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "ctwin/api/shard.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
@@ -11,6 +12,45 @@ namespace {
 
 // A grid past this is a typo or a job for `ctwin plan`, not a table to read.
 constexpr std::size_t kMaxPoints = 1'000'000;
+
+using nlohmann::json;
+
+SweepFigures figures_of(const replay::StepReport& r) {
+  return {r.dp,
+          r.micro_batches,
+          r.step_time_s,
+          r.tokens_per_s,
+          r.model_tflops_per_gpu,
+          r.mfu,
+          r.comm_ratio,
+          r.breakdown.exposed_comm_s.total(),
+          r.breakdown.bubble_s,
+          r.memory_gib_per_gpu.total,
+          r.fits_memory};
+}
+
+// The document and its changes: two sweeps whose shards may be merged ran on the same text.
+std::string scenario_text(const Scenario& s) {
+  std::string text = s.document().dump();
+  for (const auto& change : s.changes()) text += "\n" + change.path + "=" + change.value.dump();
+  return text;
+}
+
+const json& field(const json& object, const char* key, const std::string& source) {
+  if (!object.is_object() || !object.contains(key)) {
+    throw InputError(source, "", "not a shard of `ctwin sweep --shard` (no '" + std::string(key) + "')");
+  }
+  return object[key];
+}
+
+template <typename T>
+T read(const json& object, const char* key, const std::string& source) {
+  try {
+    return field(object, key, source).get<T>();
+  } catch (const json::exception&) {
+    throw InputError(source, std::string("/") + key, "has the wrong type for a sweep shard");
+  }
+}
 
 }  // namespace
 
@@ -49,11 +89,21 @@ SweepResult evaluate_sweep(const Scenario& base, const std::vector<GridAxis>& ax
       }
     }
   }
-  result.points.resize(count);
+  if (options.shard_count < 1 || options.shard_index >= options.shard_count) {
+    throw InputError("--shard", "", "shard index outside the shard count");
+  }
+  result.grid_points = count;
+  result.shard_index = options.shard_index;
+  result.shard_count = options.shard_count;
+  result.scenario_fingerprint = fingerprint(scenario_text(base));
+  const std::size_t mine = count / options.shard_count + (options.shard_index < count % options.shard_count ? 1 : 0);
+  result.points.resize(mine);
   std::mutex progress_mutex;
   std::size_t done = 0;
-  parallel_for(count, options.jobs, [&](std::size_t index) {
-    SweepPoint& point = result.points[index];
+  parallel_for(mine, options.jobs, [&](std::size_t slot) {
+    SweepPoint& point = result.points[slot];
+    const std::size_t index = slot * options.shard_count + options.shard_index;
+    point.index = index;
     Scenario scenario = base;
     // Mixed radix, last axis fastest: the order a nested loop over the axes would give.
     std::size_t rest = index;
@@ -69,43 +119,121 @@ SweepResult evaluate_sweep(const Scenario& base, const std::vector<GridAxis>& ax
     }
     try {
       point.report = evaluate(scenario, context).step.report;
+      point.figures = figures_of(point.report);
     } catch (const InputError& e) {
       point.invalid = e.what();
     }
     if (options.progress) {
       const std::lock_guard lock(progress_mutex);
-      options.progress(++done, count);
+      options.progress(++done, mine);
     }
   });
   return result;
 }
 
-nlohmann::json sweep_json(const SweepResult& result) {
-  nlohmann::json axes = nlohmann::json::array();
+json sweep_json(const SweepResult& result) {
+  const bool shard = result.shard_count > 1;
+  json axes = json::array();
   for (const auto& axis : result.axes) axes.push_back({{"field", axis.path}, {"values", axis.texts}});
-  nlohmann::json points = nlohmann::json::array();
+  json points = json::array();
   for (const auto& p : result.points) {
-    nlohmann::json entry = nlohmann::json::object();
+    json entry = json::object();
+    if (shard) entry["index"] = p.index;
     for (std::size_t a = 0; a < result.axes.size(); ++a) entry[result.axes[a].path] = p.values[a];
     if (!p.invalid.empty()) {
       entry["invalid"] = p.invalid;
     } else {
-      const auto& r = p.report;
-      entry.update({{"dp", r.dp},
-                    {"micro_batches", r.micro_batches},
-                    {"step_time_s", r.step_time_s},
-                    {"tokens_per_s", r.tokens_per_s},
-                    {"model_tflops_per_gpu", r.model_tflops_per_gpu},
-                    {"mfu", r.mfu},
-                    {"comm_ratio", r.comm_ratio},
-                    {"exposed_comm_s", r.breakdown.exposed_comm_s.total()},
-                    {"bubble_s", r.breakdown.bubble_s},
-                    {"memory_gib_per_gpu", r.memory_gib_per_gpu.total},
-                    {"fits_memory", r.fits_memory}});
+      const auto& f = p.figures;
+      entry.update({{"dp", f.dp},
+                    {"micro_batches", f.micro_batches},
+                    {"step_time_s", f.step_time_s},
+                    {"tokens_per_s", f.tokens_per_s},
+                    {"model_tflops_per_gpu", f.model_tflops_per_gpu},
+                    {"mfu", f.mfu},
+                    {"comm_ratio", f.comm_ratio},
+                    {"exposed_comm_s", f.exposed_comm_s},
+                    {"bubble_s", f.bubble_s},
+                    {"memory_gib_per_gpu", f.memory_gib_per_gpu},
+                    {"fits_memory", f.fits_memory}});
     }
     points.push_back(std::move(entry));
   }
-  return nlohmann::json{{"model", result.model}, {"axes", axes}, {"points", points}};
+  json out{{"model", result.model}, {"axes", axes}};
+  if (shard) {
+    out["shard"] = {{"index", result.shard_index + 1}, {"count", result.shard_count}};
+    out["grid_points"] = result.grid_points;
+    out["scenario"] = result.scenario_fingerprint;
+  }
+  out["points"] = points;
+  return out;
+}
+
+SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std::string>& sources) {
+  if (shards.empty()) throw InputError("--merge", "", "no files to merge");
+  SweepResult merged;
+  ShardSet seen;
+  std::vector<bool> filled;
+  for (std::size_t f = 0; f < shards.size(); ++f) {
+    const json& j = shards[f];
+    const std::string& source = sources.at(f);
+    const json& shard = field(j, "shard", source);
+    seen.add(read<std::size_t>(shard, "index", source), read<std::size_t>(shard, "count", source), source);
+    const auto model = read<std::string>(j, "model", source);
+    const auto grid_points = read<std::size_t>(j, "grid_points", source);
+    const auto fingerprint_text = read<std::string>(j, "scenario", source);
+    const json& axes = field(j, "axes", source);
+    if (f == 0) {
+      merged.model = model;
+      merged.grid_points = grid_points;
+      merged.scenario_fingerprint = fingerprint_text;
+      if (!axes.is_array()) throw InputError(source, "/axes", "expected an array");
+      for (const auto& a : axes) {
+        GridAxis axis;
+        axis.path = read<std::string>(a, "field", source);
+        axis.texts = read<std::vector<std::string>>(a, "values", source);
+        for (const auto& text : axis.texts) axis.values.push_back(parse_override(axis.path + "=" + text, source).value);
+        merged.axes.push_back(std::move(axis));
+      }
+      filled.assign(grid_points, false);
+      merged.points.resize(grid_points);
+    } else if (model != merged.model || grid_points != merged.grid_points ||
+               fingerprint_text != merged.scenario_fingerprint || axes != field(shards.front(), "axes", sources.front())) {
+      throw InputError(source, "", "is a shard of another sweep than " + sources.front() +
+                                       " (scenario, its --set/--network/--calibration, and --grid must match)");
+    }
+    for (const auto& p : field(j, "points", source)) {
+      const auto index = read<std::size_t>(p, "index", source);
+      if (index >= grid_points || index % seen.count() != read<std::size_t>(shard, "index", source) - 1 ||
+          filled[index]) {
+        throw InputError(source, "/points", "point " + std::to_string(index) + " does not belong to this shard");
+      }
+      filled[index] = true;
+      SweepPoint& point = merged.points[index];
+      point.index = index;
+      for (const auto& axis : merged.axes) point.values.push_back(read<std::string>(p, axis.path.c_str(), source));
+      if (p.contains("invalid")) {
+        point.invalid = read<std::string>(p, "invalid", source);
+        continue;
+      }
+      SweepFigures& fig = point.figures;
+      fig.dp = read<std::int64_t>(p, "dp", source);
+      fig.micro_batches = read<std::int64_t>(p, "micro_batches", source);
+      fig.step_time_s = read<double>(p, "step_time_s", source);
+      fig.tokens_per_s = read<double>(p, "tokens_per_s", source);
+      fig.model_tflops_per_gpu = read<double>(p, "model_tflops_per_gpu", source);
+      fig.mfu = read<double>(p, "mfu", source);
+      fig.comm_ratio = read<double>(p, "comm_ratio", source);
+      fig.exposed_comm_s = read<double>(p, "exposed_comm_s", source);
+      fig.bubble_s = read<double>(p, "bubble_s", source);
+      fig.memory_gib_per_gpu = read<double>(p, "memory_gib_per_gpu", source);
+      fig.fits_memory = read<bool>(p, "fits_memory", source);
+    }
+  }
+  seen.check_complete();
+  for (std::size_t i = 0; i < filled.size(); ++i) {
+    if (!filled[i]) throw InputError("--merge", "", "point " + std::to_string(i) + " is in no shard");
+  }
+  return merged;
 }
 
 }  // namespace ctwin::api

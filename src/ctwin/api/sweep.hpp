@@ -7,8 +7,13 @@
 // without its unit, tp 3 for 32 heads) is the user's mistake: InputError naming the axis. A
 // point whose values are each fine alone but not together (a global batch the combination's dp
 // does not divide) is a fact about the grid: the point is kept, marked invalid with the reason.
+//
+// Shards (api/shard.hpp): shard i of N runs the points whose grid index is i-1 modulo N and
+// writes them with their index; merge_sweeps puts the N files' points back in grid order, which
+// gives the bytes one machine would have printed.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,28 +33,55 @@ struct GridAxis {
 /// "parallel.tp=1,2,4,8"; InputError naming `origin` when malformed.
 [[nodiscard]] GridAxis parse_grid_axis(const std::string& text, const std::string& origin = "--grid");
 
+/// The run report's figures a sweep prints: what a merge reads back from the shards' JSON.
+struct SweepFigures {
+  std::int64_t dp = 0;
+  std::int64_t micro_batches = 0;
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double model_tflops_per_gpu = 0;
+  double mfu = 0;
+  double comm_ratio = 0;
+  double exposed_comm_s = 0;
+  double bubble_s = 0;
+  double memory_gib_per_gpu = 0;
+  bool fits_memory = false;
+};
+
 struct SweepPoint {
+  std::size_t index = 0;            ///< in the whole grid (nested-loop order)
   std::vector<std::string> values;  ///< one per axis, as given
   std::string invalid;              ///< why the combination cannot run; empty when it ran
-  replay::StepReport report;
+  SweepFigures figures;
+  replay::StepReport report;  ///< the whole report of a point run here; a merged point has its figures only
 };
 
 struct SweepResult {
   std::string model;
   std::vector<GridAxis> axes;
-  std::vector<SweepPoint> points;
+  std::vector<SweepPoint> points;  ///< a shard's own points only
+  std::size_t grid_points = 0;     ///< in the whole grid
+  std::size_t shard_index = 0, shard_count = 1;
+  std::string scenario_fingerprint;  ///< of the base scenario with its changes (shards carry it)
 };
 
 struct SweepOptions {
   unsigned jobs = 1;
   /// Called, one call at a time, as each point finishes: points done, points in all.
   std::function<void(std::size_t, std::size_t)> progress;
+  std::size_t shard_index = 0;  ///< 0-based
+  std::size_t shard_count = 1;
 };
 
 [[nodiscard]] SweepResult evaluate_sweep(const Scenario& base, const std::vector<GridAxis>& axes, EvalContext& context,
                                          const SweepOptions& options = {});
 
-/// {"model", "axes": [{"field", "values"}], "points": [{<field>: value, ..., run report fields or "invalid"}]}.
+/// {"model", "axes": [{"field", "values"}], "points": [{<field>: value, ..., run report fields or "invalid"}]};
+/// a shard adds "shard": {"index", "count"}, "grid_points", "scenario" (the fingerprint) and each point's "index".
 [[nodiscard]] nlohmann::json sweep_json(const SweepResult& result);
+
+/// The one-machine result from the N shards' sweep_json outputs (`sources` name them in errors):
+/// the same sweep (model, axes, scenario), every shard once.
+[[nodiscard]] SweepResult merge_sweeps(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& sources);
 
 }  // namespace ctwin::api

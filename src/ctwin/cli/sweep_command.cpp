@@ -1,4 +1,5 @@
-// ctwin sweep: one step per point of a grid of scenario fields, as a table, JSON or CSV.
+// ctwin sweep: one step per point of a grid of scenario fields, as a table, JSON or CSV; shards of
+// a sweep and their merge.
 
 #include <unistd.h>
 
@@ -9,11 +10,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ctwin/api/shard.hpp"
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -27,18 +30,50 @@ struct SweepOptions {
   std::string network;
   std::string format = "table";
   unsigned jobs = default_jobs();
+  std::string shard;
+  std::vector<std::string> merge;
 };
+
+void print_sweep(const api::SweepResult& result, Format format) {
+  if (format == Format::kJson) {
+    std::cout << api::sweep_json(result).dump(2) << '\n';
+    return;
+  }
+  std::vector<std::string> headers;
+  for (const auto& axis : result.axes) headers.push_back(axis.path);
+  for (const char* column : {"dp", "step_s", "tokens_per_s", "mfu_%", "comm_%", "bubble_s", "mem_GiB", "fits", "note"}) {
+    headers.emplace_back(column);
+  }
+  Table table(headers);
+  for (const auto& p : result.points) {
+    std::vector<std::string> row = p.values;
+    if (!p.invalid.empty()) {
+      for (int i = 0; i < 8; ++i) row.emplace_back("-");
+      row.push_back("invalid: " + p.invalid);
+    } else {
+      const auto& f = p.figures;
+      for (const auto& cell : {std::to_string(f.dp), fixed(f.step_time_s, 4), fixed(f.tokens_per_s, 0),
+                               fixed(100 * f.mfu, 1), fixed(100 * f.comm_ratio, 1), fixed(f.bubble_s, 4),
+                               fixed(f.memory_gib_per_gpu, 1), std::string(f.fits_memory ? "yes" : "no"),
+                               std::string()}) {
+        row.push_back(cell);
+      }
+    }
+    table.add_row(row);
+  }
+  if (format == Format::kTable) std::cout << result.model << ": " << result.points.size() << " points\n";
+  table.print(std::cout, format, format == Format::kTable ? "  " : "");
+}
 
 }  // namespace
 
 Action add_sweep_command(CLI::App& app) {
   auto* command = app.add_subcommand("sweep", "One training step per point of a grid of scenario or topology fields");
   auto o = std::make_shared<SweepOptions>();
-  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
+  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)");
   command->add_option("--grid", o->grid,
                       "field=v1,v2,...: a scenario field and its values, e.g. parallel.tp=1,2,4,8 or "
-                      "cluster.server.nics.bandwidth=400Gbps,800Gbps (repeatable: every combination)")
-      ->required();
+                      "cluster.server.nics.bandwidth=400Gbps,800Gbps (repeatable: every combination)");
   command->add_option("--set", o->overrides, "override a scenario field at every point: training.global_batch=256");
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
   command->add_option("--calibration", o->calibration,
@@ -47,8 +82,26 @@ Action add_sweep_command(CLI::App& app) {
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   command->add_option("--jobs", o->jobs, "points simulated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
+  command->add_option("--shard", o->shard,
+                      "i/N: run only the i-th of N interleaved slices of the grid's points and write that shard's "
+                      "JSON (whatever --format) for --merge");
+  command->add_option("--merge", o->merge, "shard files written by --shard: print the sweep one machine would have given")
+      ->expected(1, -1);
   return [o] {
     const Format format = parse_format(o->format);
+    if (!o->merge.empty()) {
+      if (!o->scenario.empty() || !o->shard.empty() || !o->grid.empty()) {
+        throw InputError("--merge", "", "takes shard files only (no scenario, --grid or --shard)");
+      }
+      std::vector<nlohmann::json> shards;
+      for (const auto& file : o->merge) shards.push_back(load_json_file(file));
+      print_sweep(api::merge_sweeps(shards, o->merge), format);
+      return;
+    }
+    if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
+    if (o->grid.empty()) throw InputError("--grid", "", "at least one --grid field=v1,v2,... is required");
+    api::SweepOptions options{o->jobs, item_progress("points")};
+    if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
     std::vector<std::string> overrides = o->overrides;
     if (!o->network.empty()) {
       (void)step_network(o->network);
@@ -59,35 +112,9 @@ Action add_sweep_command(CLI::App& app) {
     api::EvalContext context;
     const api::Scenario input =
         api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
-    const api::SweepResult result = api::evaluate_sweep(input, axes, context, {o->jobs, item_progress("points")});
-    if (format == Format::kJson) {
-      std::cout << api::sweep_json(result).dump(2) << '\n';
-      return;
-    }
-    std::vector<std::string> headers;
-    for (const auto& axis : result.axes) headers.push_back(axis.path);
-    for (const char* column : {"dp", "step_s", "tokens_per_s", "mfu_%", "comm_%", "bubble_s", "mem_GiB", "fits", "note"}) {
-      headers.emplace_back(column);
-    }
-    Table table(headers);
-    for (const auto& p : result.points) {
-      std::vector<std::string> row = p.values;
-      if (!p.invalid.empty()) {
-        for (int i = 0; i < 8; ++i) row.emplace_back("-");
-        row.push_back("invalid: " + p.invalid);
-      } else {
-        const auto& r = p.report;
-        for (const auto& cell : {std::to_string(r.dp), fixed(r.step_time_s, 4), fixed(r.tokens_per_s, 0),
-                                 fixed(100 * r.mfu, 1), fixed(100 * r.comm_ratio, 1), fixed(r.breakdown.bubble_s, 4),
-                                 fixed(r.memory_gib_per_gpu.total, 1), std::string(r.fits_memory ? "yes" : "no"),
-                                 std::string()}) {
-          row.push_back(cell);
-        }
-      }
-      table.add_row(row);
-    }
-    if (format == Format::kTable) std::cout << result.model << ": " << result.points.size() << " points\n";
-    table.print(std::cout, format, format == Format::kTable ? "  " : "");
+    const api::SweepResult result = api::evaluate_sweep(input, axes, context, options);
+    // A shard of one (1/1) is the whole sweep: printed as such, so it needs no merge.
+    print_sweep(result, options.shard_count > 1 ? Format::kJson : format);
   };
 }
 

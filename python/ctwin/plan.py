@@ -1,0 +1,256 @@
+"""The split planner and grid sweeps (``ctwin plan``, ``ctwin sweep``), locally or on Dask.
+
+Without ``client`` a plan or sweep runs in this process. With a ``dask.distributed.Client``
+it is cut into one shard per worker (the library's ``--shard i/N`` slices), the shards run on
+the workers, and the library's merge (``--merge``) joins them: the result is the one a local
+run gives, byte for byte, because merging is exact (see docs/plan.md, "Shards").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Mapping, Sequence
+
+import pandas as pd
+
+from . import _core
+from .context import EvalContext, default_context
+from .errors import InputError
+from .results import _Report
+from .scenario import Scenario
+
+_BREAKDOWN = ("compute", "recompute", "bubble", "exposed_tp", "exposed_pp", "exposed_dp", "exposed_cp", "exposed_ep",
+              "optimizer")
+
+
+class PlanResult(_Report):
+    """A plan (``ctwin plan``): ``model``, ``cluster``, ``gpu``, ``gpus``, ``global_batch``,
+    ``seq_len``, ``objective``, ``enumerated`` (candidates), ``survivors`` (valid and fitting),
+    ``rules`` (what each rule removed) and ``results`` (the best ``top``, best first).
+
+    :attr:`table` has one row per result; :meth:`to_json` is the text ``ctwin plan --format
+    json`` prints.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        super().__init__(json.loads(text))
+        self._text = text
+
+    def to_json(self) -> str:
+        """The plan as ``ctwin plan --format json`` prints it (without the final newline)."""
+        return self._text
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per result, best first: rank, the split (tp, pp, vpp, cp, ep, dp, schedule,
+        micro_batch, micro_batches, recompute, zero, distributed_optimizer), network ("flow"
+        when re-ranked on the shared flow fabric, else "analytical") and that network's
+        step_time_s, tokens_per_s, mfu, memory_gib_per_gpu and breakdown in seconds per step
+        (compute, recompute, bubble, exposed_tp/pp/dp/cp/ep, optimizer); analytical_rank and
+        the analytical step_time_s and tokens_per_s beside it; ``why`` (the parts that differ
+        most from rank 1)."""
+        rows = []
+        for r in self._report["results"]:
+            split = r["split"]
+            row: dict[str, Any] = {"rank": r["rank"]}
+            row.update({k: split[k] for k in ("tp", "pp", "vpp", "cp", "ep", "dp", "schedule", "micro_batch",
+                                              "micro_batches", "recompute", "zero", "distributed_optimizer")})
+            score = r["flow"] if r.get("flow") else r["analytical"]
+            row["network"] = "flow" if r.get("flow") else "analytical"
+            for key in ("step_time_s", "tokens_per_s", "mfu", "model_tflops_per_gpu", "memory_gib_per_gpu"):
+                row[key] = score[key]
+            for part in _BREAKDOWN:
+                row[f"{part}_s"] = score["breakdown_s"][part]
+            row["analytical_rank"] = r["analytical_rank"]
+            row["analytical_step_time_s"] = r["analytical"]["step_time_s"]
+            row["analytical_tokens_per_s"] = r["analytical"]["tokens_per_s"]
+            row["why"] = ", ".join(f"{d['delta_s']:+.3f} s {d['part']}" for d in r["why"])
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @property
+    def rule_counts(self) -> pd.DataFrame:
+        """One row per rule: rule, description, removed (candidates), example (the first message)."""
+        return pd.DataFrame(self._report["rules"], columns=["rule", "description", "removed", "example"])
+
+
+class SweepResult(_Report):
+    """A sweep (``ctwin sweep``): ``model``, ``axes`` and ``points`` in grid order (the first
+    axis varies slowest). :attr:`table` has one row per point; :meth:`to_json` is the text
+    ``ctwin sweep --format json`` prints."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        super().__init__(json.loads(text))
+        self._text = text
+
+    def to_json(self) -> str:
+        """The sweep as ``ctwin sweep --format json`` prints it (without the final newline)."""
+        return self._text
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per point: the axes' fields (values as given), dp, micro_batches,
+        step_time_s, tokens_per_s, model_tflops_per_gpu, mfu, comm_ratio, exposed_comm_s,
+        bubble_s, memory_gib_per_gpu, fits_memory, and ``invalid`` (why a combination could not
+        run; NaN elsewhere)."""
+        fields = [a["field"] for a in self._report["axes"]]
+        columns = fields + ["dp", "micro_batches", "step_time_s", "tokens_per_s", "model_tflops_per_gpu", "mfu",
+                            "comm_ratio", "exposed_comm_s", "bubble_s", "memory_gib_per_gpu", "fits_memory", "invalid"]
+        return pd.DataFrame(self._report["points"], columns=columns)
+
+
+# ---- scenarios and options as workers receive them ----
+
+def _scenario(scenario: Scenario | str | os.PathLike) -> Scenario:
+    return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+
+
+def _portable(s: Scenario) -> tuple[str, str, list[tuple[str, str]]]:
+    """What a worker needs to rebuild ``s``: its source, document and changes (plain strings,
+    so they pickle)."""
+    return s.source, s._core.document_json(), list(s._core.changes())
+
+
+def _rebuild(portable: tuple[str, str, list[tuple[str, str]]]) -> _core.Scenario:
+    source, document, changes = portable
+    core = None
+    # Loaded from its file when the worker sees the same file, so that paths inside it resolve
+    # against its directory; otherwise from the text (paths then resolve against the working
+    # directory and ctwin's data directory).
+    if os.path.isfile(source):
+        loaded = _core.Scenario.load(source)
+        if json.loads(loaded.document_json()) == json.loads(document):
+            core = loaded
+    if core is None:
+        core = _core.Scenario.from_json_text(document, source)
+    for path, value in changes:
+        core = core.with_(path, value)
+    return core
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _fix_texts(fix: Mapping[str, Any] | Sequence[str] | None) -> list[str]:
+    if fix is None:
+        return []
+    if isinstance(fix, Mapping):
+        return [f"{path}={_value_text(value)}" for path, value in fix.items()]
+    if isinstance(fix, (str, bytes)):
+        raise TypeError("fix must be a mapping {field: value} or a list of 'field=value' strings")
+    return [str(item) for item in fix]
+
+
+def _grid_texts(grid: Mapping[str, Sequence[Any]] | Sequence[str]) -> list[str]:
+    if isinstance(grid, Mapping):
+        texts = []
+        for path, values in grid.items():
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+                raise TypeError(f"grid[{path!r}] must be a list of values")
+            texts.append(f"{path}=" + ",".join(_value_text(v) for v in values))
+        return texts
+    if isinstance(grid, (str, bytes)):
+        raise TypeError("grid must be a mapping {field: [values]} or a list of 'field=v1,v2' strings")
+    return [str(item) for item in grid]
+
+
+def _jobs(jobs: int | None) -> int:
+    return jobs or os.cpu_count() or 1
+
+
+def _plan_shard(portable, gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, jobs: int, index: int,
+                count: int) -> str:
+    # One shard of one is the whole plan, its best `top` (more shards write every candidate).
+    return _core.plan(_rebuild(portable), default_context()._core, gpus, objective, fixes, flow_top, jobs, top, index,
+                      count)
+
+
+def _sweep_shard(portable, grid: list[str], jobs: int, index: int, count: int) -> str:
+    return _core.sweep(_rebuild(portable), default_context()._core, grid, jobs, index, count)
+
+
+def _on_workers(client: Any, task: Callable[..., str], args: tuple, jobs: int | None) -> list[str]:
+    """One shard per worker, each with the worker's threads (or ``jobs``); the shards' JSON texts."""
+    workers = client.scheduler_info()["workers"]
+    if not workers:
+        raise InputError("client: the Dask cluster has no workers", file="client")
+    threads = [w.get("nthreads", 1) for w in workers.values()]
+    count = len(workers)
+    futures = [client.submit(task, *args, jobs or max(1, min(threads)), i, count, pure=False) for i in range(count)]
+    return client.gather(futures)
+
+
+# ---- the calls ----
+
+def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: int = 10, objective: str = "throughput",
+         fix: Mapping[str, Any] | Sequence[str] | None = None, flow_top: int = 32, jobs: int | None = None,
+         client: Any = None, context: EvalContext | None = None) -> PlanResult:
+    """The best splits of ``scenario``'s model on its cluster, GPU count and global batch
+    (``ctwin plan``): every valid split that fits in memory ranked on the analytical network,
+    the best ``flow_top`` again on the shared flow fabric.
+
+    ``gpus``: plan for this many GPUs instead of the scenario's. ``top``: results kept.
+    ``objective``: "throughput" (tokens/s) or "mfu". ``fix``: fields narrowed to one value
+    (``{"parallel.tp": 8, "parallel.recompute": "selective"}``, or ``["parallel.tp=8"]``) or
+    other scenario fields set (``{"training.global_batch": 512}``), as ``--fix``.
+    ``jobs``: candidates simulated at once (default: one per core; per worker with a client).
+    ``client``: a ``dask.distributed.Client``; the candidates are cut into one shard per worker
+    and merged here, giving the same result as a local run. ``context``: caches for a local
+    run (workers use their own).
+
+    Returns a :class:`PlanResult` whose :meth:`~PlanResult.to_json` is what ``ctwin plan
+    --format json`` prints. Raises :class:`ctwin.InputError` on bad input, including
+    constraints that leave no split (naming the rule that removed the last candidates).
+    """
+    s = _scenario(scenario)
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1):
+        raise InputError(f"gpus: expected a positive integer, got {gpus!r}", file="gpus")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise InputError(f"top: expected a positive integer, got {top!r}", file="top")
+    if isinstance(flow_top, bool) or not isinstance(flow_top, int) or flow_top < 0:
+        raise InputError(f"flow_top: expected an integer >= 0, got {flow_top!r}", file="flow_top")
+    fixes = _fix_texts(fix)
+    if client is None:
+        ctx = context or default_context()
+        return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1))
+    if objective not in ("throughput", "mfu"):  # before the workers, which would each refuse it
+        raise InputError(f"objective: unknown objective {objective!r} (expected throughput or mfu)", file="objective")
+    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top), jobs)
+    return PlanResult(shards[0] if len(shards) == 1 else _core.merge_plans(shards, top))
+
+
+def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[Any]] | Sequence[str],
+          jobs: int | None = None, client: Any = None, context: EvalContext | None = None) -> SweepResult:
+    """One training step per point of ``grid`` (``ctwin sweep``): every combination of the
+    fields' values, the first field varying slowest.
+
+    ``grid``: ``{"parallel.tp": [1, 2, 4, 8], "cluster.server.nics.bandwidth": ["400Gbps",
+    "800Gbps"]}`` (any scenario or topology field; quantities with their unit), or
+    ``["parallel.tp=1,2,4,8"]`` as ``--grid`` takes them. Set other fields, the network or a
+    calibration on the scenario first (:meth:`Scenario.with_`). ``jobs``: points simulated at
+    once (default: one per core; per worker with a client). ``client``: a
+    ``dask.distributed.Client``; the points are cut into one shard per worker and merged here,
+    giving the same result as a local run. ``context``: caches for a local run.
+
+    Returns a :class:`SweepResult` whose :meth:`~SweepResult.to_json` is what ``ctwin sweep
+    --format json`` prints. A value that cannot stand alone (an unknown field, a bandwidth
+    without its unit) raises :class:`ctwin.InputError`; a combination that cannot run is a
+    point with ``invalid`` set.
+    """
+    s = _scenario(scenario)
+    texts = _grid_texts(grid)
+    if not texts:
+        raise InputError("grid: at least one field and its values are required", file="grid")
+    if client is None:
+        ctx = context or default_context()
+        return SweepResult(_core.sweep(s._core, ctx._core, texts, _jobs(jobs), 0, 1))
+    shards = _on_workers(client, _sweep_shard, (_portable(s), texts), jobs)
+    if len(shards) == 1:
+        return SweepResult(shards[0])
+    return SweepResult(_core.merge_sweeps(shards))

@@ -1,0 +1,114 @@
+"""ctwin.plan and ctwin.sweep: the CLI's bytes locally, and the same result from a Dask cluster."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ctwin
+
+REPO = Path(__file__).resolve().parents[2]
+SCENARIO = "scenarios/default.json"
+# A small plan of Llama 3 8B on 64 H100: the split's shape searched (tp, pp, vpp, schedule),
+# the rest fixed, so that the test runs in seconds.
+FIX = {"training.micro_batch": 1, "parallel.recompute": "selective", "parallel.cp": 1,
+       "parallel.distributed_optimizer": True, "parallel.pp": 2}
+FIX_ARGS = [a for k, v in FIX.items() for a in ("--fix", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")]
+GRID = {"parallel.tp": [1, 2, 4], "training.global_batch": [128, 144]}
+
+
+@pytest.fixture(scope="module")
+def local_plan():
+    return ctwin.plan(SCENARIO, top=5, fix=FIX, flow_top=2)
+
+
+@pytest.fixture(scope="module")
+def local_sweep():
+    return ctwin.sweep(ctwin.Scenario.load(SCENARIO).with_(network="analytical"), GRID)
+
+
+def test_plan_is_the_cli_json_byte_for_byte(local_plan, cli):
+    out = cli("plan", SCENARIO, "--top", "5", "--flow-top", "2", "--format", "json", *FIX_ARGS)
+    assert out.returncode == 0, out.stderr
+    assert local_plan.to_json() + "\n" == out.stdout
+    assert local_plan.to_dict() == json.loads(out.stdout)
+
+
+def test_plan_table(local_plan):
+    table = local_plan.table
+    assert len(table) == len(local_plan.results) == 5
+    assert list(table["rank"]) == [1, 2, 3, 4, 5]
+    assert list(table["network"][:2]) == ["flow", "flow"] and set(table["network"][2:]) == {"analytical"}
+    assert (table["pp"] == 2).all() and (table["micro_batch"] == 1).all()
+    # Best first, and each breakdown adds up to its step time.
+    flow = table[table["network"] == "flow"]
+    assert flow["tokens_per_s"].is_monotonic_decreasing
+    parts = table[[f"{p}_s" for p in ("compute", "recompute", "bubble", "exposed_tp", "exposed_pp", "exposed_dp",
+                                      "exposed_cp", "exposed_ep", "optimizer")]]
+    assert (abs(parts.sum(axis=1) - table["step_time_s"]) <= 1e-9 * table["step_time_s"]).all()
+    rules = local_plan.rule_counts
+    assert rules["removed"].sum() + local_plan.survivors == local_plan.enumerated
+
+
+def test_sweep_is_the_cli_json_byte_for_byte(local_sweep, cli):
+    out = cli("sweep", SCENARIO, "--network", "analytical", "--grid", "parallel.tp=1,2,4", "--grid",
+              "training.global_batch=128,144", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert local_sweep.to_json() + "\n" == out.stdout
+    table = local_sweep.table
+    assert list(table["parallel.tp"]) == ["1", "1", "2", "2", "4", "4"]
+    assert table["invalid"].notna().sum() >= 1  # 144 sequences do not split over every dp
+    assert (table["tokens_per_s"].dropna() > 0).all()
+
+
+def test_dask_cluster_gives_the_local_result(local_plan, local_sweep):
+    distributed = pytest.importorskip("distributed")
+    # Threads in this process: no worker start-up, and ctwin releases the GIL while it works.
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        remote = ctwin.plan(SCENARIO, top=5, fix=FIX, flow_top=2, client=client)
+        assert remote.to_json() == local_plan.to_json()
+        swept = ctwin.sweep(ctwin.Scenario.load(SCENARIO).with_(network="analytical"), GRID, client=client)
+        assert swept.to_json() == local_sweep.to_json()
+        with pytest.raises(ctwin.InputError) as error:
+            ctwin.plan(SCENARIO, fix={"parallel.tp": 3}, client=client)
+        assert "gpus" in str(error.value)
+
+
+def test_bad_input_is_an_input_error():
+    with pytest.raises(ctwin.InputError) as error:
+        ctwin.plan(SCENARIO, fix={"parallel.tp": 3})
+    assert error.value.file == "--fix" and "rule 'gpus'" in str(error.value)
+    with pytest.raises(ctwin.InputError):
+        ctwin.plan(SCENARIO, objective="speed")
+    with pytest.raises(ctwin.InputError):
+        ctwin.plan(SCENARIO, top=0)
+    with pytest.raises(ctwin.InputError) as error:
+        ctwin.sweep(SCENARIO, {"cluster.server.nics.bandwidth": ["400"]})
+    assert "bandwidth" in str(error.value)
+    with pytest.raises(ctwin.InputError):
+        ctwin.sweep(SCENARIO, {"parallel.tpp": [1, 2]})
+    with pytest.raises(ctwin.InputError):
+        ctwin.sweep(SCENARIO, {})
+    with pytest.raises(TypeError):
+        ctwin.sweep(SCENARIO, {"parallel.tp": 4})
+
+
+def test_a_published_split_is_among_the_valid_candidates():
+    # NeMo 24.07's Llama 2 13B on 16 H100 (validation/training/cases.json): tp 1, pp 4, interleaved
+    # vpp 10, micro-batch 1, no recompute, distributed optimizer, fp8. Planned with the published
+    # micro-batch, recompute, optimizer and cp fixed, the published shape must be a valid, fitting
+    # candidate that the planner ranks (where it ranks is reported in docs/plan.md, not asserted).
+    cases = json.loads((REPO / "validation/training/cases.json").read_text())["cases"]
+    case = next(c for c in cases if c["id"] == "nemo2407-llama2-13b-16gpu")
+    scenario = case["scenario"]
+    assert (scenario["parallel"]["tp"], scenario["parallel"]["pp"], scenario["parallel"]["vpp"]) == (1, 4, 10)
+    plan = ctwin.plan(ctwin.Scenario.from_dict(scenario, case["id"]), top=10**6, flow_top=0,
+                      fix={"training.micro_batch": 1, "parallel.recompute": "none", "parallel.cp": 1,
+                           "parallel.distributed_optimizer": True})
+    table = plan.table
+    assert len(table) == plan.survivors
+    published = table[(table.tp == 1) & (table.pp == 4) & (table.vpp == 10) & (table.schedule == "interleaved")]
+    assert len(published) >= 1, "the published split was removed by a rule"
+    assert (published["memory_gib_per_gpu"] > 0).all() and (published["tokens_per_s"] > 0).all()
