@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <tbb/blocked_range.h>
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
@@ -32,7 +33,9 @@ void parallel_for(std::size_t count, unsigned threads, Job&& job) {
       failures[i] = std::current_exception();
     }
   };
-  const auto wanted = static_cast<int>(std::min<std::size_t>(std::max(1u, threads), std::max<std::size_t>(count, 1)));
+  // More threads than cores buy nothing (and TBB warns on stderr when asked for them).
+  const auto wanted = std::min(static_cast<int>(std::min<std::size_t>(std::max(1u, threads), std::max<std::size_t>(count, 1))),
+                               std::max(1, tbb::info::default_concurrency()));
   if (wanted == 1) {
     for (std::size_t i = 0; i < count; ++i) run(i);
   } else {
