@@ -20,6 +20,7 @@ replay::StepOptions step_options(const replay::Scenario& scenario, EvalContext& 
   replay::StepOptions options;
   options.comm = query.comm;
   options.all_ranks = query.all_ranks;
+  options.repeat_lists = query.report_only;
   options.collective_cache = context.collectives(scenario.cluster_key, scenario.network);
   const bool shared = query.comm == replay::CommModel::kShared ||
                       (query.comm == replay::CommModel::kAuto && scenario.network == network::ModelKind::kFlow);

@@ -164,7 +164,9 @@ PlanEntry evaluate_candidate(const Base& base, const PlanCandidate& candidate, n
   entry.micro_batches = s.split.micro_batches(s.gpus);
   try {
     replay::check_step_within_limits(s);
-    const PlanScore score = score_of(evaluate_resolved(s, context).report);
+    StepQuery query;
+    query.report_only = true;  // the plan keeps only the report
+    const PlanScore score = score_of(evaluate_resolved(s, context, query).report);
     if (network == network::ModelKind::kFlow) entry.flow = score;
     else entry.analytical = score;
   } catch (const InputError& e) {

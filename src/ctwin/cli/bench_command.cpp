@@ -172,7 +172,7 @@ BenchRow bench_plan(const std::string& name, const std::string& scenario, std::s
   std::string what = plan.model + " on " + std::to_string(plan.gpus) + " GPUs, " + std::to_string(options.jobs) +
                      " jobs: " + std::to_string(plan.enumerated) + " candidates, " + std::to_string(plan.survivors) +
                      " evaluated" + (flow_top > 0 ? ", best " + std::to_string(flow_top) + " on flow" : std::string()) +
-                     "; " + fixed(per_minute, 0) + " candidates/min; best tp " + std::to_string(best.split.tp) + " pp " +
+                     "; " + fixed(per_minute, 0) + " evaluated/min; best tp " + std::to_string(best.split.tp) + " pp " +
                      std::to_string(best.split.pp) + " vpp " + std::to_string(best.split.vpp) + " cp " +
                      std::to_string(best.split.cp) + " mb " + std::to_string(best.split.micro_batch);
   if (rate) return {name, what, wall, 0, ">= 60000 candidates/min", per_minute >= 60000, peak_rss_gib()};

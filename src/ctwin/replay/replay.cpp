@@ -46,7 +46,8 @@ class Replayer {
                        [](const BusyInterval& a, const BusyInterval& b) { return a.start < b.start; });
       result.ranks.push_back(std::move(r.timeline));
     }
-    result.events = sim_.events_processed() - events_before;
+    result.events = sim_.events_processed() - events_before + skipped_events_;
+    result.repeated_lists = repeated_lists_;
     return result;
   }
 
@@ -92,6 +93,20 @@ class Replayer {
     std::vector<std::vector<Prefetch>> prefetched;
     SimTime step_join;
     RankTimeline timeline;
+    // The list being recorded for repeat_lists (-1: none): where it started, its first interval
+    // in the timeline, and how many ops (one event each) it ran.
+    int recording = -1;
+    SimTime recording_start;
+    std::size_t recording_from = 0;
+    std::uint64_t recording_jobs = 0;
+  };
+  /// A middle micro-batch's chunk pass as it ran from idle streams, relative to its start.
+  struct Recorded {
+    enum class State : char { kUnknown, kRepeatable, kNot } state = State::kUnknown;
+    bool stored = false;
+    std::vector<BusyInterval> busy;  // start and end relative to the list's start
+    SimTime length;
+    std::uint64_t jobs = 0;
   };
 
   int chunks() const { return static_cast<int>(work_.stages.front().chunks.size()); }
@@ -146,12 +161,91 @@ class Replayer {
     Rank& r = rank(id);
     r.task = task;
     ++r.list;
-    r.done.assign(ops_of(r.stage, task).size(), 0);
     r.parked_on = -1;
     r.now_op = -1;
     r.issued_all = false;
     r.task_pending = 0;
+    r.recording = -1;
+    if (const int key = repeat_key(id, task); key >= 0) {
+      Recorded& recorded = recorded_[static_cast<std::size_t>(key)];
+      if (recorded.stored) {
+        repeat(id, recorded);
+        return;
+      }
+      r.recording = key;
+      r.recording_start = sim_.now();
+      r.recording_from = r.timeline.busy.size();
+      r.recording_jobs = 0;
+    }
+    r.done.assign(ops_of(r.stage, task).size(), 0);
     issue(id, 0);
+  }
+
+  /// The slot of `task`'s list in recorded_ when it can be recorded or repeated now; else −1.
+  int repeat_key(int id, const PipelineTask* task) {
+    if (!options_.repeat_lists || options_.all_ranks || task == nullptr) return -1;
+    if (task->micro_batch <= 0 || task->micro_batch >= work_.micro_batches - 1) return -1;
+    const Rank& r = rank(id);
+    for (int s = 0; s < kStreams; ++s) {
+      if (s == static_cast<int>(Stream::kPp)) continue;  // only sends run there: no op of a list waits on them
+      const StreamState& state = r.streams[static_cast<std::size_t>(s)];
+      if (state.running || !state.queue.empty()) return -1;
+    }
+    const int key = (r.stage * chunks() + task->chunk) * 2 + (task->forward ? 1 : 0);
+    if (recorded_.empty()) recorded_.resize(static_cast<std::size_t>(pp_ * chunks() * 2));
+    Recorded& recorded = recorded_[static_cast<std::size_t>(key)];
+    if (recorded.state == Recorded::State::kUnknown) {
+      // Ops that outlive their list, touch the pp stream or are issued ahead make a pass depend on more than its start.
+      recorded.state = Recorded::State::kRepeatable;
+      for (const OpNode& op : ops_of(r.stage, task)) {
+        if (!occurs(op, task)) continue;
+        if (op.join == Join::kStepEnd || op.stream == Stream::kPp || op.prefetch) recorded.state = Recorded::State::kNot;
+      }
+    }
+    return recorded.state == Recorded::State::kRepeatable ? key : -1;
+  }
+
+  /// Runs a recorded list again from now: its intervals shifted, one event at its end.
+  void repeat(int id, const Recorded& recorded) {
+    skipped_events_ += recorded.jobs - 1;
+    ++repeated_lists_;
+    const SimTime start = sim_.now();
+    sim_.schedule_in(recorded.length, [this, id, &recorded, start] {
+      Rank& r = rank(id);
+      for (BusyInterval b : recorded.busy) {
+        b.start += start;
+        b.end += start;
+        b.forward = r.task->forward;
+        b.chunk = r.task->chunk;
+        b.micro_batch = r.task->micro_batch;
+        r.timeline.busy.push_back(b);
+      }
+      r.issued_all = true;
+      finish_list_if_done(id);
+    });
+  }
+
+  /// Keeps the list rank `id` just finished when it was recorded and left every stream idle.
+  void store_recording(int id) {
+    Rank& r = rank(id);
+    if (r.recording < 0) return;
+    Recorded& recorded = recorded_[static_cast<std::size_t>(r.recording)];
+    r.recording = -1;
+    for (int s = 0; s < kStreams; ++s) {
+      if (s == static_cast<int>(Stream::kPp)) continue;
+      const StreamState& state = r.streams[static_cast<std::size_t>(s)];
+      if (state.running || !state.queue.empty()) return;
+    }
+    for (std::size_t i = r.recording_from; i < r.timeline.busy.size(); ++i) {
+      BusyInterval b = r.timeline.busy[i];
+      if (b.stream == Stream::kPp) continue;  // an earlier list's send
+      b.start -= r.recording_start;
+      b.end -= r.recording_start;
+      recorded.busy.push_back(b);
+    }
+    recorded.length = sim_.now() - r.recording_start;
+    recorded.jobs = r.recording_jobs;
+    recorded.stored = true;
   }
 
   /// Issues every OpNode::prefetch op of the rank's first-micro-batch forwards, in schedule order.
@@ -215,6 +309,7 @@ class Replayer {
         case Join::kTaskEnd: ++r.task_pending; break;
         case Join::kStepEnd: ++r.step_pending; break;
       }
+      ++r.recording_jobs;
       submit(id, job);
       if (op.join == Join::kNow) return;
     }
@@ -327,6 +422,7 @@ class Replayer {
     if (!r.issued_all || r.task_pending > 0) return;
     r.issued_all = false;
     r.busy = false;
+    store_recording(id);
     if (r.task == nullptr) {
       r.finished = true;
       r.timeline.end = std::max(sim_.now(), r.step_join);
@@ -363,6 +459,9 @@ class Replayer {
   std::vector<Rank> ranks_;
   std::map<Arrival, SimTime> arrived_;
   std::map<Rendezvous, std::vector<CommExecutor::Done>> rendezvous_;
+  std::vector<Recorded> recorded_;  // by (stage, chunk, direction), for repeat_lists
+  std::uint64_t skipped_events_ = 0;  // the events repeated lists stand for
+  std::uint64_t repeated_lists_ = 0;
 };
 
 }  // namespace

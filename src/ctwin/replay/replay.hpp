@@ -47,11 +47,18 @@ struct ReplayResult {
   std::vector<RankTimeline> ranks;  ///< one per pipeline stage, or stage by stage every rank (all_ranks)
   std::int64_t ranks_per_stage = 1;
   std::uint64_t events = 0;
+  std::uint64_t repeated_lists = 0;  ///< chunk passes replayed by shifting a recorded one (repeat_lists)
 };
 
 struct ReplayOptions {
   bool pp_overlap = true;  ///< sends do not hold the sender's compute
   bool all_ranks = false;  ///< every rank of every stage (work.stage_gpus each), not one per stage
+  /// Replays a middle micro-batch's chunk pass that starts on idle streams by shifting the first
+  /// one recorded for its (stage, chunk, direction): with every op taking a fixed time (the
+  /// isolated executor only) it is the same integer-picosecond schedule. The step time, the
+  /// breakdown and the event count stay identical; the timeline holds the same intervals, but
+  /// intervals that start at the same picosecond may be listed in another order.
+  bool repeat_lists = false;
 };
 
 /// Replays `work` with the per-stage `order` (pipeline_order for the same pp, chunks and

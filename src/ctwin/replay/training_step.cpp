@@ -36,6 +36,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   const bool shared = !options.free_communication &&
                       (options.comm == CommModel::kShared || (options.comm == CommModel::kAuto && scenario.network == network::ModelKind::kFlow));
   step.shared_fabric = shared;
+  replay_options.repeat_lists = options.repeat_lists && !shared && !options.all_ranks;
   engine::Simulator simulator;
   std::unique_ptr<CommExecutor> executor;
   if (shared) {

@@ -31,6 +31,9 @@ struct StepOptions {
   /// The scenario's whole build for the shared-fabric replay, already built; built here when null.
   std::shared_ptr<const fabric::Fabric> fabric;
   std::vector<GpuSlowdown> slowdowns{};  ///< degraded GPUs (degrade.hpp)
+  /// Repeated chunk passes replayed by shifting the first (ReplayOptions::repeat_lists; isolated
+  /// communication only, else ignored): the same report, a timeline in another tie order.
+  bool repeat_lists = false;
 };
 
 struct SimulatedStep {
