@@ -47,14 +47,26 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
 
     ``only``: setups or runs whose id contains this text (or any of these). ``network``:
     "analytical" or "flow". ``attrs["report"]`` is the whole ``ctwin validate --format json``.
-    ``calibrated=True`` with "training" is not available from Python yet
-    (``ctwin validate --training --calibrated``).
+    ``kind="training", calibrated=True`` (``ctwin validate --training --calibrated``): each run
+    predicted with the bundled profiles and with a training_time_scale fitted on its GPU's other
+    dense runs (leave one out) and on its GPU's dense runs of other sources; MoE runs with the
+    scale of all their GPU's dense runs. One row per run with id, group, gpu, dense, metric,
+    measured, predicted_uncalibrated, error_uncalibrated and, where a fit exists,
+    training_time_scale, fitted_on_runs, predicted_calibrated, error_calibrated and the
+    other_sources columns (NaN where none). ``attrs["summary"]`` holds, for "every_run" and
+    "dense", per group, the count, median and max |error| uncalibrated, calibrated and from
+    other sources; ``attrs["gpus"]`` the scale fitted on all of each GPU's dense runs. Not with
+    ``profiles`` (the fit makes its own).
     """
     names = [only] if isinstance(only, str) else list(only or [])
     if kind == "training":
         if calibrated:
-            raise InputError("calibrated: the cross-validated training fit is not available from Python yet; run "
-                             "`ctwin validate --training --calibrated`", "calibrated")
+            report = json.loads(_core.validate_training_calibrated(
+                os.fspath(cases or "validation/training/cases.json"), names, network, os.fspath(profiles or ""),
+                jobs or os.cpu_count() or 1))
+            frame = pd.DataFrame(report["cases"])
+            frame.attrs.update({"report": report, "summary": report["summary"], "gpus": report["gpus"]})
+            return frame
         report = json.loads(_core.validate_training(os.fspath(cases or "validation/training/cases.json"), names, network,
                                                     os.fspath(profiles or ""),
                                                     jobs or os.cpu_count() or 1))

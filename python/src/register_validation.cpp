@@ -1,4 +1,4 @@
-// ctwin._core.validate_nccl, .validate_training and .validate_scaling: the twin against measured
+// ctwin._core.validate_nccl, .validate_training(_calibrated) and .validate_scaling: the twin against measured
 // nccl-tests logs, published training runs and published scaling runs.
 
 #include <pybind11/pybind11.h>
@@ -10,6 +10,7 @@
 #include "call.hpp"
 #include "ctwin/api/nccl_validation.hpp"
 #include "ctwin/api/scaling_validation.hpp"
+#include "ctwin/api/training_cross_validation.hpp"
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/core/error.hpp"
 #include "arguments.hpp"
@@ -55,6 +56,27 @@ void register_validation(py::module_& m) {
       },
       py::arg("cases"), py::arg("only"), py::arg("network"), py::arg("profiles"), py::arg("jobs"),
       "Published training runs against the twin as JSON (ctwin validate --training --format json).");
+
+  m.def(
+      "validate_training_calibrated",
+      [](const std::string& cases, const std::vector<std::string>& only, const std::string& network,
+         const std::string& profiles, unsigned jobs) {
+        api::TrainingValidationRequest request;
+        request.cases = cases;
+        request.only = only;
+        request.network = step_network_arg(network);
+        request.profiles = profiles;
+        request.jobs = jobs == 0 ? 1 : jobs;
+        request.only_field = "only";
+        request.profiles_field = "profiles";
+        return call_interruptibly([&] {
+          const auto validation = api::load_training_validation(request);
+          return api::training_cross_validation_json(api::cross_validate_training(validation, request), network).dump();
+        });
+      },
+      py::arg("cases"), py::arg("only"), py::arg("network"), py::arg("profiles"), py::arg("jobs"),
+      "Published training runs predicted with a cross-validated training_time_scale as JSON "
+      "(ctwin validate --training --calibrated --format json).");
 
   m.def(
       "validate_scaling",

@@ -243,3 +243,25 @@ def test_calibrate_training_equals_the_cli_and_its_rows_are_the_fit(cli, tmp_pat
         ctwin.calibrate_training("validation/training/cases.json", base="h100-sxm", output=tmp_path / "x.json",
                                  only="no-such-run", network="analytical")
     assert raised.value.file == "cases"
+
+
+def test_validate_training_calibrated_equals_the_cli(cli):
+    # Three H100 dense runs from two sources: each is fitted on the other two (leave one out)
+    # and on the runs of the other source.
+    runs = ["nemo2407-llama2-7b", "nemo2407-llama3-8b", "mbridge-25.11-llama38b-dgx-h100"]
+    frame = ctwin.validate("training", only=runs, network="analytical", calibrated=True, jobs=2)
+    expected = json.loads(cli("validate", "--training", "--calibrated", "--only", *runs, "--network", "analytical",
+                              "--format", "json").stdout)
+    assert frame.attrs["report"] == expected
+    assert list(frame["id"]) == [c["id"] for c in expected["cases"]]
+    assert len(frame) == 3
+    assert frame["error_calibrated"].notna().all()
+    assert (frame["predicted_calibrated"] / frame["measured"] - 1).to_numpy() == pytest.approx(
+        frame["error_calibrated"].to_numpy(), rel=1e-9)
+    assert (frame["fitted_on_runs"] == 2).all()
+    every = frame.attrs["summary"]["every_run"]["all"]
+    assert every["calibrated"]["count"] == 3
+    assert every["calibrated"]["median_abs_error"] == pytest.approx(frame["error_calibrated"].abs().median())
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.validate("training", only=runs, network="analytical", calibrated=True, profiles="models/gpus/calibrated")
+    assert raised.value.file == "profiles"

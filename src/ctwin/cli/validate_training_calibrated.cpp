@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctwin/api/training_cross_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/replay/training_calibration.hpp"
@@ -17,77 +18,7 @@
 namespace ctwin::cli {
 namespace {
 
-using replay::CrossValidatedRun;
-
 std::string percent(double fraction) { return fixed(100 * fraction, 1) + " %"; }
-
-struct Errors {
-  std::vector<double> uncalibrated;
-  std::vector<double> calibrated;
-  std::vector<double> other_sources;
-};
-
-// Groups of the cases file and "all"; the calibrated list holds the runs that have a fit.
-std::map<std::string, Errors> errors_by_group(const std::vector<CrossValidatedRun>& runs, bool dense_only) {
-  std::map<std::string, Errors> groups;
-  for (const auto& run : runs) {
-    if (dense_only && !run.dense) continue;
-    for (const std::string& key : {run.training_case->group, std::string("all")}) {
-      groups[key].uncalibrated.push_back(run.uncalibrated.error);
-      if (run.calibrated) groups[key].calibrated.push_back(run.calibrated->error);
-      if (run.other_sources) groups[key].other_sources.push_back(run.other_sources->error);
-    }
-  }
-  return groups;
-}
-
-nlohmann::json stats_json(const std::vector<double>& errors) {
-  const auto s = replay::error_stats(errors);
-  return {{"count", s.count}, {"median_abs_error", s.median_abs}, {"max_abs_error", s.max_abs}};
-}
-
-void print_json(const replay::TrainingCrossValidation& result, const std::string& network) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& run : result.runs) {
-    const auto& c = *run.training_case;
-    nlohmann::json row{{"id", c.id},
-                       {"group", c.group},
-                       {"gpu", c.scenario.gpu.name},
-                       {"dense", run.dense},
-                       {"metric", replay::metric_name(c.metric)},
-                       {"measured", c.measured},
-                       {"predicted_uncalibrated", run.uncalibrated.predicted},
-                       {"error_uncalibrated", run.uncalibrated.error}};
-    if (run.calibrated) {
-      row["training_time_scale"] = run.scale;
-      row["fitted_on_runs"] = run.fitted_on;
-      row["predicted_calibrated"] = run.calibrated->predicted;
-      row["error_calibrated"] = run.calibrated->error;
-    }
-    if (run.other_sources) {
-      row["other_sources_training_time_scale"] = run.other_sources_scale;
-      row["other_sources_fitted_on_runs"] = run.other_sources_runs;
-      row["predicted_other_sources"] = run.other_sources->predicted;
-      row["error_other_sources"] = run.other_sources->error;
-    }
-    rows.push_back(row);
-  }
-  nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : result.gpus) {
-    gpus.push_back({{"gpu", g.gpu}, {"dense_runs", g.dense_runs}, {"training_time_scale", g.scale}, {"rounds", g.rounds}});
-  }
-  nlohmann::json summary = nlohmann::json::object();
-  for (const bool dense_only : {false, true}) {
-    nlohmann::json groups = nlohmann::json::object();
-    for (const auto& [group, errors] : errors_by_group(result.runs, dense_only)) {
-      groups[group] = {{"uncalibrated", stats_json(errors.uncalibrated)},
-                       {"calibrated", stats_json(errors.calibrated)},
-                       {"other_sources", stats_json(errors.other_sources)}};
-    }
-    summary[dense_only ? "dense" : "every_run"] = groups;
-  }
-  std::cout << nlohmann::json{{"network", network}, {"cases", rows}, {"gpus", gpus}, {"summary", summary}}.dump(2) << '\n';
-}
 
 void print_rows(const replay::TrainingCrossValidation& result, Format format) {
   // Distinct names: the csv layout is read by name.
@@ -133,7 +64,7 @@ void print_table(const replay::TrainingCrossValidation& result, const std::strin
     std::cout << "\n# by group, " << (dense_only ? "dense runs" : "every run") << ": |error|\n";
     Table summary({"group", "runs", "uncalibrated median", "max", "calibrated runs", "median", "max",
                    "other-source runs", "median", "max"});
-    for (const auto& [group, errors] : errors_by_group(result.runs, dense_only)) {
+    for (const auto& [group, errors] : api::cross_validation_errors_by_group(result, dense_only)) {
       std::vector<std::string> row{group};
       for (const auto* list : {&errors.uncalibrated, &errors.calibrated, &errors.other_sources}) {
         const auto s = replay::error_stats(*list);
@@ -169,7 +100,7 @@ void print_cross_validation(const std::vector<const replay::TrainingCase*>& chos
   const Format format = parse_format(format_text);
   const auto result = replay::cross_validate_training(chosen, step_network(network), jobs, terminal_calibration_progress());
   if (format == Format::kJson) {
-    print_json(result, network);
+    std::cout << api::training_cross_validation_json(result, network).dump(2) << '\n';
   } else if (format == Format::kCsv) {
     print_rows(result, Format::kCsv);
   } else {

@@ -50,16 +50,24 @@ std::vector<std::int64_t> group_leaders(GroupShape group, std::int64_t stage_gpu
   return leaders;
 }
 
-std::optional<SimTime> CollectiveCache::find(const Key& key) const {
+std::optional<CollectivePrediction> CollectiveCache::find(const Key& key) const {
   const std::lock_guard lock(mutex_);
   const auto it = times_.find(key);
   if (it == times_.end()) return std::nullopt;
   return it->second;
 }
 
-void CollectiveCache::insert(const Key& key, SimTime time) {
+void CollectiveCache::insert(const Key& key, CollectivePrediction prediction) {
   const std::lock_guard lock(mutex_);
-  times_.emplace(key, time);
+  times_.emplace(key, prediction);
+}
+
+std::shared_ptr<const collectives::Plan> CollectiveCache::plan(const PlanKey& key,
+                                                               const std::function<collectives::Plan()>& make) {
+  const std::lock_guard lock(mutex_);
+  auto& slot = plans_[key];
+  if (!slot) slot = std::make_shared<const collectives::Plan>(make());
+  return slot;
 }
 
 std::shared_ptr<const fabric::Fabric> CollectiveCache::fabric(const FabricKey& key,
@@ -91,8 +99,8 @@ std::shared_ptr<const fabric::Fabric> CollectiveTimes::fabric_for(GroupShape gro
   });
 }
 
-SimTime CollectiveTimes::time(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
-  if (free_ || group.size <= 1 || size.count() <= 0) return SimTime();
+CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
+  if (free_ || group.size <= 1 || size.count() <= 0) return {};
   const auto key = std::tuple{static_cast<int>(op), group, size.count(), element_bytes};
   if (const auto known = cache_->find(key)) return *known;
   collectives::CollectiveQuery query;
@@ -112,8 +120,20 @@ SimTime CollectiveTimes::time(collectives::Op op, GroupShape group, Bytes size, 
   const auto result = collectives::predict_collective(*fabric_for(group), query);
   CTWIN_ASSERT(result.rows.size() == 1, "one size asked, one row returned");
   ++predictions_;
-  cache_->insert(key, result.rows.front().time);
-  return result.rows.front().time;
+  const CollectivePrediction prediction{result.rows.front().time, result.rows.front().algorithm};
+  cache_->insert(key, prediction);
+  return prediction;
+}
+
+std::shared_ptr<const collectives::Plan> CollectiveTimes::plan(const CommCall& call) {
+  if (free_ || call.group.size <= 1 || call.size.count() <= 0) return nullptr;
+  const collectives::Algorithm algorithm = predict(call.op, call.group, call.size, call.element_bytes).algorithm;
+  const auto built = fabric_for(call.group);
+  return cache_->plan({static_cast<int>(call.op), call.group, static_cast<int>(algorithm)}, [&] {
+    // The channels predict_collective planned with.
+    const int channels = tuning_.channels > 0 ? tuning_.channels : collectives::default_channels(*built);
+    return collectives::make_plan(call.op, algorithm, *built, channels);
+  });
 }
 
 }  // namespace ctwin::replay

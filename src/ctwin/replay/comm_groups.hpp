@@ -18,7 +18,9 @@
 //     back); concurrent collectives of different groups (TP beside DP) do not share one fabric
 //     simulation here either.
 // Results are cached per (op, group shape, size, element bytes), in a CollectiveCache that many
-// steps on the same cluster and network may share (api::EvalContext keeps one per pair).
+// steps on the same cluster and network may share (api::EvalContext keeps one per pair), with
+// the algorithm the communication twin chose, whose plan (collectives/plan.hpp, on the group's
+// fabric) is the traffic a shared-fabric replay puts on the cluster (shared_fabric.hpp).
 
 #include <cstdint>
 #include <functional>
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "ctwin/collectives/collective.hpp"
+#include "ctwin/collectives/plan.hpp"
 #include "ctwin/collectives/tuning.hpp"
 #include "ctwin/core/units.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
@@ -70,21 +73,33 @@ struct TimedCall {
 /// Collective times and group fabrics of one cluster and network model, shared by every step
 /// predicted on them. Thread-safe. A time is a pure function of its key, so whichever step
 /// predicts it first, every step reads the same value.
+/// What the communication twin predicted for one collective: its time and the algorithm that
+/// gives it (NCCL's tuner's pick among the plans that can run it).
+struct CollectivePrediction {
+  SimTime time;
+  collectives::Algorithm algorithm = collectives::Algorithm::kRing;
+};
+
 class CollectiveCache {
  public:
   using Key = std::tuple<int, GroupShape, std::int64_t, int>;  ///< op, group, size in bytes, element bytes
   using FabricKey = std::pair<std::int64_t, std::int64_t>;     ///< members per node (0: one node), size
+  using PlanKey = std::tuple<int, GroupShape, int>;            ///< op, group, algorithm
 
-  [[nodiscard]] std::optional<SimTime> find(const Key& key) const;
-  void insert(const Key& key, SimTime time);
+  [[nodiscard]] std::optional<CollectivePrediction> find(const Key& key) const;
+  void insert(const Key& key, CollectivePrediction prediction);
   /// The fabric stored under `key`, built by `build` the first time it is asked for.
   [[nodiscard]] std::shared_ptr<const fabric::Fabric> fabric(const FabricKey& key,
                                                              const std::function<fabric::Fabric()>& build);
+  /// The plan stored under `key`, made by `make` the first time it is asked for.
+  [[nodiscard]] std::shared_ptr<const collectives::Plan> plan(const PlanKey& key,
+                                                              const std::function<collectives::Plan()>& make);
 
  private:
   mutable std::mutex mutex_;
-  std::map<Key, SimTime> times_;
+  std::map<Key, CollectivePrediction> times_;
   std::map<FabricKey, std::shared_ptr<const fabric::Fabric>> fabrics_;
+  std::map<PlanKey, std::shared_ptr<const collectives::Plan>> plans_;
 };
 
 class CollectiveTimes {
@@ -100,14 +115,23 @@ class CollectiveTimes {
 
   /// Time of `op` over `group`; `size` as nccl-tests counts it (the whole buffer of all_gather's
   /// output, reduce_scatter's input; per rank for sendrecv). Zero for a group of one.
-  [[nodiscard]] SimTime time(collectives::Op op, GroupShape group, Bytes size, int element_bytes);
+  [[nodiscard]] SimTime time(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
+    return predict(op, group, size, element_bytes).time;
+  }
   [[nodiscard]] SimTime time(const CommCall& call) { return time(call.op, call.group, call.size, call.element_bytes); }
   [[nodiscard]] TimedCall timed(const CommCall& call) { return {call, time(call)}; }
+  /// The plan of the algorithm time() chose for `call`, on the group's fabric: its GPU g is the
+  /// group's member g (group_members order). Null where the call moves nothing (a group of
+  /// one, no bytes, free communication).
+  [[nodiscard]] std::shared_ptr<const collectives::Plan> plan(const CommCall& call);
+  /// The fabric shaped like `group` that its collectives are predicted and planned on.
+  [[nodiscard]] std::shared_ptr<const fabric::Fabric> group_fabric(GroupShape group) { return fabric_for(group); }
   /// Distinct predictions made (cache misses), for reports and tests.
   [[nodiscard]] std::int64_t predictions() const { return predictions_; }
 
  private:
   std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group);
+  CollectivePrediction predict(collectives::Op op, GroupShape group, Bytes size, int element_bytes);
 
   fabric::ClusterSpec cluster_;
   network::ModelKind network_;

@@ -3,22 +3,29 @@
 // overlapping in time (a DP reduce-scatter beside a pipeline send, EP all-to-alls beside CP ring
 // passes) share NICs, leaves and spines.
 //
-// Each collective becomes its traffic: a ring's edges (member j to j + 1) for all-reduce,
-// reduce-scatter, all-gather, broadcast, reduce and sendrecv; for all-to-all every ordered pair
-// of members inside a node, and across nodes one flow per (sending node, receiving member) from
-// the sending node's GPU on the receiver's rail (PXN's path; the NVLink legs are left off); each
-// rank to its peer in the next stage for a pipeline send. Its bytes are scaled
-// so that the traffic of one group, alone on the fabric, lasts the time the communication twin
-// predicted for the collective (its algorithm, protocol and latencies: comm_groups.hpp); on a
-// shared fabric it lasts longer wherever other traffic takes link capacity. An op ends at the
-// later of its predicted time and the end of its traffic, so contention can only slow it.
+// A collective's traffic is the plan of the algorithm the communication twin chose for it
+// (CollectiveTimes::plan, collectives/plan.hpp): the plan's GPU g, on the group's fabric, is the
+// group's member g on the cluster, and each of its transfers keeps its source, destination,
+// share of the bytes, channel (the flow label ECMP hashes), PXN and NVSwitch leg. Phases run in
+// the plan's order, each once every transfer of the one before has arrived; a phase's repeated
+// steps are one transfer carrying all of their bytes (the steady state the collectives' own
+// timing simulates, plan_timing.hpp). A pipeline send is each rank to its peer in the next stage,
+// in two flows (NCCL's two channels per network peer).
+//
+// Pace: every transfer of an op carries its planned bytes times one factor, chosen so that the
+// traffic of one group alone on the fabric lasts the time the communication twin predicted
+// (which adds the protocol's wire overhead and latencies to the plan's bytes); on a shared
+// fabric it lasts longer wherever other traffic takes link capacity. An op ends at the later
+// of its predicted time and the end of its traffic, so contention can only slow it.
 //
 // Scale: with leader kEveryGroup an op stands for every group of its shape in the stage; a group
 // that spans nodes puts all of them on the fabric, one inside a node only the groups of the
 // stage's first node (the others load only their own nodes' NVLink, which nothing else of the
-// replay crosses: sends and DP traffic leave by the NICs, rail-aligned).
+// replay crosses: sends and DP traffic leave by the NICs, rail-aligned). The groups of one op
+// move through the plan's phases together.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -32,10 +39,24 @@
 
 namespace ctwin::replay {
 
+/// One transfer as it was put on the shared fabric, for tests that compare traffic with plans.
+struct LaunchedTransfer {
+  int phase = 0;       ///< index into the op's plan
+  int repeat = 1;      ///< steps of the phase it carries
+  fabric::GpuId src = 0;
+  fabric::GpuId dst = 0;
+  double fraction = 0;  ///< planned bytes of one step = fraction × the collective's size
+  Bytes bytes;          ///< on the fabric: fraction × repeat × size × the op's pace factor
+  fabric::RouteOptions route;
+  SimTime start;
+};
+
 class SharedFabricExecutor final : public CommExecutor {
  public:
   /// `built`: the first GPUs of a cluster, in pipeline stages of `stage_gpus` consecutive GPUs.
-  SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator);
+  /// `plans`: the collectives' times and plans of the step (outlives the executor).
+  SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator,
+                       CollectiveTimes& plans);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -45,49 +66,63 @@ class SharedFabricExecutor final : public CommExecutor {
 
   /// What was put on the shared fabric and what arrived (the per-group probes are not counted).
   [[nodiscard]] const network::TransferStats& stats() const { return network_->stats(); }
+  /// Records every transfer started from now on into `log` (null: stop).
+  void record(std::vector<LaunchedTransfer>* log) { log_ = log; }
 
  private:
-  // One GPU pair's transfer, its PXN routing decided once.
-  struct Edge {
+  // One transfer of a phase, on the cluster's GPUs.
+  struct Flow {
     fabric::GpuId src = 0;
     fabric::GpuId dst = 0;
-    bool pxn = false;
+    double fraction = 0;  // of the collective's size, one step
+    fabric::RouteOptions route;
   };
-  using Pattern = std::vector<Edge>;
-  // Fluid time of one group's traffic alone: fixed part and part per byte of each transfer.
+  struct Phase {
+    std::vector<Flow> flows;
+    int repeat = 1;
+  };
+  using Traffic = std::vector<Phase>;
+  // Fluid time of one group's traffic alone: fixed part and part per byte of collective size.
   struct Pace {
     double fixed_s = 0;
     double per_byte_s = 0;
   };
   // An op whose flows are in flight; slots are reused, so a flow's completion captures an index.
   struct Pending {
+    const Traffic* traffic = nullptr;
+    std::size_t phase = 0;
     std::size_t left = 0;
+    double size = 0;  // collective bytes the traffic moves
     SimTime deadline;
     Done done;
   };
-  // (op, group size, stride, stage, leader) of a collective; (−1, from, to, local, 0) of a send.
-  using PatternKey = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  // (op, group size, stride, algorithm, stage, leader) of a collective; (−1, from, to, 0, local, 0) of a send.
+  using TrafficKey = std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t, std::int64_t>;
 
-  void append_group(const CommCall& call, int stage, std::int64_t leader, Pattern& out) const;
-  void append_edge(fabric::GpuId src, fabric::GpuId dst, Pattern& out) const;
-  [[nodiscard]] const Pattern& collective_pattern(const CommCall& call, int stage, std::int64_t leader);
-  [[nodiscard]] const Pattern& send_pattern(int from, int to, std::int64_t local);
-  [[nodiscard]] const Pace& pace_of(const PatternKey& one_group, const Pattern& pattern);
-  [[nodiscard]] double alone_s(const Pattern& pattern, std::int64_t bytes);
-  void launch(const Pattern& pattern, const Pace& pace, SimTime isolated, Done done);
+  void append_group(const collectives::Plan& plan, const CommCall& call, int stage, std::int64_t leader,
+                    Traffic& out) const;
+  [[nodiscard]] const Traffic& collective_traffic(const CommCall& call, const collectives::Plan& plan, int stage,
+                                                  std::int64_t leader);
+  [[nodiscard]] const Traffic& send_traffic(int from, int to, std::int64_t local);
+  [[nodiscard]] const Pace& pace_of(const TrafficKey& one_group, const Traffic& traffic);
+  [[nodiscard]] double alone_s(const Traffic& traffic, double size);
+  void launch(const Traffic& traffic, const Pace& pace, SimTime isolated, Done done);
+  void start_phase(std::uint32_t slot);
   void flow_done(std::uint32_t slot);
 
   std::shared_ptr<const fabric::Fabric> fabric_;
   std::int64_t stage_gpus_ = 1;
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;
+  CollectiveTimes& plans_;
   std::unique_ptr<network::NetworkModel> network_;
   engine::Simulator probe_simulator_;  ///< for the paces: one group's traffic alone
   std::unique_ptr<network::NetworkModel> probe_network_;
-  std::map<PatternKey, Pattern> patterns_;
-  std::map<PatternKey, Pace> paces_;  // keyed by the pattern of one group (stage 0, leader 0; a send's first rank)
+  std::map<TrafficKey, Traffic> traffic_;
+  std::map<TrafficKey, Pace> paces_;  // keyed by the traffic of one group (stage 0, leader 0; a send's first rank)
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_slots_;
+  std::vector<LaunchedTransfer>* log_ = nullptr;
 };
 
 }  // namespace ctwin::replay

@@ -43,7 +43,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     std::shared_ptr<const fabric::Fabric> built = options.fabric;
     if (!built) built = std::make_shared<const fabric::Fabric>(scenario.cluster, static_cast<int>(scenario.gpus));
     CTWIN_ASSERT(built->gpus() == scenario.gpus, "a step's shared fabric is a build of the scenario's GPUs");
-    executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator);
+    executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm);
   } else {
     executor = std::make_unique<IsolatedExecutor>(simulator);
   }
