@@ -33,4 +33,5 @@ PYBIND11_MODULE(_core, m) {
   ctwin::python::register_validation(m);
   ctwin::python::register_acceptance(m);
   ctwin::python::register_size(m);
+  ctwin::python::register_goodput(m);
 }

@@ -29,8 +29,9 @@ fabric::RouteOptions route(const bool pxn, int flow) {
 }  // namespace
 
 SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus,
-                                           engine::Simulator& simulator)
+                                           engine::Simulator& simulator, std::shared_ptr<const fabric::Fabric> healthy)
     : fabric_(std::move(built)),
+      pace_fabric_(healthy ? std::move(healthy) : fabric_),
       stage_gpus_(stage_gpus),
       pxn_(fabric_->spec().server.nvlink.has_value()),
       simulator_(simulator),
@@ -115,7 +116,7 @@ const SharedFabricExecutor::Pattern& SharedFabricExecutor::send_pattern(int from
 double SharedFabricExecutor::alone_s(const Pattern& pattern, std::int64_t bytes) {
   // One probe model for every pace: a flow model of a large fabric holds tens of MB of link
   // state, and building one per probe between the replay's allocations fragments the heap.
-  if (!probe_network_) probe_network_ = network::make_network_model(network::ModelKind::kFlow, *fabric_, probe_simulator_);
+  if (!probe_network_) probe_network_ = network::make_network_model(network::ModelKind::kFlow, *pace_fabric_, probe_simulator_);
   const SimTime start = probe_simulator_.now();
   for (const Edge& e : pattern) {
     for (int f = 0; f < kFlowsPerPair; ++f) {

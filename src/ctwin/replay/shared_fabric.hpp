@@ -35,7 +35,10 @@ namespace ctwin::replay {
 class SharedFabricExecutor final : public CommExecutor {
  public:
   /// `built`: the first GPUs of a cluster, in pipeline stages of `stage_gpus` consecutive GPUs.
-  SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator);
+  /// `healthy`: when `built` has degraded parts, the same build without them, on which the paces
+  /// are measured (a degraded part must slow the traffic, not shrink the bytes paced to it).
+  SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator,
+                       std::shared_ptr<const fabric::Fabric> healthy = nullptr);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -78,6 +81,7 @@ class SharedFabricExecutor final : public CommExecutor {
   void flow_done(std::uint32_t slot);
 
   std::shared_ptr<const fabric::Fabric> fabric_;
+  std::shared_ptr<const fabric::Fabric> pace_fabric_;  ///< healthy: `fabric_` unless that is degraded
   std::int64_t stage_gpus_ = 1;
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;

@@ -30,7 +30,11 @@ struct StepOptions {
   std::shared_ptr<CollectiveCache> collective_cache;
   /// The scenario's whole build for the shared-fabric replay, already built; built here when null.
   std::shared_ptr<const fabric::Fabric> fabric;
-  std::vector<GpuSlowdown> slowdowns{};  ///< degraded GPUs (degrade.hpp)
+  /// When `fabric` has degraded parts (a NIC, a cable, a leaf's uplinks): the healthy build,
+  /// on which each op's traffic is paced to its predicted time, so that the degraded parts slow
+  /// the traffic that crosses them and nothing else. Null: `fabric` is healthy.
+  std::shared_ptr<const fabric::Fabric> healthy_fabric;
+  std::vector<GpuSlowdown> slowdowns{};  ///< degraded GPUs and HBM (degrade.hpp)
 };
 
 struct SimulatedStep {
