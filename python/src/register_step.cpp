@@ -30,7 +30,7 @@ void register_step(py::module_& m) {
         });
       },
       py::arg("scenario"), py::arg("context"), py::arg("comm"), py::arg("all_ranks"), py::arg("trace"),
-      py::arg("degrade") = std::vector<std::string>{}, "One training step: (report JSON, Chrome trace JSON or '')."));
+      py::arg("degrade") = std::vector<std::string>{}, "One training step: (report JSON, Chrome trace JSON or '').");
 
   m.def(
       "scale",
