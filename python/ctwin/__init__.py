@@ -18,6 +18,7 @@ from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibr
                         read_nccl_log)
 from .context import EvalContext
 from .errors import InputError
+from .goodput import GoodputResult, goodput
 from .results import CalibrationResult, FabricResult, LayerResult, ScalingResult, StepResult, TrafficResult
 from .plan import PlanResult, SweepResult, plan, sweep
 from .scenario import Scenario
@@ -28,6 +29,7 @@ from .validate import validate
 __all__ = [
     "AcceptanceResult", "accept",
     "PlanResult", "SweepResult", "plan", "sweep",
+    "GoodputResult", "goodput",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
     "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
     "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "size", "traffic", "validate",

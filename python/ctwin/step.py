@@ -23,7 +23,7 @@ def _calibrated(s: Scenario, calibration: str | os.PathLike | None) -> Scenario:
 
 def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trace: bool | str | os.PathLike | None = None,
         comm: str = "auto", all_ranks: bool = False, context: EvalContext | None = None,
-        calibration: str | os.PathLike | None = None) -> StepResult:
+        calibration: str | os.PathLike | None = None, degrade: Sequence[str] | None = None) -> StepResult:
     """Predicts one training step of ``scenario`` (a :class:`Scenario` or a scenario file).
 
     ``network``: "analytical" or "flow" (default: the scenario's). ``trace``: True keeps the
@@ -33,7 +33,10 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     every rank instead of one per pipeline stage (slow). ``context``: caches shared with other
     calls (default: one per process). ``calibration``: a calibration file (``ctwin calibrate
     --bundle``, or ``--nccl -o``) whose GPU profile and cluster fit replace the scenario's, as
-    ``ctwin run --calibration``.
+    ``ctwin run --calibration``. ``degrade``: degraded parts as ``ctwin run --degrade`` reads
+    them: ``"gpu:RANK=SPEED"``, ``"hbm:RANK=SHARE"`` (HBM bandwidth), and on the shared flow
+    fabric ``"nic:RANK=SHARE"``, ``"link:NAME=SHARE"``, ``"leaf:ID=uplinks:SHARE"`` (refused
+    when the step's communication is isolated).
 
     Returns a :class:`StepResult` whose ``to_dict()`` equals ``ctwin run --format json``.
     Raises :class:`ctwin.InputError` on bad input. The GIL is released while ctwin works, and
@@ -43,7 +46,7 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     if network is not None:
         s = s.with_(network=network)
     ctx = context or default_context()
-    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace))
+    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), list(degrade or []))
     trace_dict = json.loads(trace_text) if trace else None
     if trace and not isinstance(trace, bool):
         with open(trace, "w") as out:

@@ -34,4 +34,5 @@ PYBIND11_MODULE(_core, m) {
   ctwin::python::register_acceptance(m);
   ctwin::python::register_size(m);
   ctwin::python::register_plan(m);
+  ctwin::python::register_goodput(m);
 }

@@ -19,8 +19,9 @@ namespace ctwin::python {
 void register_step(py::module_& m) {
   m.def(
       "run",
-      [](const api::Scenario& scenario, api::EvalContext& context, const std::string& comm, bool all_ranks, bool trace) {
-        const api::StepQuery query{api::parse_comm_model(comm, "comm"), all_ranks};
+      [](const api::Scenario& scenario, api::EvalContext& context, const std::string& comm, bool all_ranks, bool trace,
+         const std::vector<std::string>& degrade) {
+        const api::StepQuery query{api::parse_comm_model(comm, "comm"), all_ranks, degrade, "degrade"};
         return call_interruptibly([&] {
           const api::StepResult result = api::evaluate(scenario, context, query);
           std::pair<std::string, std::string> out{api::step_json(scenario, result).dump(), ""};
@@ -29,7 +30,7 @@ void register_step(py::module_& m) {
         });
       },
       py::arg("scenario"), py::arg("context"), py::arg("comm"), py::arg("all_ranks"), py::arg("trace"),
-      "One training step: (report JSON, Chrome trace JSON or '').");
+      py::arg("degrade") = std::vector<std::string>{}, "One training step: (report JSON, Chrome trace JSON or '').");
 
   m.def(
       "scale",

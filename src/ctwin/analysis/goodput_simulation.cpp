@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <set>
 #include <utility>
 
 #include "ctwin/core/error.hpp"
@@ -46,8 +47,51 @@ class Generator {
   std::uint64_t s_[4] = {};
 };
 
+// A piece of the run during which throttled GPUs cost `loss` = 1 − 1/effect of the training pace.
+struct SlowPiece {
+  double start = 0;
+  double end = 0;
+  double loss = 0;
+};
+
+// The run's straggler events as disjoint pieces, the slowest event counting where they overlap.
+std::vector<SlowPiece> draw_stragglers(const GoodputConfig& c, int index, long long& events) {
+  const StragglerModel& m = c.stragglers;
+  std::vector<SlowPiece> raw;
+  if (!(m.rate_per_s > 0)) return raw;
+  // Its own stream: the failure draws stay those of a run without stragglers.
+  Generator rng(c.seed ^ 0x5354524147474C45ULL, static_cast<std::uint64_t>(index));
+  for (double t = rng.exponential(1 / m.rate_per_s); t < c.duration_s; t += rng.exponential(1 / m.rate_per_s)) {
+    const auto gpu = std::min(m.gpus - 1, static_cast<long long>(rng.uniform() * static_cast<double>(m.gpus)));
+    const double effect = m.effect(gpu);
+    ++events;
+    raw.push_back({t, std::min(c.duration_s, t + m.duration_s), effect > 1 ? 1 - 1 / effect : 0});
+  }
+  // Sweep over starts and ends (an end before a start at the same time), the active losses in a multiset.
+  std::vector<std::pair<double, int>> edges;  // time, +1 + index for a start, -1 - index for an end
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    edges.emplace_back(raw[i].start, static_cast<int>(i) + 1);
+    edges.emplace_back(raw[i].end, -static_cast<int>(i) - 1);
+  }
+  std::sort(edges.begin(), edges.end());
+  std::multiset<double> active;
+  std::vector<SlowPiece> pieces;
+  double from = 0;
+  for (const auto& [t, e] : edges) {
+    if (!active.empty() && t > from && *active.rbegin() > 0) pieces.push_back({from, t, *active.rbegin()});
+    from = t;
+    if (e > 0) {
+      active.insert(raw[static_cast<std::size_t>(e - 1)].loss);
+    } else {
+      active.erase(active.find(raw[static_cast<std::size_t>(-e - 1)].loss));
+    }
+  }
+  return pieces;
+}
+
 struct RunTally {
   TimeAccount time;
+  long long straggler_events = 0;
   double goodput_work_s = 0;
   std::vector<long long> by_cause;
   long long interruptions = 0;
@@ -60,6 +104,7 @@ class Run {
   Run(const GoodputConfig& c, const std::vector<double>& cumulative, double total_rate, int index)
       : c_(c), cumulative_(cumulative), total_rate_(total_rate), rng_(c.seed, static_cast<std::uint64_t>(index)) {
     tally_.by_cause.assign(c.causes.size(), 0);
+    slow_ = draw_stragglers(c, index, tally_.straggler_events);
     hot_ = c.spares.hot;
     cold_ = c.spares.cold;
   }
@@ -70,10 +115,10 @@ class Run {
     double run_start = 0;
     while (true) {
       if (next_failure >= end) {
-        train(end - run_start, false);
+        train(run_start, end - run_start, false);
         break;
       }
-      train(next_failure - run_start, true);
+      train(run_start, next_failure - run_start, true);
       double failure = next_failure;
       bool finished = false;
       // A recovery, begun again by each failure that strikes before the job runs.
@@ -125,7 +170,7 @@ class Run {
 
   /// A running segment of `elapsed` seconds from a (re)start: cycles of τ training and δ
   /// checkpointing. Ended by a failure, it keeps only the work behind durable checkpoints.
-  void train(double elapsed, bool failed) {
+  void train(double start, double elapsed, bool failed) {
     if (elapsed <= 0) return;
     const double tau = c_.interval_s;
     const double cycle = tau + c_.blocking_s;
@@ -134,15 +179,46 @@ class Run {
     const double trained = full * tau + std::min(rest, tau);
     tally_.time.checkpoint_s += full * c_.blocking_s + std::max(0.0, rest - tau);
     double kept = trained;
+    double kept_until = start + elapsed;  // the kept training lies in [start, kept_until)
     if (failed) {
       const double durable = elapsed >= c_.persist_s ? std::min(full, std::floor((elapsed - c_.persist_s) / cycle)) : 0;
       kept = durable * tau;
+      kept_until = start + durable * cycle;
       tally_.time.lost_work_s += trained - kept;
     }
+    if (!slow_.empty()) {
+      const double slowed = slowed_training(start, kept_until);
+      kept -= slowed;
+      tally_.time.straggler_s += slowed;
+    }
     tally_.time.useful_s += kept;
-    const double share = static_cast<double>(c_.layout.replicas - lost_replicas_) / static_cast<double>(c_.layout.replicas);
+    const long long running = c_.layout.replicas - lost_replicas_;
+    const double share = lost_replicas_ == 0 || !c_.replica_share
+                             ? static_cast<double>(running) / static_cast<double>(c_.layout.replicas)
+                             : c_.replica_share(running);
     tally_.goodput_work_s += kept * share;
     tally_.time.shrunk_s += kept * (1 - share);
+  }
+
+  /// Training time lost to throttled GPUs in the training (not checkpoint) time of [start, until),
+  /// the segment's cycles of τ training and δ checkpoint starting at `start`.
+  double slowed_training(double start, double until) {
+    const double tau = c_.interval_s;
+    const double cycle = tau + c_.blocking_s;
+    const auto training_before = [&](double t) {  // training time in [start, t)
+      const double since = t - start;
+      const double cycles = std::floor(since / cycle);
+      return cycles * tau + std::min(since - cycles * cycle, tau);
+    };
+    double lost = 0;
+    // Segments come in time order: pieces that ended before this one never matter again.
+    while (slow_at_ < slow_.size() && slow_[slow_at_].end <= start) ++slow_at_;
+    for (std::size_t i = slow_at_; i < slow_.size(); ++i) {
+      const SlowPiece& p = slow_[i];
+      if (p.start >= until) break;
+      lost += p.loss * (training_before(std::min(p.end, until)) - training_before(std::max(p.start, start)));
+    }
+    return lost;
   }
 
   void return_repairs(double now) {
@@ -214,6 +290,8 @@ class Run {
   double total_rate_;
   Generator rng_;
   RunTally tally_;
+  std::vector<SlowPiece> slow_;  // straggler pieces, in time order
+  std::size_t slow_at_ = 0;      // the first that may still overlap a segment
   long long hot_ = 0;
   long long cold_ = 0;
   long long lost_replicas_ = 0;
@@ -263,6 +341,12 @@ void check(const GoodputConfig& c) {
                          std::to_string(c.persist_s) + " s): checkpoints would queue up");
   }
   if (c.runs < 1) throw InputError("--runs", "", "at least one run");
+  const StragglerModel& st = c.stragglers;
+  if (!non_negative(st.rate_per_s)) throw InputError("--straggler-rate", "", "must be a finite non-negative rate");
+  if (st.rate_per_s > 0) {
+    if (!positive(st.duration_s)) throw InputError("--straggler-duration", "", "must be a positive time");
+    if (st.gpus < 1 || !st.effect) throw InputError("goodput", "", "stragglers need the job's GPUs and their step effect");
+  }
   if (c.layout.replicas < 1 || c.layout.nodes_per_replica < 1 || c.layout.replicas_per_node < 1) {
     throw InputError("goodput", "", "the job needs at least one replica on at least one node");
   }
@@ -307,6 +391,8 @@ GoodputResult simulate_goodput(const GoodputConfig& config) {
     r.time.switchover_s += t.time.switchover_s;
     r.time.restart_s += t.time.restart_s;
     r.time.shrunk_s += t.time.shrunk_s;
+    r.time.straggler_s += t.time.straggler_s;
+    r.straggler_events += static_cast<double>(t.straggler_events);
     hot_dry += t.hot_dry ? 1 : 0;
     pool_dry += t.pool_dry ? 1 : 0;
     failures += t.interruptions;
@@ -315,7 +401,8 @@ GoodputResult simulate_goodput(const GoodputConfig& config) {
   const double n = config.runs;
   for (double& c : r.interruptions_by_cause) c /= n;
   for (double* v : {&r.time.useful_s, &r.time.checkpoint_s, &r.time.lost_work_s, &r.time.detection_s, &r.time.waiting_s,
-                    &r.time.switchover_s, &r.time.restart_s, &r.time.shrunk_s}) {
+                    &r.time.switchover_s, &r.time.restart_s, &r.time.shrunk_s, &r.time.straggler_s,
+                    &r.straggler_events}) {
     *v /= n;
   }
   r.ettr = spread(std::move(ettr));

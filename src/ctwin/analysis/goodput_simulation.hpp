@@ -20,6 +20,7 @@
 // output differs between standard libraries. Results do not depend on thread count or order.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,20 @@ struct ReplicaLayout {
   long long replicas_per_node = 1;  ///< replicas sharing a node (small replicas), else 1
 };
 
+/// GPUs throttled for a while (thermal or power capping, a slow clock): events at a rate per
+/// GPU-hour, each slowing one GPU, drawn uniformly, for `duration_s`. While one lasts, the
+/// synchronous job trains at 1/effect of its pace, effect = its step time with that GPU slowed
+/// over the healthy one (`ctwin run --degrade gpu:RANK=SPEED`); of overlapping events the
+/// slowest counts. Drawn from a stream of their own, so a rate of 0 leaves every failure draw
+/// as it was.
+struct StragglerModel {
+  double rate_per_s = 0;  ///< events per second over the whole job
+  double duration_s = 0;
+  long long gpus = 1;     ///< GPUs an event picks from
+  /// Step time with `gpu` throttled over the healthy step time (≥ 1); called from one thread.
+  std::function<double(long long gpu)> effect;
+};
+
 struct GoodputConfig {
   double duration_s = 0;
   std::vector<FailureCause> causes;
@@ -52,6 +67,11 @@ struct GoodputConfig {
   double persist_s = 0;         ///< asynchronous: blocking end to durable
   SparePolicy spares;
   ReplicaLayout layout;
+  /// With fewer replicas running (shrink): the smaller job's tokens per second as a share of the
+  /// whole job's. Null: running / replicas (each replica's tokens, the step time unchanged).
+  /// Called once per segment trained short of replicas, in run order, from one thread.
+  std::function<double(long long running)> replica_share;
+  StragglerModel stragglers;
   int runs = 1000;
   std::uint64_t seed = 1;
 };
@@ -75,6 +95,7 @@ struct TimeAccount {
   double switchover_s = 0;
   double restart_s = 0;
   double shrunk_s = 0;  ///< useful time's share lost to running with fewer replicas (goodput, not ETTR)
+  double straggler_s = 0;  ///< training time lost to throttled GPUs: kept training · (1 − 1/effect)
 };
 
 struct GoodputResult {
@@ -87,6 +108,7 @@ struct GoodputResult {
   Spread goodput;
   TimeAccount time;
   double expected_interruptions = 0;  ///< Λ·D, the closed form the mean converges to
+  double straggler_events = 0;        ///< mean per run
   double pool_dry_probability = 0;    ///< runs in which a failure found no hot and no cold spare
   double hot_dry_probability = 0;     ///< runs in which a failure found no hot spare
   double mtbf_s = 0;                  ///< D / interruptions over all runs (seeds: total time / failures)

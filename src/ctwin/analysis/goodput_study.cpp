@@ -46,6 +46,11 @@ GoodputStudy run_goodput_study(const replay::Scenario& scenario, const fabric::F
   c.persist_s = s.checkpoint.persist_s;
   c.spares = in.spares;
   c.layout = s.layout;
+  c.replica_share = in.replica_share;
+  c.stragglers.rate_per_s = in.straggler_rate_per_gpu_hour * static_cast<double>(scenario.gpus) / 3600;
+  c.stragglers.duration_s = in.straggler_duration_s;
+  c.stragglers.gpus = scenario.gpus;
+  c.stragglers.effect = in.straggler_effect;
   c.runs = in.runs;
   c.seed = in.seed;
 

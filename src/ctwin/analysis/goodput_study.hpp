@@ -4,6 +4,7 @@
 // configuration; the result comes back with the closed forms beside it (expected interruptions
 // Λ·D, the job's MTBF 1/Λ, Young/Daly's interval and the first-order ETTR there).
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct GoodputInputs {
   double step_time_s = 0;   ///< one training step (ctwin run), for rounding intervals and tokens
   double tokens_per_s = 0;  ///< of the whole job
   int search_points = 17;   ///< grid of the interval search
+  std::function<double(long long running)> replica_share;  ///< GoodputConfig's (shrink)
+  double straggler_rate_per_gpu_hour = 0;  ///< throttling events per GPU-hour (0: none)
+  double straggler_duration_s = 0;
+  std::function<double(long long gpu)> straggler_effect;  ///< StragglerModel's
 };
 
 struct GoodputStudy {

@@ -6,6 +6,7 @@
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/degraded_build.hpp"
+#include "ctwin/api/step_degradation.hpp"
 #include "ctwin/calibration/calibration_bundle.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/input_file.hpp"
@@ -64,9 +65,7 @@ replay::CommModel parse_comm_model(const std::string& text, const std::string& o
 StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query) {
   StepResult result{scenario.resolve(&context.profiles()), {}};
   replay::StepOptions options = step_options(result.scenario, context, query);
-  for (const auto& part : query.degrade) {
-    options.slowdowns.push_back(replay::parse_gpu_slowdown(part, query.degrade_origin, result.scenario.gpus));
-  }
+  apply_step_degradation(result.scenario, query.degrade, query.degrade_origin, options);
   result.step = replay::simulate_step(result.scenario, options);
   return result;
 }
@@ -74,9 +73,7 @@ StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQu
 replay::SimulatedStep evaluate_resolved(const replay::Scenario& scenario, EvalContext& context,
                                         const StepQuery& query) {
   replay::StepOptions options = step_options(scenario, context, query);
-  for (const auto& part : query.degrade) {
-    options.slowdowns.push_back(replay::parse_gpu_slowdown(part, query.degrade_origin, scenario.gpus));
-  }
+  apply_step_degradation(scenario, query.degrade, query.degrade_origin, options);
   return replay::simulate_step(scenario, options);
 }
 

@@ -30,7 +30,7 @@ namespace ctwin::api {
 struct StepQuery {
   replay::CommModel comm = replay::CommModel::kAuto;
   bool all_ranks = false;  ///< every rank simulated (checks the symmetry reduction; slow)
-  std::vector<std::string> degrade;            ///< slow parts, "gpu:RANK=SPEED" (replay/degrade.hpp)
+  std::vector<std::string> degrade;  ///< degraded parts, "gpu:RANK=SPEED", "nic:RANK=SHARE", ... (api/step_degradation.hpp)
   std::string degrade_origin = "--degrade";  ///< named by errors in them
   /// Only the report is wanted: repeated chunk passes are replayed by shifting the first
   /// (replay::StepOptions::repeat_lists), which leaves the report identical and is faster.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -12,6 +13,7 @@
 
 #include "ctwin/analysis/goodput_study.hpp"
 #include "ctwin/analysis/reliability_validation.hpp"
+#include "ctwin/api/goodput.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -41,6 +43,9 @@ struct GoodputOptions {
   std::string storage = "pfs";
   bool no_fp32_master = false;
   std::string step_time;
+  std::string straggler_rate = "0/h";
+  double straggler_speed = 0.8;
+  std::string straggler_duration = "30min";
   int runs = 1000;
   std::uint64_t seed = 1;
   std::string format = "table";
@@ -48,87 +53,12 @@ struct GoodputOptions {
   std::string cases = "validation/reliability/cases.json";
 };
 
-/// A duration flag in hours, at most `limit_hours`: a larger one is a unit slip, not a plan.
-double hours_option(const std::string& text, const std::string& flag, double limit_hours) {
-  double hours = 0;
-  try {
-    hours = parse_hours(text);
-  } catch (const UnitError& e) {
-    throw InputError(flag, "", e.what());
-  }
-  if (hours > limit_hours) throw InputError(flag, "", "'" + text + "' is more than " + fixed(limit_hours, 0) + " h");
-  return hours;
-}
-
 std::string duration_text(double seconds) {
   if (!std::isfinite(seconds)) return "never";
   if (seconds < 120) return fixed(seconds, 1) + " s";
   if (seconds < 7200) return fixed(seconds / 60, 1) + " min";
   if (seconds < 172800) return fixed(seconds / 3600, 2) + " h";
   return fixed(seconds / 86400, 2) + " d";
-}
-
-nlohmann::json spread_json(const analysis::Spread& s) {
-  return {{"mean", s.mean}, {"stddev", s.stddev}, {"p5", s.p5}, {"p50", s.p50}, {"p95", s.p95}};
-}
-
-nlohmann::json study_json(const replay::Scenario& scenario, const analysis::ReliabilityModel& model,
-                          const analysis::GoodputStudy& s) {
-  const auto& r = s.result;
-  const auto& c = s.config;
-  nlohmann::json causes = nlohmann::json::array();
-  for (std::size_t i = 0; i < s.sources.size(); ++i) {
-    const auto& src = s.sources[i];
-    causes.push_back({{"cause", src.component->name}, {"group", src.component->group},
-                      {"per", analysis::to_string(src.component->per)}, {"units", src.units},
-                      {"rate_per_unit_hour", src.component->rate_per_hour}, {"takes", analysis::to_string(src.component->takes)},
-                      {"nodes_taken", src.nodes_taken}, {"assumed", src.component->assumed},
-                      {"expected", src.rate_per_hour * c.duration_s / 3600}, {"simulated_mean", r.interruptions_by_cause[i]}});
-  }
-  nlohmann::json out{
-      {"scenario", scenario.source},
-      {"reliability_model", model.file},
-      {"days", c.duration_s / 86400},
-      {"runs", c.runs},
-      {"seed", c.seed},
-      {"gpus", s.counts.gpus},
-      {"nodes", s.counts.nodes},
-      {"step_time_s", s.step_time_s},
-      {"tokens_per_s", s.tokens_per_s},
-      {"failures_per_hour", s.failures_per_hour},
-      {"model_mtbf_h", s.mtbf_s / 3600},
-      {"checkpoint",
-       {{"tier", s.checkpoint.tier}, {"asynchronous", s.checkpoint.asynchronous}, {"bytes", s.checkpoint.size.bytes},
-        {"bytes_per_parameter", s.checkpoint.size.bytes_per_parameter}, {"writer_nodes", s.checkpoint.size.writer_nodes},
-        {"blocking_s", s.checkpoint.blocking_s}, {"persist_s", s.checkpoint.persist_s}, {"load_s", s.checkpoint.load_s}}},
-      {"spares",
-       {{"hot", c.spares.hot}, {"cold", c.spares.cold}, {"hot_swap_s", c.spares.hot_swap_s},
-        {"cold_swap_s", c.spares.cold_swap_s}, {"on_empty", analysis::to_string(c.spares.on_empty)}}},
-      {"interval_s", c.interval_s},
-      {"young_daly_interval_s", s.young_daly_s},
-      {"young_daly_ettr", s.young_daly_ettr},
-      {"formula_ettr", s.formula_ettr},
-      {"expected_interruptions", r.expected_interruptions},
-      {"interruptions", spread_json(r.interruptions)},
-      {"ettr", spread_json(r.ettr)},
-      {"goodput", spread_json(r.goodput)},
-      {"mtbf_h", r.mtbf_s / 3600},
-      {"mttr_h", r.mttr_s / 3600},
-      {"availability", r.availability},
-      {"hot_pool_dry_probability", r.hot_dry_probability},
-      {"pool_dry_probability", r.pool_dry_probability},
-      {"time_h_per_run",
-       {{"useful", r.time.useful_s / 3600}, {"checkpoint", r.time.checkpoint_s / 3600}, {"lost_work", r.time.lost_work_s / 3600},
-        {"detection", r.time.detection_s / 3600}, {"waiting_for_spares", r.time.waiting_s / 3600},
-        {"switchover", r.time.switchover_s / 3600}, {"restart", r.time.restart_s / 3600},
-        {"shrunk_equivalent", r.time.shrunk_s / 3600}}},
-      {"causes", causes}};
-  if (s.search) {
-    nlohmann::json grid = nlohmann::json::array();
-    for (const auto& p : s.search->points) grid.push_back({{"interval_s", p.interval_s}, {"ettr", p.ettr}});
-    out["interval_search"] = {{"best_interval_s", s.search->best_interval_s}, {"best_ettr", s.search->best_ettr}, {"grid", grid}};
-  }
-  return out;
 }
 
 void print_study(const replay::Scenario& scenario, const analysis::ReliabilityModel& model, const analysis::GoodputStudy& s,
@@ -163,6 +93,7 @@ void print_study(const replay::Scenario& scenario, const analysis::ReliabilityMo
     row("hours_lost", "switchover", r.time.switchover_s / 3600);
     row("hours_lost", "restart", r.time.restart_s / 3600);
     row("hours_lost", "shrunk_equivalent", r.time.shrunk_s / 3600);
+    if (r.time.straggler_s > 0) row("hours_lost", "stragglers", r.time.straggler_s / 3600);
     t.print(std::cout, Format::kCsv);
     return;
   }
@@ -226,6 +157,7 @@ void print_study(const replay::Scenario& scenario, const analysis::ReliabilityMo
   time_row("waiting for spares", r.time.waiting_s);
   time_row("spare switchover", r.time.switchover_s);
   time_row("restart (launch + load)", r.time.restart_s);
+  if (r.time.straggler_s > 0) time_row("throttled GPUs (stragglers)", r.time.straggler_s);
   t.print(std::cout, Format::kTable, "  ");
   if (r.time.shrunk_s > 0) {
     std::cout << "  running with fewer replicas cost the equivalent of " << fixed(r.time.shrunk_s / 3600, 2)
@@ -237,6 +169,30 @@ void print_study(const replay::Scenario& scenario, const analysis::ReliabilityMo
     for (const auto& p : s.search->points) g.add_row({duration_text(p.interval_s), fixed(100 * p.ettr, 3)});
     g.print(std::cout, Format::kTable, "  ");
   }
+}
+
+void print_shrunk_jobs(const std::map<long long, api::ShrunkJob>& jobs) {
+  std::cout << "smaller jobs (the twin's step, global batch nearest to the scenario's):\n";
+  Table t({"replicas", "GPUs", "global batch", "step s", "M tokens/s", "share of tokens/s", "linear share"});
+  const long long all = jobs.rbegin()->first;
+  for (const auto& [replicas, j] : jobs) {
+    t.add_row({std::to_string(replicas), std::to_string(j.gpus), std::to_string(j.global_batch), fixed(j.step_time_s, 3),
+               fixed(j.tokens_per_s / 1e6, 3), j.invalid.empty() ? fixed(j.share, 4) : "invalid: linear",
+               fixed(static_cast<double>(replicas) / static_cast<double>(all), 4)});
+  }
+  t.print(std::cout, Format::kTable, "  ");
+}
+
+void print_stragglers(const api::GoodputStragglers& st, const analysis::GoodputResult& r) {
+  std::cout << "stragglers (assumed rate " << st.rate_per_gpu_hour << " per GPU-hour, a GPU at " << fixed(100 * st.speed, 0)
+            << " % for " << duration_text(st.duration_s) << "): " << fixed(r.straggler_events, 1) << " events per run, "
+            << fixed(r.time.straggler_s / 3600, 2) << " h of training lost per run (rate x time x duration x (1 - 1/effect), as if no two overlapped and the job always trained: "
+            << fixed(st.expected_lost_s / 3600, 2) << " h)\n";
+  Table t({"stage", "GPU slowed", "step s", "effect"});
+  for (const auto& [stage, e] : st.effects) {
+    t.add_row({std::to_string(stage), std::to_string(e.gpu), fixed(e.step_time_s, 3), fixed(e.effect, 4)});
+  }
+  t.print(std::cout, Format::kTable, "  ");
 }
 
 void run_validation(const GoodputOptions& o, Format format) {
@@ -291,6 +247,14 @@ Action add_goodput_command(CLI::App& app) {
   command->add_option("--storage-file", o->storage_file, "checkpoint storage tiers")->capture_default_str();
   command->add_flag("--no-fp32-master", o->no_fp32_master,
                     "checkpoints hold no fp32 master weights (10 instead of 14 bytes per parameter, as OPT-175B)");
+  command->add_option("--straggler-rate", o->straggler_rate,
+                      "GPU throttling events per GPU and hour, e.g. 1e-4/h or 2/year (an assumption: no public fleet rate)")
+      ->capture_default_str();
+  command->add_option("--straggler-speed", o->straggler_speed,
+                      "a throttled GPU's share of its speed; the step's slowdown comes from ctwin run --degrade gpu:RANK=SPEED")
+      ->capture_default_str();
+  command->add_option("--straggler-duration", o->straggler_duration, "how long a GPU stays throttled, e.g. 30min")
+      ->capture_default_str();
   command->add_option("--step-time", o->step_time,
                       "use this step time (e.g. 8.5s) instead of simulating one step with ctwin run's model");
   command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
@@ -306,61 +270,39 @@ Action add_goodput_command(CLI::App& app) {
       run_validation(*o, format);
       return;
     }
-    if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --validate)");
-    if (!(o->days > 0) || !std::isfinite(o->days)) throw InputError("--days", "", "give the run's length in days, e.g. --days 54");
-    if (o->runs < 1 || o->runs > 1'000'000) throw InputError("--runs", "", "between 1 and 1000000");
-    std::vector<std::string> overrides = o->overrides;
+    api::GoodputQuery q;
+    q.scenario = o->scenario;
+    q.overrides = o->overrides;
     if (!o->network.empty()) {
       (void)step_network(o->network);
-      overrides.push_back("network=" + o->network);
+      q.overrides.push_back("network=" + o->network);
     }
-    const replay::Scenario scenario = replay::load_scenario(resolve_data_path(o->scenario), CTWIN_DATA_DIR, overrides);
-    const analysis::ReliabilityModel model = analysis::load_reliability_model(resolve_data_path(o->reliability));
-    const auto tiers = analysis::load_storage_tiers(resolve_data_path(o->storage_file));
-    const analysis::StorageTier* tier = nullptr;
-    std::string names;
-    for (const auto& t : tiers) {
-      if (t.name == o->storage) tier = &t;
-      names += (names.empty() ? "" : ", ") + t.name;
-    }
-    if (tier == nullptr) throw InputError("--storage", "", "unknown tier '" + o->storage + "' (expected " + names + ")");
-
-    const fabric::Fabric built(scenario.cluster, static_cast<int>(scenario.gpus));
-    const fabric::FabricSummary summary = fabric::summarize(built);
-
-    analysis::GoodputInputs in;
-    in.days = o->days;
-    in.runs = o->runs;
-    in.seed = o->seed;
-    in.checkpoint.fp32_master = !o->no_fp32_master;
-    if (o->interval != "auto") in.interval_s = hours_option(o->interval, "--checkpoint-interval", 87660) * 3600;
-    in.spares.hot = analysis::parse_spare_count(o->spares, "--spares", summary.nodes, summary.scalable_units);
-    in.spares.cold = analysis::parse_spare_count(o->cold_spares, "--cold-spares", summary.nodes, summary.scalable_units);
-    in.spares.hot_swap_s = hours_option(o->hot_swap, "--hot-swap", 168) * 3600;
-    in.spares.cold_swap_s = hours_option(o->cold_swap, "--cold-swap", 8766) * 3600;
-    if (o->on_empty == "wait") {
-      in.spares.on_empty = analysis::OnEmptyPool::kWait;
-    } else if (o->on_empty == "shrink") {
-      in.spares.on_empty = analysis::OnEmptyPool::kShrink;
-    } else {
-      throw InputError("--on-empty", "", "unknown policy '" + o->on_empty + "' (expected wait or shrink)");
-    }
-    if (!o->step_time.empty()) {
-      in.step_time_s = hours_option(o->step_time, "--step-time", 24) * 3600;
-      if (!(in.step_time_s > 0)) throw InputError("--step-time", "", "must be positive");
-      const double tokens = static_cast<double>(scenario.split.global_batch * scenario.split.seq_len);
-      in.tokens_per_s = tokens / in.step_time_s;
-    } else {
-      const replay::SimulatedStep step = replay::simulate_step(scenario);
-      in.step_time_s = step.report.step_time_s;
-      in.tokens_per_s = step.report.tokens_per_s;
-    }
-    const analysis::GoodputStudy study = analysis::run_goodput_study(scenario, summary, model, *tier, in);
+    q.days = o->days;
+    q.interval = o->interval;
+    q.spares = o->spares;
+    q.cold_spares = o->cold_spares;
+    q.hot_swap = o->hot_swap;
+    q.cold_swap = o->cold_swap;
+    q.on_empty = o->on_empty;
+    q.reliability = o->reliability;
+    q.storage_file = o->storage_file;
+    q.storage = o->storage;
+    q.fp32_master = !o->no_fp32_master;
+    q.step_time = o->step_time;
+    q.straggler_rate = o->straggler_rate;
+    q.straggler_speed = o->straggler_speed;
+    q.straggler_duration = o->straggler_duration;
+    q.runs = o->runs;
+    q.seed = o->seed;
+    api::EvalContext context;
+    const api::GoodputEvaluation g = api::evaluate_goodput(q, context);
     if (format == Format::kJson) {
-      std::cout << study_json(scenario, model, study).dump(2) << '\n';
-    } else {
-      print_study(scenario, model, study, format);
+      std::cout << api::goodput_json(g).dump(2) << '\n';
+      return;
     }
+    print_study(g.scenario, *g.model, g.study, format);
+    if (format == Format::kTable && !g.shrunk_jobs.empty()) print_shrunk_jobs(g.shrunk_jobs);
+    if (format == Format::kTable && g.stragglers) print_stragglers(*g.stragglers, g.study.result);
   };
 }
 

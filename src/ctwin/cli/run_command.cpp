@@ -101,7 +101,7 @@ Action add_run_command(CLI::App& app) {
   command->add_flag("--require-fit", o->require_fit,
                     "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
                     "(by default it is reported as fits_memory: false)");
-  command->add_option("--degrade", o->degrade, "a slow part: gpu:RANK=SPEED, e.g. gpu:123=0.8 (repeatable)");
+  command->add_option("--degrade", o->degrade, "a degraded part (repeatable): gpu:RANK=SPEED, hbm:RANK=SHARE (HBM bandwidth), nic:RANK=SHARE, link:NAME=SHARE or leaf:ID=uplinks:SHARE (the last three on the shared flow fabric), e.g. gpu:123=0.8");
   command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
   return [o] {
     const Format format = parse_format(o->format);

@@ -28,8 +28,10 @@ int as_gpu(std::int64_t rank) { return static_cast<int>(rank); }
 }  // namespace
 
 SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus,
-                                           engine::Simulator& simulator, CollectiveTimes& plans)
+                                           engine::Simulator& simulator, CollectiveTimes& plans,
+                                           std::shared_ptr<const fabric::Fabric> healthy)
     : fabric_(std::move(built)),
+      pace_fabric_(healthy ? std::move(healthy) : fabric_),
       stage_gpus_(stage_gpus),
       pxn_(fabric_->spec().server.nvlink.has_value()),
       simulator_(simulator),
@@ -106,7 +108,7 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::send_traffic(int from
 double SharedFabricExecutor::alone_s(const Traffic& traffic, double size) {
   // One probe model for every pace: a flow model of a large fabric holds tens of MB of link
   // state, and building one per probe between the replay's allocations fragments the heap.
-  if (!probe_network_) probe_network_ = network::make_network_model(network::ModelKind::kFlow, *fabric_, probe_simulator_);
+  if (!probe_network_) probe_network_ = network::make_network_model(network::ModelKind::kFlow, *pace_fabric_, probe_simulator_);
   const SimTime start = probe_simulator_.now();
   for (const Phase& phase : traffic) {
     for (const Flow& f : phase.flows) {

@@ -55,8 +55,10 @@ class SharedFabricExecutor final : public CommExecutor {
  public:
   /// `built`: the first GPUs of a cluster, in pipeline stages of `stage_gpus` consecutive GPUs.
   /// `plans`: the collectives' times and plans of the step (outlives the executor).
+  /// `healthy`: when `built` has degraded parts, the same build without them, on which the paces
+  /// are measured (a degraded part must slow the traffic, not shrink the bytes paced to it).
   SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator,
-                       CollectiveTimes& plans);
+                       CollectiveTimes& plans, std::shared_ptr<const fabric::Fabric> healthy = nullptr);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -111,6 +113,7 @@ class SharedFabricExecutor final : public CommExecutor {
   void flow_done(std::uint32_t slot);
 
   std::shared_ptr<const fabric::Fabric> fabric_;
+  std::shared_ptr<const fabric::Fabric> pace_fabric_;  ///< healthy: `fabric_` unless that is degraded
   std::int64_t stage_gpus_ = 1;
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;

@@ -1,5 +1,6 @@
 #include "ctwin/replay/training_step.hpp"
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,7 +20,14 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
                        scenario.tuning);
   SimulatedStep step;
   step.work = build_step_work(scenario, comm);
-  apply_slowdowns(step.work, options.slowdowns);
+  std::map<double, StepWork> slow_hbm;  // the work again at each degraded HBM bandwidth
+  for (const auto& s : options.slowdowns) {
+    if (s.hbm == 1 || slow_hbm.contains(s.hbm)) continue;
+    Scenario slowed = scenario;
+    slowed.gpu.hbm_bandwidth = slowed.gpu.hbm_bandwidth * s.hbm;
+    slow_hbm.emplace(s.hbm, build_step_work(slowed, comm));
+  }
+  apply_slowdowns(step.work, options.slowdowns, slow_hbm);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
                                     static_cast<int>(scenario.split.vpp), static_cast<int>(step.work.micro_batches));
   // Every rank keeps its own timeline and op state: beyond a few thousand GPUs that is minutes and
@@ -43,7 +51,8 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     std::shared_ptr<const fabric::Fabric> built = options.fabric;
     if (!built) built = std::make_shared<const fabric::Fabric>(scenario.cluster, static_cast<int>(scenario.gpus));
     CTWIN_ASSERT(built->gpus() == scenario.gpus, "a step's shared fabric is a build of the scenario's GPUs");
-    executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm);
+    executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
+                                                      options.healthy_fabric);
   } else {
     executor = std::make_unique<IsolatedExecutor>(simulator);
   }

@@ -30,10 +30,14 @@ struct StepOptions {
   std::shared_ptr<CollectiveCache> collective_cache;
   /// The scenario's whole build for the shared-fabric replay, already built; built here when null.
   std::shared_ptr<const fabric::Fabric> fabric;
-  std::vector<GpuSlowdown> slowdowns{};  ///< degraded GPUs (degrade.hpp)
+  std::vector<GpuSlowdown> slowdowns{};  ///< degraded GPUs and HBM (degrade.hpp)
   /// Repeated chunk passes replayed by shifting the first (ReplayOptions::repeat_lists; isolated
   /// communication only, else ignored): the same report, a timeline in another tie order.
   bool repeat_lists = false;
+  /// When `fabric` has degraded parts (a NIC, a cable, a leaf's uplinks): the healthy build,
+  /// on which each op's traffic is paced to its predicted time, so that the degraded parts slow
+  /// the traffic that crosses them and nothing else. Null: `fabric` is healthy.
+  std::shared_ptr<const fabric::Fabric> healthy_fabric;
 };
 
 struct SimulatedStep {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -68,6 +69,46 @@ TEST_F(GoodputCli, ValidateListsFitAndHeldOutCases) {
   EXPECT_GE(held_out, 2);
 }
 
+TEST_F(GoodputCli, StragglerRateZeroChangesNothingAndARateCostsTime) {
+  const Outcome plain = run_ctwin(quick("--spares 2 --format json --seed 3"));
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  const Outcome zero = run_ctwin(quick("--spares 2 --format json --seed 3 --straggler-rate 0/h"));
+  EXPECT_EQ(zero.output, plain.output);
+  // 64 GPUs at 1e-3 per GPU-hour over 3 days: 4.6 events per run, each a GPU at half speed for 1 h.
+  const Outcome slow = run_ctwin(
+      quick("--spares 2 --format json --seed 3 --straggler-rate 1e-3/h --straggler-speed 0.5 --straggler-duration 1h"));
+  ASSERT_EQ(slow.status, 0) << slow.output;
+  const auto a = nlohmann::json::parse(plain.output);
+  const auto b = nlohmann::json::parse(slow.output);
+  EXPECT_EQ(b["interruptions"], a["interruptions"]);  // failure draws untouched
+  EXPECT_LT(b["ettr"]["mean"].get<double>(), a["ettr"]["mean"].get<double>());
+  const auto& st = b["stragglers"];
+  EXPECT_NEAR(st["expected_events"].get<double>(), 1e-3 * 64 * 72, 1e-9);
+  ASSERT_FALSE(st["stages"].empty());
+  for (const auto& stage : st["stages"]) {
+    // A GPU at half speed: its stage's compute doubles; the step slows by more than 1, less than 2.
+    EXPECT_GT(stage["effect"].get<double>(), 1.05);
+    EXPECT_LT(stage["effect"].get<double>(), 2.0);
+  }
+  EXPECT_GT(b["time_h_per_run"]["stragglers"].get<double>(), 0);
+}
+
+TEST_F(GoodputCli, ShrinkTakesTheSmallerJobsStepFromTheTwin) {
+  // No spares and repairs of days: the pool runs dry and the job shrinks. The DP reduction runs
+  // after the backward, so the smaller job's communication and batch show in its step.
+  const Outcome o = run_ctwin(quick("--spares 0 --on-empty shrink --format json --set overlap.dp_grad_reduce=false "
+                                    "--set overlap.dp_param_gather=false"));
+  ASSERT_EQ(o.status, 0) << o.output;
+  const auto j = nlohmann::json::parse(o.output);
+  ASSERT_TRUE(j.contains("shrunk_jobs")) << o.output.substr(0, 400);
+  bool differs = false;
+  for (const auto& job : j["shrunk_jobs"]) {
+    EXPECT_EQ(job["gpus"].get<long long>(), job["replicas"].get<long long>() * 4);
+    differs |= std::abs(job["share"].get<double>() - job["replicas"].get<double>() / 16.0) > 1e-3;
+  }
+  EXPECT_TRUE(differs);
+}
+
 TEST_F(GoodputCli, BadInputGetsOneLineNamingIt) {
   std::ifstream in(kRoot + "/models/reliability/gpu-cluster.json");
   nlohmann::json model = nlohmann::json::parse(in);
@@ -90,6 +131,9 @@ TEST_F(GoodputCli, BadInputGetsOneLineNamingIt) {
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--runs 0")), {"--runs"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--cold-swap 20year")), {"--cold-swap", "unknown duration unit"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--hot-swap 30d")), {"--hot-swap", "more than 168 h"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--straggler-rate 1e-3")), {"--straggler-rate", "unit"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--straggler-rate 1e-3/h --straggler-speed 1.5")), {"--straggler-speed"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(quick("--straggler-rate 1e-3/h --straggler-duration -1h")), {"--straggler-duration"}));
 }
 
 }  // namespace

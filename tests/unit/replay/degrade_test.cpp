@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,36 @@ TEST(Degrade, ParsesGpuRankAndSpeed) {
   const GpuSlowdown s = parse_gpu_slowdown("gpu:12=0.8", "--degrade", 64);
   EXPECT_EQ(s.gpu, 12);
   EXPECT_DOUBLE_EQ(s.speed, 0.8);
-  for (const char* bad : {"gpu:12", "gpu:x=0.5", "gpu:64=0.5", "gpu:-1=0.5", "gpu:3=0", "gpu:3=1.5", "link:3=0.5", "gpu:3=fast"}) {
+  for (const char* bad : {"gpu:12", "gpu:x=0.5", "gpu:64=0.5", "gpu:-1=0.5", "gpu:3=0", "gpu:3=1.5", "link:3=0.5", "gpu:3=fast", "hbm:3=0", "hbm:64=0.5"}) {
     EXPECT_THROW((void)parse_gpu_slowdown(bad, "--degrade", 64), InputError) << bad;
   }
+}
+
+TEST(Degrade, ParsesHbmShare) {
+  const GpuSlowdown s = parse_gpu_slowdown("hbm:7=0.5", "--degrade", 64);
+  EXPECT_EQ(s.gpu, 7);
+  EXPECT_DOUBLE_EQ(s.speed, 1.0);
+  EXPECT_DOUBLE_EQ(s.hbm, 0.5);
+}
+
+// Each kernel's roofline time is max(compute, memory): halving the HBM bandwidth slows the step,
+// by less than halving the GPU's speed does, since the compute-bound kernels (large GEMMs, flash
+// attention) keep their time.
+TEST(Degrade, SlowHbmSlowsOnlyTheMemoryBoundPart) {
+  const Scenario s = scenario({"parallel.pp=1"});
+  const double nominal = step_time(s, {});
+  EXPECT_DOUBLE_EQ(step_time(s, {{5, 1.0, 1.0}}), nominal);
+  const double hbm = step_time(s, {{5, 1.0, 0.5}});
+  EXPECT_GT(hbm, nominal * 1.01);
+  EXPECT_LT(hbm, nominal * 2.0 * 0.95);
+  // A lower share slows more.
+  EXPECT_GT(step_time(s, {{5, 1.0, 0.25}}), hbm);
+  // Every kernel of a GPU at half speed takes twice its time, at least as long as with half the
+  // HBM bandwidth (each roofline time at most doubles): with both GPUs in one stage, the slow GPU
+  // alone sets the step.
+  EXPECT_DOUBLE_EQ(step_time(s, {{5, 0.5, 1.0}, {6, 1.0, 0.5}}), step_time(s, {{5, 0.5, 1.0}}));
+  // Both on one GPU compound: slower than either alone.
+  EXPECT_GT(step_time(s, {{5, 0.8, 0.5}}), std::max(hbm, step_time(s, {{5, 0.8, 1.0}})));
 }
 
 TEST(Degrade, HalfSpeedDoublesASingleStageStepWithFreeCommunication) {

@@ -1,0 +1,107 @@
+"""A training run's life under failures, checkpoints, spares and stragglers (``ctwin goodput``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Mapping
+
+import pandas as pd
+
+from . import _core
+from .context import EvalContext, default_context
+from .results import _Report
+from .scenario import Scenario
+
+
+class GoodputResult(_Report):
+    """A goodput study (``ctwin goodput``): Monte Carlo over runs of ``days`` days.
+
+    Fields: ``ettr``, ``goodput`` and ``interruptions`` (each ``mean``, ``stddev``, ``p5``,
+    ``p50``, ``p95``), ``interval_s`` (the checkpoint interval simulated), ``young_daly_interval_s``,
+    ``formula_ettr``, ``expected_interruptions``, ``mtbf_h``, ``mttr_h``, ``availability``,
+    ``pool_dry_probability``, ``checkpoint``, ``spares``, ``step_time_s`` and the rest of
+    :meth:`to_dict`, which equals ``ctwin goodput --format json``; :meth:`to_json` is its text.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        super().__init__(json.loads(text))
+        self._text = text
+
+    def to_json(self) -> str:
+        """The report's text, byte for byte what ``ctwin goodput --format json`` prints (without its newline)."""
+        return self._text
+
+    @property
+    def causes(self) -> pd.DataFrame:
+        """Interruptions by cause: rate per unit-hour, units, what a failure takes, expected and simulated per run."""
+        return pd.DataFrame(self._report["causes"])
+
+    @property
+    def time(self) -> pd.DataFrame:
+        """Where a run's time went: hours per run and share of the run, summing to the run's length."""
+        t = self._report["time_h_per_run"]
+        parts = [("training kept", t["useful"]), ("checkpoint writes", t["checkpoint"]), ("lost work", t["lost_work"]),
+                 ("detection", t["detection"]), ("waiting for spares", t["waiting_for_spares"]),
+                 ("spare switchover", t["switchover"]), ("restart", t["restart"])]
+        if "stragglers" in t:
+            parts.append(("throttled GPUs", t["stragglers"]))
+        frame = pd.DataFrame(parts, columns=["where", "hours"])
+        frame["share"] = frame["hours"] / (24 * self._report["days"])
+        return frame
+
+    @property
+    def interval_search(self) -> pd.DataFrame:
+        """The simulated ETTR per checkpoint interval (``interval_s``, ``ettr``); empty when the interval was given."""
+        search = self._report.get("interval_search")
+        return pd.DataFrame(search["grid"] if search else [], columns=["interval_s", "ettr"])
+
+    @property
+    def shrunk_jobs(self) -> pd.DataFrame:
+        """With ``on_empty="shrink"``: the twin's step of the job at each replica count it ran with."""
+        return pd.DataFrame(self._report.get("shrunk_jobs", []))
+
+    @property
+    def straggler_stages(self) -> pd.DataFrame:
+        """With stragglers: each pipeline stage an event hit, its step time with a GPU throttled and the effect."""
+        return pd.DataFrame(self._report.get("stragglers", {}).get("stages", []))
+
+
+def _source(scenario: Scenario | str | os.PathLike) -> tuple[str, list[str]]:
+    if not isinstance(scenario, Scenario):
+        return os.fspath(scenario), []
+    return scenario.source, [f"{path}={json.dumps(value)}" for path, value in scenario.changes.items()]
+
+
+def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_interval: str = "auto",
+            spares: str | int = "5%", cold_spares: str | int = 0, hot_swap: str = "30s", cold_swap: str = "2h",
+            on_empty: str = "wait", storage: str = "pfs", reliability: str | os.PathLike | None = None,
+            fp32_master: bool = True, step_time: str | None = None, straggler_rate: str = "0/h",
+            straggler_speed: float = 0.8, straggler_duration: str = "30min", runs: int = 1000, seed: int = 1,
+            network: str | None = None, changes: Mapping[str, Any] | None = None,
+            context: EvalContext | None = None) -> GoodputResult:
+    """Simulates ``runs`` training runs of ``days`` days of ``scenario`` under failures, as ``ctwin goodput``.
+
+    ``scenario``: a scenario file or a :class:`Scenario` loaded from one (its changes apply).
+    ``checkpoint_interval``: training time between checkpoints ("30min") or "auto" (the simulated
+    best, beside Young/Daly's). ``spares``: hot spare nodes, "16", "5%" or "2/su";
+    ``cold_spares`` likewise; ``hot_swap``/``cold_swap``: switchover times. ``on_empty``: "wait"
+    for a repair or "shrink" (the smaller job's step from the twin). ``storage``: "pfs",
+    "nvme-async" or "peer-memory". ``step_time``: e.g. "8.5s" instead of simulating the step.
+    ``straggler_rate``: GPU throttling events per GPU-hour ("1e-4/h"; an assumption, no fleet
+    publishes one), each a GPU at ``straggler_speed`` for ``straggler_duration``. ``network`` and
+    ``changes`` as ``--network`` and ``--set``. Errors name the command's flags (``--spares``).
+
+    Returns a :class:`GoodputResult`. Raises :class:`ctwin.InputError` on bad input.
+    """
+    path, overrides = _source(scenario)
+    overrides += [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in (changes or {}).items()]
+    if network is not None:
+        overrides.append(f"network={network}")
+    ctx = context or default_context()
+    text = _core.goodput(path, overrides, float(days), checkpoint_interval, str(spares), str(cold_spares), hot_swap,
+                         cold_swap, on_empty, os.fspath(reliability or ""), storage, fp32_master, step_time or "",
+                         straggler_rate, float(straggler_speed), straggler_duration, int(runs), int(seed), ctx._core)
+    return GoodputResult(text)
