@@ -17,9 +17,9 @@ TEST(GroupedGemmRows, IsTheDenseGemmOfAllRowsTimesOnePlusR0OverRows) {
   const GpuSpec gpu = round_gpu();
   const std::vector<std::int64_t> rows(8, 4096);
   const double dense = estimate_gemm(gpu, {8 * 4096, 1536, 2048, Dtype::kBf16}).time.seconds();
-  EXPECT_NEAR(estimate_grouped_gemm_rows(gpu, {rows, 1536, 2048}, 304).seconds(), dense * (1 + 304.0 / 4096), 1e-15);
+  EXPECT_NEAR(estimate_grouped_gemm_rows(gpu, {rows, 1536, 2048}, 304).seconds(), dense * (1 + 304.0 / 4096), 1e-12);
   EXPECT_NEAR(estimate_grouped_gemm_rows(gpu, {rows, 1536, 2048}).seconds(),
-              dense * (1 + gpu.grouped_gemm_half_speed_rows / 4096), 1e-15);
+              dense * (1 + gpu.grouped_gemm_half_speed_rows / 4096), 1e-12);
 }
 
 TEST(GroupedGemmRows, ManyRowsPerExpertIsTheDenseGemm) {
@@ -29,7 +29,7 @@ TEST(GroupedGemmRows, ManyRowsPerExpertIsTheDenseGemm) {
   EXPECT_NEAR(estimate_grouped_gemm_rows(gpu, {rows, 1024, 1024}).seconds() / dense, 1.0, 1e-4);
   // and r0 = 0 is the dense GEMM exactly, whatever the rows
   EXPECT_NEAR(estimate_grouped_gemm_rows(gpu, {{100, 100}, 1024, 1024}, 0).seconds(),
-              estimate_gemm(gpu, {200, 1024, 1024, Dtype::kBf16}).time.seconds(), 1e-15);
+              estimate_gemm(gpu, {200, 1024, 1024, Dtype::kBf16}).time.seconds(), 1e-12);
 }
 
 TEST(GroupedGemmRows, WeightGradientsReduceOverTheRows) {
@@ -37,7 +37,7 @@ TEST(GroupedGemmRows, WeightGradientsReduceOverTheRows) {
   const double dense = estimate_gemm(gpu, {768, 2048, 4 * 512, Dtype::kBf16}).time.seconds();
   EXPECT_NEAR(estimate_grouped_gemm_rows(gpu, {{512, 512, 512, 512}, 2048, 768, Dtype::kBf16, GroupedTokens::kK}, 304)
                   .seconds(),
-              dense * (1 + 304.0 / 512), 1e-15);
+              dense * (1 + 304.0 / 512), 1e-12);
 }
 
 TEST(GroupedGemmRows, ExpertsWithoutRowsAreNotCountedInTheMean) {

@@ -273,7 +273,8 @@ TEST(MoeStep, ExpertRowsScaleWithTheBusiestRanksLoad) {
 
 TEST(MoeStep, FusedPermutationMovesFewerBytesThanTheUnfused) {
   const auto permute = [](const Scenario& s) {
-    const auto& chunk = simulate_step(s).work.stages[0].chunks[0];
+    const auto step = simulate_step(s);
+    const auto& chunk = step.work.stages[0].chunks[0];
     return find(chunk.forward, "moe_permute")->duration + find(chunk.forward, "moe_unpermute")->duration +
            find(chunk.backward, "moe_unpermute_bwd")->duration + find(chunk.backward, "moe_permute_bwd")->duration;
   };
