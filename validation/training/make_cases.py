@@ -307,6 +307,16 @@ def mbridge_precision(run):
     return "fp8", "FP8-CS (current scaling) as fp8 GEMMs; the value outside parentheses is FP8-CS"
 
 
+MBRIDGE_MOE_RUNTIME = ("fused token permutation (moe_permute_fusion, set by Megatron-Bridge's MoE model providers), "
+                       "routing balanced (the table: 'MoE runs force-balance tokens (dropless)'), dropless alltoall "
+                       "dispatch without CUDA graphs (its device-to-host token-count sync)")
+
+
+MBRIDGE_TOKENDROP = ("token dropping as Megatron-Core's --moe-expert-capacity-factor 1.0 with "
+                     "--moe-pad-expert-input-to-capacity (the table names the rows 'tokendrop' and gives no factor: "
+                     "assumed)")
+
+
 def mbridge(run):
     m, p = run["model"], run["parallel"]
     gpu = run["hardware"]["gpu"]
@@ -366,6 +376,15 @@ def mbridge(run):
         scen["parallel"]["account_for_loss_in_pipeline_split"] = True
     if layout is not None:
         scen["parallel"]["pipeline_layout"] = layout
+    if key is not None:
+        # Megatron-Bridge's MoE model providers (Qwen3 MoE, DeepSeek-V3) set moe_permute_fusion = True, and
+        # its performance tables force-balanced routing (the table's note), moe_runtime's default imbalance.
+        scen["moe_runtime"] = {"permute_fusion": True}
+        assumptions.append(MBRIDGE_MOE_RUNTIME)
+        if "tokendrop" in run["id"]:
+            # Token-drop rows: a capacity factor, padded to capacity (no host sync, fixed shapes).
+            scen["moe_runtime"].update({"capacity_factor": 1.0, "pad_to_capacity": True})
+            assumptions.append(MBRIDGE_TOKENDROP)
     return case(run, "tokens_per_s_per_gpu", run["measured"]["tokens_per_s_per_gpu"], TOKENS_CONVERSION,
                 assumptions, scen)
 
@@ -428,8 +447,6 @@ def mbridge_blocker(run):
     if "wmtp" in name:
         return ("DeepSeek-V3 with its MTP (multi-token prediction) module: an extra transformer layer and output head "
                 "per step that ctwin does not model")
-    if "tokendrop" in name:
-        return "MoE token dropping (capacity factor): ctwin models dropless, balanced routing only"
     key = moe_key(name)
     if key == "deepseekv3" and (as_int(p["pp"]), as_int(p["vp"]) or 1) in DEEPSEEK_V3_LAYOUTS:
         return None

@@ -6,6 +6,7 @@
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/compute/grouped_gemm.hpp"
 #include "ctwin/compute/memory_kernels.hpp"
+#include "ctwin/compute/moe_kernels.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 
@@ -133,21 +134,41 @@ ExpertBlockPrediction predict_expert_block(const compute::GpuSpec& gpu, const Ex
       {per_expert, 2 * f, h, Dtype::kBf16, GroupedTokens::kM}, {per_expert, h, f, Dtype::kBf16, GroupedTokens::kM},
       {per_expert, f, h, Dtype::kBf16, GroupedTokens::kM},     {per_expert, h, f, Dtype::kBf16, GroupedTokens::kK},
       {per_expert, h, 2 * f, Dtype::kBf16, GroupedTokens::kM}, {per_expert, 2 * f, h, Dtype::kBf16, GroupedTokens::kK}};
-  for (const auto& shape : grouped) p.per_expert_ms += ms(compute::estimate_grouped_gemm(gpu, shape).time);
-  p.rows_model_ms = p.dense_ms * (1 + half_speed_rows / static_cast<double>(row.rows_per_expert)) + act;
+  for (const auto& shape : grouped) {
+    p.per_expert_ms += ms(compute::estimate_grouped_gemm(gpu, shape).time);
+    // The training step's model (replay/moe_layer), here with the r0 being fitted.
+    p.rows_model_ms += ms(compute::estimate_grouped_gemm_rows(gpu, shape, half_speed_rows));
+  }
+  p.rows_model_ms += act;
   p.dense_ms += act;
   p.per_expert_ms += act;
   return p;
 }
 
+namespace {
+
+// The four passes of the unfused path (compute/moe_kernels.hpp), the path this profile measures.
+std::vector<compute::PermuteShape> permute_passes(const RoutingRow& row) {
+  std::vector<compute::PermuteShape> passes;
+  for (const auto pass : {compute::PermutePass::kPermute, compute::PermutePass::kUnpermute,
+                          compute::PermutePass::kUnpermuteBackward, compute::PermutePass::kPermuteBackward}) {
+    passes.push_back({compute::PermutePath::kUnfused, pass, row.tokens * row.top_k, row.hidden, row.top_k, 2});
+  }
+  return passes;
+}
+
+}  // namespace
+
 double permute_bytes(const RoutingRow& row) {
-  constexpr double kBytesPerRoutedElement = 24 * 2;  // 24 passes of a bf16 element, see the header
-  return kBytesPerRoutedElement * static_cast<double>(row.tokens * row.top_k * row.hidden);
+  double bytes = 0;
+  for (const auto& pass : permute_passes(row)) bytes += static_cast<double>(compute::permute_bytes(pass).count());
+  return bytes;
 }
 
 double predict_permute_ms(const compute::GpuSpec& gpu, const RoutingRow& row, double hbm_efficiency) {
-  return kPermuteKernels * ms(gpu.launch_overhead) +
-         permute_bytes(row) / (gpu.hbm_bandwidth.bytes_per_second() * hbm_efficiency) * 1e3;
+  double total = 0;
+  for (const auto& pass : permute_passes(row)) total += ms(compute::estimate_permute(gpu, pass, hbm_efficiency).time);
+  return total;
 }
 
 double fit_half_speed_rows(const compute::GpuSpec& gpu, const std::vector<ExpertBlockRow>& rows) {

@@ -64,10 +64,9 @@ struct ExpertBlockPrediction {
 [[nodiscard]] ExpertBlockPrediction predict_expert_block(const compute::GpuSpec& gpu, const ExpertBlockRow& row,
                                                          double half_speed_rows);
 
-/// Bytes the eager permute + unpermute moves forward and backward (see the file comment).
+/// Bytes the eager permute + unpermute moves forward and backward (compute/moe_kernels.hpp's unfused
+/// path, the one the training step uses without moe_permute_fusion).
 [[nodiscard]] double permute_bytes(const RoutingRow& row);
-/// Kernels it launches (argsort, gathers, products, index_adds, zeros, their backwards).
-inline constexpr int kPermuteKernels = 14;
 [[nodiscard]] double predict_permute_ms(const compute::GpuSpec& gpu, const RoutingRow& row, double hbm_efficiency);
 
 /// r0 minimising the squared log error of the rows model's grouped time over `rows`.

@@ -76,7 +76,8 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
   {
     JsonObjectReader sources = reader.object("sources");
     for (const char* field : kSourcedFields) spec.sources[field] = sources.string(field);
-    for (const char* field : {"efficiency", "gemm_tiles", "gemm_table_from", "training_time_scale"}) {
+    for (const char* field : {"efficiency", "gemm_tiles", "gemm_table_from", "training_time_scale",
+                              "grouped_gemm_half_speed_rows", "permute_hbm_efficiency", "host_launch"}) {
       if (sources.has(field)) spec.sources[field] = sources.string(field);
     }
     sources.finish();
@@ -87,6 +88,23 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
     if (!spec.sources.contains("training_time_scale")) {
       reader.fail("sources", "missing \"training_time_scale\": say which measured layer times it was fitted on");
     }
+  }
+  // Optional MoE and host parameters (defaults in gpu_spec.hpp); a profile that sets one says why.
+  const auto require_source = [&](const char* field) {
+    if (!spec.sources.contains(field)) reader.fail("sources", std::string("missing \"") + field + "\": say where its figure comes from");
+  };
+  if (reader.has("grouped_gemm_half_speed_rows")) {
+    spec.grouped_gemm_half_speed_rows = reader.number("grouped_gemm_half_speed_rows", 0, 1e6);
+    require_source("grouped_gemm_half_speed_rows");
+  }
+  if (reader.has("permute_hbm_efficiency")) {
+    spec.permute_hbm_efficiency = reader.number("permute_hbm_efficiency", 0.01, 1);
+    require_source("permute_hbm_efficiency");
+  }
+  if (reader.has("host_launch")) {
+    spec.host_launch = reader.duration("host_launch");
+    if (spec.host_launch.seconds() > 1e-3) reader.fail("host_launch", "more than 1 ms per kernel is not a launch cost");
+    require_source("host_launch");
   }
   if (reader.has("gemm_table_from")) {
     spec.gemm_table_from = reader.string("gemm_table_from");

@@ -54,6 +54,21 @@ struct GpuSpec {
   /// times (`ctwin calibrate --layers`); 1 = the kernel model as it is. Training replays apply it
   /// to every compute kernel; `ctwin gemm` does not (its tables are themselves cool-GPU timings).
   double training_time_scale = 1.0;
+  /// MoE grouped GEMMs (compute/moe_kernels.hpp): r0, the rows per expert at which a grouped kernel
+  /// runs at half the speed of one dense GEMM of all its rows. Default: the fit on the project's H200
+  /// kernel profile (docs/moe-kernels.md, 304 rows; held-out median error 12.1 %).
+  double grouped_gemm_half_speed_rows = 304;
+  /// HBM efficiency of unfused (eager) token permutation: index_add's atomics and unfused passes.
+  /// Default: the fit on the H200 kernel profile (0.337; held-out median error 9.0 %).
+  double permute_hbm_efficiency = 0.337;
+  /// Host time to issue one kernel outside a CUDA graph: the framework's dispatch plus the driver's
+  /// launch (replay/host_issue.hpp). It is hidden while the GPU has queued work and exposed after a
+  /// device-to-host synchronisation. Default 10 us: eager PyTorch ops cost 5-25 us of CPU time each
+  /// before their kernel runs (Python, autograd, the ATen dispatcher, cudaLaunchKernel; J. Lin, "From
+  /// PyTorch op to kernel launch", gpu_kernel_serving lesson 18), the driver's launch alone a few
+  /// microseconds (NVIDIA Technical Blog, "Getting Started with CUDA Graphs", 2019); the H200 VM's
+  /// 21 us (validation/kernels, 1,000 small matmuls) is an upper example.
+  SimTime host_launch = SimTime::from_seconds(10e-6);
   /// Field name -> where its figure comes from.
   std::map<std::string, std::string> sources;
 

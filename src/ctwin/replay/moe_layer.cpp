@@ -2,6 +2,7 @@
 
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/replay/gemm_dtype.hpp"
+#include "ctwin/replay/host_issue.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
 namespace ctwin::replay {
@@ -64,6 +65,11 @@ MoeLayer::MoeLayer(const Scenario& scenario, CollectiveTimes& comm)
                                                                            shape_.expert_tp_gather, kActivationBytes}}}) {
     *slot = comm.timed(call);
   }
+  const double load = scenario.moe_runtime.expert_load();
+  for (const std::int64_t rows : shape_.rows_per_expert) {
+    busy_rows_.push_back(static_cast<std::int64_t>(static_cast<double>(rows) * load + 0.5));
+    busy_total_ += busy_rows_.back();
+  }
   const workload::ParameterCount params = workload::count_parameters(scenario.model);
   expert_params_ = shape_.local_experts * params.layer.expert / scenario.split.expert_tp;
   router_params_ = params.layer.router;
@@ -74,7 +80,39 @@ SimTime MoeLayer::gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::
 }
 
 SimTime MoeLayer::grouped(std::int64_t n, std::int64_t k, GroupedTokens along) const {
-  return compute::estimate_grouped_gemm(s_.gpu, {shape_.rows_per_expert, n, k, dtype_, along}).time;
+  return compute::estimate_grouped_gemm_rows(s_.gpu, {busy_rows_, n, k, dtype_, along});
+}
+
+OpNode MoeLayer::grouped_op(const char* name, SimTime time) const {
+  OpNode op{name, Stream::kCompute, time};
+  op.launches = grouped_launches();
+  return op;
+}
+
+int MoeLayer::grouped_launches() const {
+  int active = 0;
+  for (const std::int64_t rows : busy_rows_) active += rows > 0 ? 1 : 0;
+  return active > 0 ? active : 1;
+}
+
+SimTime MoeLayer::permute(compute::PermutePass pass) const {
+  const auto path = s_.moe_runtime.permute_fusion ? compute::PermutePath::kFused : compute::PermutePath::kUnfused;
+  return compute::estimate_permute(s_.gpu, {path, pass, shape_.local_tokens * s_.model.moe.top_k, s_.model.hidden,
+                                            s_.model.moe.top_k, kActivationBytes})
+      .time;
+}
+
+void MoeLayer::expose_host(std::vector<OpNode>& ops, int sync) const {
+  std::vector<IssuedKernel> issued;
+  for (std::size_t i = static_cast<std::size_t>(sync) + 1; i < ops.size(); ++i) {
+    const OpNode& op = ops[i];
+    // Kernels as they will run (the profile's scale applies to them later); a collective the
+    // compute stream does not wait for here costs its launch only.
+    const double scale = op.stream == Stream::kCompute ? s_.gpu.training_time_scale : 1.0;
+    const bool waited = op.stream == Stream::kCompute || op.join == Join::kNow;
+    issued.push_back({waited ? SimTime::from_seconds(op.duration.seconds() * scale) : SimTime(), op.launches});
+  }
+  ops[static_cast<std::size_t>(sync)].duration = exposed_after_sync(issued, s_.gpu.host_launch);
 }
 
 SimTime MoeLayer::memory(MemoryKernel kind, std::int64_t elements, bool backward) const {
@@ -88,49 +126,61 @@ OpNode MoeLayer::on_ep(const char* name, const TimedCall& c, Join join) {
 void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) const {
   const std::int64_t h = s_.model.hidden;
   const std::int64_t n = shape_.local_tokens;
-  const std::int64_t copies = n * s_.model.moe.top_k;
   const bool swiglu = s_.model.activation == workload::Activation::kSwiglu;
   // The router is a plain bf16 linear layer in Megatron-Core, also in fp8 training.
   add(ops, {"router_gemm", Stream::kCompute, gemm(n, s_.model.moe.experts, h, compute::Dtype::kBf16)});
   add(ops, {"router_topk", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, false)});
-  add(ops, {"moe_permute", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, false)});
+  // A dropless dispatcher learns the tokens per expert on the host before it permutes.
+  const bool sync = !s_.cuda_graphs && s_.moe_runtime.capacity_factor <= 0;
+  int sync_op = -1;
+  if (sync) {
+    OpNode wait{"moe_dispatch_sync", Stream::kCompute, SimTime()};
+    wait.host = true;
+    wait.launches = 0;
+    sync_op = add(ops, wait);
+  }
+  add(ops, {"moe_permute", Stream::kCompute, permute(compute::PermutePass::kPermute)});
   // With the overlap, the compute stream runs the shared experts while the tokens travel.
   const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
   int arrived = add(ops, on_ep("ep_dispatch_all_to_all", all_to_all_, travel));
   if (groups_.expert_tp.size > 1) arrived = add(ops, on_ep("expert_tp_all_gather", expert_tp_gather_, travel));
   shared(ops);
-  add(ops, {"expert_fc1_grouped_gemm", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kM), Join::kNow,
-            Occurs::kEvery, overlap_shared_ ? arrived : -1});
+  OpNode fc1{"expert_fc1_grouped_gemm", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kM), Join::kNow,
+             Occurs::kEvery, overlap_shared_ ? arrived : -1};
+  fc1.launches = grouped_launches();
+  add(ops, fc1);
   add(ops, {swiglu ? "expert_swiglu" : "expert_gelu", Stream::kCompute,
-            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, shape_.rows() * shape_.expert_cols, false)});
-  add(ops, {"expert_fc2_grouped_gemm", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kM)});
+            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, busy_total_ * shape_.expert_cols, false)});
+  OpNode fc2{"expert_fc2_grouped_gemm", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kM)};
+  fc2.launches = grouped_launches();
+  add(ops, fc2);
   if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_reduce_scatter", expert_tp_reduce_scatter_));
   add(ops, on_ep("ep_combine_all_to_all", all_to_all_));
-  add(ops, {"moe_unpermute", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, false)});
+  add(ops, {"moe_unpermute", Stream::kCompute, permute(compute::PermutePass::kUnpermute)});
+  if (sync_op >= 0) expose_host(ops, sync_op);
 }
 
 int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) const {
   const std::int64_t h = s_.model.hidden;
   const std::int64_t n = shape_.local_tokens;
-  const std::int64_t copies = n * s_.model.moe.top_k;
   const bool swiglu = s_.model.activation == workload::Activation::kSwiglu;
-  add(ops, {"moe_unpermute_bwd", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, true)});
+  add(ops, {"moe_unpermute_bwd", Stream::kCompute, permute(compute::PermutePass::kUnpermuteBackward)});
   add(ops, on_ep("ep_combine_all_to_all_bwd", all_to_all_));
   if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_all_gather_bwd", expert_tp_gather_));
   // Each grouped GEMM has a data-gradient GEMM (tokens along M) and a weight-gradient GEMM per
   // expert (tokens along K: the reduction).
-  add(ops, {"expert_fc2_dgrad", Stream::kCompute, grouped(shape_.expert_cols, h, GroupedTokens::kM)});
-  add(ops, {"expert_fc2_wgrad", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kK)});
+  add(ops, grouped_op("expert_fc2_dgrad", grouped(shape_.expert_cols, h, GroupedTokens::kM)));
+  add(ops, grouped_op("expert_fc2_wgrad", grouped(h, shape_.expert_cols, GroupedTokens::kK)));
   add(ops, {swiglu ? "expert_swiglu_bwd" : "expert_gelu_bwd", Stream::kCompute,
-            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, shape_.rows() * shape_.expert_cols, true)});
-  add(ops, {"expert_fc1_dgrad", Stream::kCompute, grouped(h, shape_.fc1_cols, GroupedTokens::kM)});
-  add(ops, {"expert_fc1_wgrad", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kK)});
+            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, busy_total_ * shape_.expert_cols, true)});
+  add(ops, grouped_op("expert_fc1_dgrad", grouped(h, shape_.fc1_cols, GroupedTokens::kM)));
+  add(ops, grouped_op("expert_fc1_wgrad", grouped(shape_.fc1_cols, h, GroupedTokens::kK)));
   const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
   int back = -1;
   if (groups_.expert_tp.size > 1) back = add(ops, on_ep("expert_tp_reduce_scatter_bwd", expert_tp_reduce_scatter_, travel));
   back = add(ops, on_ep("ep_dispatch_all_to_all_bwd", all_to_all_, travel));
   const int shared_wait = shared(ops);
-  add(ops, {"moe_permute_bwd", Stream::kCompute, memory(MemoryKernel::kPermute, copies * h, true), Join::kNow,
+  add(ops, {"moe_permute_bwd", Stream::kCompute, permute(compute::PermutePass::kPermuteBackward), Join::kNow,
             Occurs::kEvery, overlap_shared_ ? back : -1});
   add(ops, {"router_topk_bwd", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, true)});
   add(ops, {"router_dgrad", Stream::kCompute, gemm(n, h, s_.model.moe.experts, compute::Dtype::kBf16)});

@@ -23,14 +23,20 @@
 //   fc1 dgrad and wgrad grouped GEMMs, the dispatch's all-to-all back, permute backward, router
 //   dgrad and wgrad.
 //
-// Balanced, dropless routing (an assumption, stated in the README): every expert receives exactly
-// its share, so each rank's experts see n·k·e rows in all, split as evenly as integers allow over
-// its E/ep local experts (per expert n·k·e·ep/E on average). No capacity factor, no dropped or
-// padded tokens, no load imbalance (the slowest EP rank is what real steps wait for).
+// Routing: each rank's experts see n·k·e rows in all when balanced, split as evenly as integers
+// allow over its E/ep local experts (per expert n·k·e·ep/E on average). The scenario's moe_runtime
+// (replay/moe_runtime.hpp) scales the busiest rank's expert rows by its load (imbalance, or the
+// capacity factor when tokens are dropped or padded): its grouped GEMMs and activation take that
+// long, and every rank waits for it at the combine. The all-to-alls keep the balanced sizes.
 //
-// Expert GEMM time: compute::estimate_grouped_gemm on the per-expert shapes (one launch, each
-// expert's GEMM with its own tile and wave quantization), closer to a grouped GEMM kernel than one
-// GEMM of M = n·k·e rows, which would fill waves across experts that the kernel cannot share.
+// Expert GEMM time: compute::estimate_grouped_gemm_rows, the rows model validated against the H200
+// kernel profile (one dense GEMM of all the rank's rows × (1 + r0 / rows per expert)). Permute and
+// unpermute: compute::estimate_permute, unfused or fused by moe_runtime.permute_fusion.
+//
+// Host: with a dropless dispatcher (no capacity factor) and no CUDA graphs, the forward copies the
+// tokens per expert to the host after the router (moe_dispatch_sync), and the GPU then waits for
+// the host to issue the rest of the block (replay/host_issue.hpp); TransformerEngine's grouped
+// linear issues one GEMM per local expert. The backward reuses the splits: no sync.
 //
 // Communication groups under MoE parallel folding (Megatron's expert rank generator orders
 // expert-tp, ep, expert-dp over the tp·cp·dp ranks of a pipeline stage): expert TP {e, stride 1},
@@ -47,6 +53,7 @@
 
 #include "ctwin/compute/grouped_gemm.hpp"
 #include "ctwin/compute/memory_kernels.hpp"
+#include "ctwin/compute/moe_kernels.hpp"
 #include "ctwin/core/units.hpp"
 #include "ctwin/replay/comm_groups.hpp"
 #include "ctwin/replay/op_graph.hpp"
@@ -100,11 +107,19 @@ class MoeLayer {
   SimTime gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::Dtype dtype) const;
   SimTime grouped(std::int64_t n, std::int64_t k, compute::GroupedTokens along) const;
   SimTime memory(compute::MemoryKernel kind, std::int64_t elements, bool backward) const;
+  SimTime permute(compute::PermutePass pass) const;
+  /// Host launches of a grouped GEMM (one per local expert that received rows).
+  int grouped_launches() const;
+  OpNode grouped_op(const char* name, SimTime time) const;
+  /// Sets the sync op `sync` to the GPU's wait for the host over the ops after it.
+  void expose_host(std::vector<OpNode>& ops, int sync) const;
   /// An EP-stream collective: its predicted time and its call (for the shared-fabric replay).
   [[nodiscard]] static OpNode on_ep(const char* name, const TimedCall& c, Join join = Join::kNow);
 
   const Scenario& s_;
   MoeRankShape shape_;
+  std::vector<std::int64_t> busy_rows_;  ///< rows per local expert on the busiest EP rank
+  std::int64_t busy_total_ = 0;
   MoeGroups groups_;
   compute::Dtype dtype_;
   bool overlap_shared_ = false;

@@ -480,7 +480,7 @@ namespace {
 void scale_kernels(std::vector<OpNode>& ops, double scale) {
   if (scale == 1.0) return;
   for (auto& op : ops) {
-    if (op.stream == Stream::kCompute) op.duration = SimTime::from_seconds(op.duration.seconds() * scale);
+    if (op.stream == Stream::kCompute && !op.host) op.duration = SimTime::from_seconds(op.duration.seconds() * scale);
   }
 }
 

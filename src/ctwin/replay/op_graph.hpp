@@ -68,6 +68,11 @@ struct OpNode {
   /// the pipeline reaches that forward.
   bool prefetch = false;
   std::optional<CommCall> comm{};  ///< what a communication op moves (none for kernels)
+  /// Host launches the op takes outside a CUDA graph (replay/host_issue.hpp).
+  int launches = 1;
+  /// GPU idle time waiting for the host (replay/host_issue.hpp), not a kernel: the profile's
+  /// training_time_scale does not stretch it.
+  bool host = false;
 };
 
 /// A communication op on `stream`: it moves `c.call` and takes `c.time` alone on the fabric.

@@ -142,6 +142,14 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
     s.overlap.moe_shared_expert = overlap->boolean_or("moe_shared_expert", s.overlap.moe_shared_expert);
     overlap->finish();
   }
+  if (auto moe_runtime = reader.optional_object("moe_runtime")) {
+    if (!s.model.has_moe) throw InputError(source, "/moe_runtime", "the model has no MoE layers");
+    s.moe_runtime = read_moe_runtime(*moe_runtime);
+  }
+  if (auto host = reader.optional_object("host")) {
+    s.cuda_graphs = host->boolean_or("cuda_graphs", s.cuda_graphs);
+    host->finish();
+  }
   // TP overlap is TransformerEngine's userbuffers, which work on sequence-parallel activations.
   if (s.overlap.tp_comm && s.split.tp > 1 && !s.split.sequence_parallel) {
     throw InputError(source, "/overlap/tp_comm",

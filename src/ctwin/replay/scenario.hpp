@@ -23,6 +23,7 @@
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/network/network_model.hpp"
+#include "ctwin/replay/moe_runtime.hpp"
 #include "ctwin/replay/tp_overlap.hpp"
 #include "ctwin/workload/model_spec.hpp"
 #include "ctwin/workload/parallel_config.hpp"
@@ -50,6 +51,10 @@ struct Scenario {
   std::int64_t gpus = 0;
   workload::ParallelConfig split;  ///< validated against model and gpus
   OverlapConfig overlap;
+  MoeRuntime moe_runtime;  ///< "moe_runtime": routing imbalance, capacity, permute path (MoE models only)
+  /// "host": {"cuda_graphs": true}: kernels replayed from CUDA graphs, no host launch exposed
+  /// (replay/host_issue.hpp).
+  bool cuda_graphs = false;
   network::ModelKind network = network::ModelKind::kFlow;  ///< analytical or flow
   /// The calibration file the scenario names (its `calibration` field, resolved), empty for none.
   /// api::Scenario::resolve applies it to `cluster`, `gpu` and `tuning` and sets `calibrated`.

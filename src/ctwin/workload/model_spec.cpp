@@ -20,7 +20,7 @@ MoeSpec read_moe(JsonObjectReader reader, std::int64_t layers) {
   moe.first_dense_layers = reader.integer_or("first_dense_layers", 0, layers - 1, 0);
   // Megatron-Core's default is dropless; the replay assumes dropless, balanced routing.
   if (reader.has("capacity_factor")) {
-    reader.fail("capacity_factor", "token dropping is not modelled (ctwin assumes dropless, balanced routing)");
+    reader.fail("capacity_factor", "a run setting, not the model's: give it as the scenario's moe_runtime.capacity_factor");
   }
   reader.finish();
   return moe;

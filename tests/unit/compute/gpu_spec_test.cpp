@@ -89,6 +89,30 @@ TEST(GpuSpec, RejectsUnknownDtypeAndKey) {
   expect_error(document, "/gemm_table/bf16/efficiency", "positive");
 }
 
+// The MoE and host parameters are optional: absent, the sourced defaults; present, with a source
+// and in range.
+TEST(GpuSpec, MoeAndHostParametersDefaultOrComeWithASource) {
+  const GpuSpec plain = parse_gpu_spec(h100_document(), "gpu.json");
+  EXPECT_DOUBLE_EQ(plain.grouped_gemm_half_speed_rows, 304);
+  EXPECT_DOUBLE_EQ(plain.permute_hbm_efficiency, 0.337);
+  EXPECT_NEAR(plain.host_launch.seconds(), 10e-6, 1e-15);
+  auto document = h100_document();
+  document["host_launch"] = "4us";
+  expect_error(document, "/sources", "host_launch");
+  document["sources"]["host_launch"] = "measured on our nodes";
+  EXPECT_NEAR(parse_gpu_spec(document, "gpu.json").host_launch.seconds(), 4e-6, 1e-15);
+  document["host_launch"] = "5ms";
+  expect_error(document, "/host_launch", "launch");
+  document = h100_document();
+  document["grouped_gemm_half_speed_rows"] = -3;
+  document["sources"]["grouped_gemm_half_speed_rows"] = "fit";
+  expect_error(document, "/grouped_gemm_half_speed_rows", "");
+  document = h100_document();
+  document["permute_hbm_efficiency"] = 1.5;
+  document["sources"]["permute_hbm_efficiency"] = "fit";
+  expect_error(document, "/permute_hbm_efficiency", "");
+}
+
 // Profiles of the same silicon borrow a measured table: the lender's grids fill the dtypes the
 // borrower has none of, its own grids win, and every way of naming a lender badly is an error.
 TEST(GpuSpec, BorrowedTablesComeFromTheSameSilicon) {

@@ -4,16 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/compute/flash_attention.hpp"
 #include "ctwin/compute/grouped_gemm.hpp"
+#include "ctwin/compute/moe_kernels.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/replay/attention_projections.hpp"
+#include "ctwin/replay/host_issue.hpp"
 #include "ctwin/replay/moe_layer.hpp"
 #include "ctwin/replay/training_step.hpp"
 #include "ctwin/workload/flops.hpp"
@@ -145,9 +149,8 @@ TEST(MoeStep, EpOneRunsEveryExpertLocally) {
   const auto& forward = step.work.stages[0].chunks[0].forward;
   EXPECT_EQ(find(forward, "ep_dispatch_all_to_all")->duration, SimTime());
   EXPECT_EQ(find(forward, "expert_fc1_grouped_gemm")->duration,
-            compute::estimate_grouped_gemm(s.gpu, {rows, 2 * s.model.moe.expert_ffn_hidden, s.model.hidden,
-                                                    compute::Dtype::kFp8})
-                .time);
+            compute::estimate_grouped_gemm_rows(s.gpu, {rows, 2 * s.model.moe.expert_ffn_hidden, s.model.hidden,
+                                                        compute::Dtype::kFp8}));
   EXPECT_NEAR(step.report.breakdown.exposed_comm_s.ep, 0, 1e-15);
   // The same layer with ep 8 moves tokens between GPUs, which costs time.
   EXPECT_GT(simulate_step(qwen({})).report.breakdown.exposed_comm_s.ep, 0);
@@ -207,6 +210,96 @@ TEST(MoeStep, MlaProjectionsAndAttentionFollowTheModel) {
   const auto step = simulate_step(s);
   EXPECT_EQ(count(step.work.stages[0].chunks[0].forward, "q_up_gemm"), s.model.layers);
   EXPECT_EQ(count(step.work.stages[0].chunks[0].backward, "kv_up_wgrad"), s.model.layers);
+}
+
+// A dropless dispatcher syncs with the host once per MoE layer forward: the GPU then waits at
+// least one launch, and the exposure is host_issue's over the block's ops after the sync. CUDA
+// graphs and token dropping (fixed sizes, no sync) remove it; the backward has none.
+TEST(MoeStep, DroplessDispatchExposesHostLaunchesUnlessGraphedOrCapped) {
+  const Scenario s = qwen({});
+  const auto step = simulate_step(s);
+  const auto& chunk = step.work.stages[0].chunks[0];
+  ASSERT_EQ(count(chunk.forward, "moe_dispatch_sync"), s.model.moe_layers());
+  EXPECT_EQ(count(chunk.backward, "moe_dispatch_sync"), 0);
+  const OpNode* sync = find(chunk.forward, "moe_dispatch_sync");
+  EXPECT_TRUE(sync->host);
+  EXPECT_GE(sync->duration, s.gpu.host_launch);
+  // The expert GEMMs are issued one GEMM per local expert (TransformerEngine's grouped linear).
+  EXPECT_EQ(find(chunk.forward, "expert_fc1_grouped_gemm")->launches, 16);
+  // Recomputed by hand from the ops after the first sync up to the end of its block.
+  std::vector<IssuedKernel> issued;
+  const auto first = std::find_if(chunk.forward.begin(), chunk.forward.end(),
+                                  [](const OpNode& op) { return std::string(op.name) == "moe_dispatch_sync"; });
+  for (auto it = first + 1; it != chunk.forward.end() && std::string(it->name) != "moe_unpermute"; ++it) {
+    issued.push_back({it->stream == Stream::kCompute || it->join == Join::kNow ? it->duration : SimTime(), it->launches});
+  }
+  const auto unpermute = find(chunk.forward, "moe_unpermute");
+  issued.push_back({unpermute->duration, unpermute->launches});
+  EXPECT_EQ(sync->duration, exposed_after_sync(issued, s.gpu.host_launch));
+
+  for (const Scenario& other : {qwen({"host={\"cuda_graphs\": true}"}), qwen({"moe_runtime={\"capacity_factor\": 1.0}"})}) {
+    const auto quiet = simulate_step(other);
+    EXPECT_EQ(count(quiet.work.stages[0].chunks[0].forward, "moe_dispatch_sync"), 0);
+    EXPECT_LT(quiet.replay.step_time, step.replay.step_time);
+  }
+  // No launch cost, nothing exposed: the step is the graphed one.
+  Scenario free_host = qwen({});
+  free_host.gpu.host_launch = SimTime();
+  EXPECT_EQ(simulate_step(free_host).replay.step_time, simulate_step(qwen({"host={\"cuda_graphs\": true}"})).replay.step_time);
+}
+
+// The busiest EP rank's experts run load × their balanced rows (imbalance, or the capacity
+// factor's cap when tokens are dropped; exactly the capacity with padding).
+TEST(MoeStep, ExpertRowsScaleWithTheBusiestRanksLoad) {
+  const auto fc1 = [](const Scenario& s) {
+    return find(simulate_step(s).work.stages[0].chunks[0].forward, "expert_fc1_grouped_gemm")->duration;
+  };
+  const Scenario balanced = qwen({});
+  const MoeRankShape shape = moe_rank_shape(balanced.model, balanced.split);
+  const auto rows_at = [&](double load) {
+    std::vector<std::int64_t> rows;
+    for (const std::int64_t r : shape.rows_per_expert) rows.push_back(static_cast<std::int64_t>(static_cast<double>(r) * load + 0.5));
+    return compute::estimate_grouped_gemm_rows(balanced.gpu, {rows, shape.fc1_cols, balanced.model.hidden, compute::Dtype::kFp8});
+  };
+  EXPECT_EQ(fc1(balanced), rows_at(1.0));
+  EXPECT_EQ(fc1(qwen({"moe_runtime={\"imbalance\": 1.5}"})), rows_at(1.5));
+  EXPECT_EQ(fc1(qwen({"moe_runtime={\"imbalance\": 1.5, \"capacity_factor\": 1.25}"})), rows_at(1.25));
+  EXPECT_EQ(fc1(qwen({"moe_runtime={\"imbalance\": 1.1, \"capacity_factor\": 1.25}"})), rows_at(1.1));
+  EXPECT_EQ(fc1(qwen({"moe_runtime={\"capacity_factor\": 1.25, \"pad_to_capacity\": true}"})), rows_at(1.25));
+  // Twice the rows per expert: more than twice the dense part's time is impossible, and the rows
+  // model's overhead per row falls.
+  EXPECT_LT(rows_at(2.0).seconds(), 2 * rows_at(1.0).seconds());
+}
+
+TEST(MoeStep, FusedPermutationMovesFewerBytesThanTheUnfused) {
+  const auto permute = [](const Scenario& s) {
+    const auto step = simulate_step(s);
+    const auto& chunk = step.work.stages[0].chunks[0];
+    return find(chunk.forward, "moe_permute")->duration + find(chunk.forward, "moe_unpermute")->duration +
+           find(chunk.backward, "moe_unpermute_bwd")->duration + find(chunk.backward, "moe_permute_bwd")->duration;
+  };
+  EXPECT_LT(permute(qwen({"moe_runtime={\"permute_fusion\": true}"})), permute(qwen({})));
+}
+
+TEST(MoeStep, BadMoeRuntimeIsAnInputErrorNamingTheField) {
+  const auto pointer_of = [](const std::function<void()>& load_it) -> std::string {
+    try {
+      load_it();
+    } catch (const InputError& e) {
+      return e.pointer();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(pointer_of([] { (void)qwen({"moe_runtime={\"imbalance\": 0.5}"}); }), "/moe_runtime/imbalance");
+  EXPECT_EQ(pointer_of([] { (void)qwen({"moe_runtime={\"pad_to_capacity\": true}"}); }), "/moe_runtime/pad_to_capacity");
+  EXPECT_EQ(pointer_of([] { (void)qwen({"moe_runtime={\"capacity_factor\": 0}"}); }), "/moe_runtime/capacity_factor");
+  EXPECT_EQ(pointer_of([] { (void)qwen({"moe_runtime={\"imbalanse\": 1.2}"}); }), "/moe_runtime/imbalanse");
+  EXPECT_EQ(pointer_of([] { (void)qwen({"host={\"cuda_graph\": true}"}); }), "/host/cuda_graph");
+  EXPECT_EQ(pointer_of([] {
+              (void)load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR,
+                                  {"moe_runtime={\"imbalance\": 1.2}"});
+            }),
+            "/moe_runtime");
 }
 
 TEST(MoeStep, ExpertsNotDivisibleByEpAreAnInputErrorNamingTheField) {

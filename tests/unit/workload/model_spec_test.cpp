@@ -49,7 +49,7 @@ TEST(ModelSpec, StrictAboutKeys) {
   EXPECT_EQ(error_of(doc), "/hidden_size: unknown field");
   auto moe = bundled_json("mixtral-8x7b");
   moe["moe"]["capacity_factor"] = 1.25;
-  EXPECT_EQ(error_of(moe), "/moe/capacity_factor: token dropping is not modelled (ctwin assumes dropless, balanced routing)");
+  EXPECT_EQ(error_of(moe), "/moe/capacity_factor: a run setting, not the model's: give it as the scenario's moe_runtime.capacity_factor");
   auto missing = bundled_json("llama3-8b");
   missing.erase("kv_heads");
   EXPECT_EQ(error_of(missing), "/kv_heads: missing required field");
