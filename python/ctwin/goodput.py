@@ -10,11 +10,11 @@ import pandas as pd
 
 from . import _core
 from .context import EvalContext, default_context
-from .results import _Report
+from .results import _TextReport
 from .scenario import Scenario
 
 
-class GoodputResult(_Report):
+class GoodputResult(_TextReport):
     """A goodput study (``ctwin goodput``): Monte Carlo over runs of ``days`` days.
 
     Fields: ``ettr``, ``goodput`` and ``interruptions`` (each ``mean``, ``stddev``, ``p5``,
@@ -24,15 +24,7 @@ class GoodputResult(_Report):
     :meth:`to_dict`, which equals ``ctwin goodput --format json``; :meth:`to_json` is its text.
     """
 
-    __slots__ = ("_text",)
-
-    def __init__(self, text: str):
-        super().__init__(json.loads(text))
-        self._text = text
-
-    def to_json(self) -> str:
-        """The report's text, byte for byte what ``ctwin goodput --format json`` prints (without its newline)."""
-        return self._text
+    __slots__ = ()
 
     @property
     def causes(self) -> pd.DataFrame:

@@ -17,14 +17,14 @@ import pandas as pd
 from . import _core
 from .context import EvalContext, default_context
 from .errors import InputError
-from .results import _Report
+from .results import _TextReport
 from .scenario import Scenario
 
 _BREAKDOWN = ("compute", "recompute", "bubble", "exposed_tp", "exposed_pp", "exposed_dp", "exposed_cp", "exposed_ep",
               "optimizer")
 
 
-class PlanResult(_Report):
+class PlanResult(_TextReport):
     """A plan (``ctwin plan``): ``model``, ``cluster``, ``gpu``, ``gpus``, ``global_batch``,
     ``seq_len``, ``objective``, ``enumerated`` (candidates), ``survivors`` (valid and fitting),
     ``rules`` (what each rule removed) and ``results`` (the best ``top``, best first).
@@ -33,15 +33,7 @@ class PlanResult(_Report):
     json`` prints.
     """
 
-    __slots__ = ("_text",)
-
-    def __init__(self, text: str):
-        super().__init__(json.loads(text))
-        self._text = text
-
-    def to_json(self) -> str:
-        """The plan as ``ctwin plan --format json`` prints it (without the final newline)."""
-        return self._text
+    __slots__ = ()
 
     @property
     def table(self) -> pd.DataFrame:
@@ -77,20 +69,12 @@ class PlanResult(_Report):
         return pd.DataFrame(self._report["rules"], columns=["rule", "description", "removed", "example"])
 
 
-class SweepResult(_Report):
+class SweepResult(_TextReport):
     """A sweep (``ctwin sweep``): ``model``, ``axes`` and ``points`` in grid order (the first
     axis varies slowest). :attr:`table` has one row per point; :meth:`to_json` is the text
     ``ctwin sweep --format json`` prints."""
 
-    __slots__ = ("_text",)
-
-    def __init__(self, text: str):
-        super().__init__(json.loads(text))
-        self._text = text
-
-    def to_json(self) -> str:
-        """The sweep as ``ctwin sweep --format json`` prints it (without the final newline)."""
-        return self._text
+    __slots__ = ()
 
     @property
     def table(self) -> pd.DataFrame:

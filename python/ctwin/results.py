@@ -4,6 +4,7 @@ same JSON as the ``ctwin`` command's ``--format json``), and pandas DataFrames f
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pandas as pd
@@ -29,6 +30,20 @@ class _Report:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._report))
+
+
+class _TextReport(_Report):
+    """A report that keeps the library's JSON text, so that :meth:`to_json` is the command's bytes."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        super().__init__(json.loads(text))
+        self._text = text
+
+    def to_json(self) -> str:
+        """The report's text, byte for byte what the command prints with ``--format json`` (without its newline)."""
+        return self._text
 
 
 class StepResult(_Report):

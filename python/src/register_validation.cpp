@@ -19,6 +19,24 @@
 namespace py = pybind11;
 
 namespace ctwin::python {
+namespace {
+
+// The arguments of `validate --training`, named as Python names them in errors.
+api::TrainingValidationRequest training_request(const std::string& cases, const std::vector<std::string>& only,
+                                                const std::string& network, const std::string& profiles,
+                                                unsigned jobs) {
+  api::TrainingValidationRequest request;
+  request.cases = cases;
+  request.only = only;
+  request.network = step_network_arg(network);
+  request.profiles = profiles;
+  request.jobs = jobs == 0 ? 1 : jobs;
+  request.only_field = "only";
+  request.profiles_field = "profiles";
+  return request;
+}
+
+}  // namespace
 
 void register_validation(py::module_& m) {
   m.def(
@@ -43,14 +61,7 @@ void register_validation(py::module_& m) {
       "validate_training",
       [](const std::string& cases, const std::vector<std::string>& only, const std::string& network,
          const std::string& profiles, unsigned jobs) {
-        api::TrainingValidationRequest request;
-        request.cases = cases;
-        request.only = only;
-        request.network = step_network_arg(network);
-        request.profiles = profiles;
-        request.jobs = jobs == 0 ? 1 : jobs;
-        request.only_field = "only";
-        request.profiles_field = "profiles";
+        const auto request = training_request(cases, only, network, profiles, jobs);
         return call_interruptibly(
             [&] { return api::training_validation_json(api::validate_training(request), network).dump(); });
       },
@@ -61,14 +72,7 @@ void register_validation(py::module_& m) {
       "validate_training_calibrated",
       [](const std::string& cases, const std::vector<std::string>& only, const std::string& network,
          const std::string& profiles, unsigned jobs) {
-        api::TrainingValidationRequest request;
-        request.cases = cases;
-        request.only = only;
-        request.network = step_network_arg(network);
-        request.profiles = profiles;
-        request.jobs = jobs == 0 ? 1 : jobs;
-        request.only_field = "only";
-        request.profiles_field = "profiles";
+        const auto request = training_request(cases, only, network, profiles, jobs);
         return call_interruptibly([&] {
           const auto validation = api::load_training_validation(request);
           return api::training_cross_validation_json(api::cross_validate_training(validation, request), network).dump();
