@@ -9,7 +9,7 @@
 namespace ctwin::api {
 namespace {
 
-nlohmann::json stats_json(const calibration::ErrorStats& stats) {
+nlohmann::json stats_json(const ErrorStats& stats) {
   return {{"shapes", stats.count}, {"median_abs_error", stats.median_abs}, {"mean_abs_error", stats.mean_abs},
           {"max_abs_error", stats.max_abs}};
 }

@@ -9,22 +9,10 @@
 namespace ctwin::api {
 namespace {
 
-ErrorMedians medians(std::vector<double> errors) {
-  ErrorMedians m;
-  m.rows = static_cast<int>(errors.size());
-  if (errors.empty()) return m;
-  for (double& e : errors) e = std::abs(e);
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  m.median_abs = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-  m.max_abs = errors.back();
-  return m;
-}
-
 double error(double predicted, double measured) { return predicted / measured - 1; }
 
-nlohmann::json medians_json(const ErrorMedians& m) {
-  return {{"rows", m.rows}, {"median_abs_error", m.median_abs}, {"max_abs_error", m.max_abs}};
+nlohmann::json stats_json(const ErrorStats& m) {
+  return {{"rows", m.count}, {"median_abs_error", m.median_abs}, {"max_abs_error", m.max_abs}};
 }
 
 }  // namespace
@@ -58,10 +46,10 @@ KernelValidation validate_kernels(const std::string& profile_file, const std::st
     (check.held_out ? held : fit).push_back(error(check.predicted.rows_model_ms, row.grouped_ms));
     v.experts.push_back(check);
   }
-  v.dense_all = medians(dense);
-  v.per_expert_all = medians(per_expert);
-  v.rows_model_fit = medians(fit);
-  v.rows_model_held_out = medians(held);
+  v.dense_all = error_stats(dense);
+  v.per_expert_all = error_stats(per_expert);
+  v.rows_model_fit = error_stats(fit);
+  v.rows_model_held_out = error_stats(held);
 
   std::vector<double> permute_fit_errors, permute_held;
   for (std::size_t i = 0; i < profile.routing.size(); ++i) {
@@ -70,8 +58,8 @@ KernelValidation validate_kernels(const std::string& profile_file, const std::st
     (check.held_out ? permute_held : permute_fit_errors).push_back(error(check.predicted_ms, row.permute_ms));
     v.permutes.push_back(check);
   }
-  v.permute_fit = medians(permute_fit_errors);
-  v.permute_held_out = medians(permute_held);
+  v.permute_fit = error_stats(permute_fit_errors);
+  v.permute_held_out = error_stats(permute_held);
   return v;
 }
 
@@ -109,12 +97,12 @@ nlohmann::json kernel_validation_json(const KernelValidation& v) {
           {"gpu", v.gpu},
           {"fitted", {{"grouped_half_speed_rows", v.half_speed_rows}, {"permute_hbm_efficiency", v.permute_hbm_efficiency}}},
           {"summary",
-           {{"dense_control", medians_json(v.dense_all)},
-            {"grouped_per_expert_model", medians_json(v.per_expert_all)},
-            {"grouped_rows_model_fit", medians_json(v.rows_model_fit)},
-            {"grouped_rows_model_held_out", medians_json(v.rows_model_held_out)},
-            {"permute_fit", medians_json(v.permute_fit)},
-            {"permute_held_out", medians_json(v.permute_held_out)}}},
+           {{"dense_control", stats_json(v.dense_all)},
+            {"grouped_per_expert_model", stats_json(v.per_expert_all)},
+            {"grouped_rows_model_fit", stats_json(v.rows_model_fit)},
+            {"grouped_rows_model_held_out", stats_json(v.rows_model_held_out)},
+            {"permute_fit", stats_json(v.permute_fit)},
+            {"permute_held_out", stats_json(v.permute_held_out)}}},
           {"experts", experts},
           {"permutes", permutes}};
 }

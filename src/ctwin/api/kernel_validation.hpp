@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/calibration/kernel_profile.hpp"
+#include "ctwin/core/error_stats.hpp"
 
 namespace ctwin::api {
 
@@ -30,11 +31,6 @@ struct PermuteCheck {
   bool held_out = false;
 };
 
-struct ErrorMedians {
-  int rows = 0;
-  double median_abs = 0, max_abs = 0;
-};
-
 struct KernelValidation {
   std::string profile;  ///< the measured file
   std::string measured_gpu;
@@ -43,7 +39,7 @@ struct KernelValidation {
   double permute_hbm_efficiency = 0;  ///< fitted
   std::vector<ExpertBlockCheck> experts;
   std::vector<PermuteCheck> permutes;
-  ErrorMedians dense_all, per_expert_all, rows_model_fit, rows_model_held_out, permute_fit, permute_held_out;
+  ErrorStats dense_all, per_expert_all, rows_model_fit, rows_model_held_out, permute_fit, permute_held_out;
 };
 
 [[nodiscard]] KernelValidation validate_kernels(const std::string& profile_file, const std::string& gpu,

@@ -1,3 +1,4 @@
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/api/training_calibration.hpp"
 
 #include <cstdio>
@@ -98,8 +99,8 @@ TrainingCalibration calibrate_training(const TrainingCalibrationRequest& request
   out.moe_base.assign(at_base.begin() + held, at_base.end());
   out.moe_scale.assign(at_scale.begin() + held, at_scale.end());
 
-  out.fit_median_abs_error = replay::error_stats(errors_of(out.fit.at_scale)).median_abs;
-  if (!out.held_scale.empty()) out.held_out_median_abs_error = replay::error_stats(errors_of(out.held_scale)).median_abs;
+  out.fit_median_abs_error = error_stats(errors_of(out.fit.at_scale)).median_abs;
+  if (!out.held_scale.empty()) out.held_out_median_abs_error = error_stats(errors_of(out.held_scale)).median_abs;
   write_profile_with_scale(base_path, out.fit.scale,
                            "ctwin calibrate --training " + request.cases + ": " + std::to_string(out.fit.at_scale.size()) +
                                " dense runs' predicted throughput matched to the measured in geometric mean (median |error| "
@@ -115,7 +116,7 @@ nlohmann::json training_calibration_json(const TrainingCalibration& c, const std
                      {"rounds", c.fit.rounds},         {"fitted_runs", c.fit.at_scale.size()},
                      {"fit_median_abs_error", c.fit_median_abs_error}, {"skipped_other_gpus", c.other_gpus}};
   if (c.held_out_median_abs_error) out["holdout_median_abs_error"] = *c.held_out_median_abs_error;
-  if (!c.moe_scale.empty()) out["moe_median_abs_error"] = replay::error_stats(errors_of(c.moe_scale)).median_abs;
+  if (!c.moe_scale.empty()) out["moe_median_abs_error"] = error_stats(errors_of(c.moe_scale)).median_abs;
   return out;
 }
 

@@ -1,3 +1,4 @@
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/api/training_cross_validation.hpp"
 
 #include <map>
@@ -9,7 +10,7 @@ namespace ctwin::api {
 namespace {
 
 nlohmann::json stats_json(const std::vector<double>& errors) {
-  const auto s = replay::error_stats(errors);
+  const auto s = error_stats(errors);
   return {{"count", s.count}, {"median_abs_error", s.median_abs}, {"max_abs_error", s.max_abs}};
 }
 

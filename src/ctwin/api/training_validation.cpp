@@ -1,3 +1,4 @@
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/api/training_validation.hpp"
 
 #include <algorithm>
@@ -40,7 +41,7 @@ std::vector<std::string> use_profiles(const std::string& folder, const std::stri
   return {replaced.begin(), replaced.end()};
 }
 
-nlohmann::json stats_json(const replay::ErrorStats& s) {
+nlohmann::json stats_json(const ErrorStats& s) {
   return {{"count", s.count}, {"median_abs_error", s.median_abs}, {"max_abs_error", s.max_abs}};
 }
 
@@ -108,14 +109,14 @@ nlohmann::json training_validation_json(const TrainingValidation& validation, co
     all.push_back(r.error);
   }
   nlohmann::json groups = nlohmann::json::object();
-  for (const auto& [group, errors] : by_group) groups[group] = stats_json(replay::error_stats(errors));
+  for (const auto& [group, errors] : by_group) groups[group] = stats_json(error_stats(errors));
   nlohmann::json others = nlohmann::json::array();
   for (const auto& n : validation.cases.not_expressible) {
     others.push_back({{"id", n.id}, {"group", n.group}, {"reason", n.reason}});
   }
   return {{"network", network},
           {"cases", rows},
-          {"summary", stats_json(replay::error_stats(all))},
+          {"summary", stats_json(error_stats(all))},
           {"groups", groups},
           {"not_expressible", others}};
 }

@@ -166,18 +166,6 @@ compute::GemmEfficiencyTable fit_gemm_table(const compute::GpuSpec& gpu, const G
   return table;
 }
 
-ErrorStats error_stats(std::vector<double> errors) {
-  ErrorStats stats;
-  stats.count = errors.size();
-  if (errors.empty()) return stats;
-  std::sort(errors.begin(), errors.end());
-  const std::size_t mid = errors.size() / 2;
-  stats.median_abs = errors.size() % 2 == 1 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
-  stats.mean_abs = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
-  stats.max_abs = errors.back();
-  return stats;
-}
-
 GemmErrorReport gemm_errors(const compute::GpuSpec& gpu, const GemmSweep& sweep) {
   std::vector<double> all;
   std::map<Dtype, std::vector<double>> per_dtype;

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "ctwin/calibration/gemm_csv.hpp"
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/compute/gemm_table.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 
@@ -20,14 +21,6 @@ namespace ctwin::calibration {
 /// Every row must carry a measurement, and `gpu` must have a rate for each dtype in the sweep
 /// (InputError naming the file and line otherwise).
 [[nodiscard]] compute::GemmEfficiencyTable fit_gemm_table(const compute::GpuSpec& gpu, const GemmSweep& sweep);
-
-/// Absolute relative errors |predicted / measured − 1| over a set of shapes.
-struct ErrorStats {
-  std::size_t count = 0;
-  double median_abs = 0;
-  double mean_abs = 0;
-  double max_abs = 0;
-};
 
 /// M·N·K at and above which a GEMM counts as large (2^30): the acceptance threshold.
 inline constexpr double kLargeGemmVolume = 1073741824.0;
@@ -40,6 +33,5 @@ struct GemmErrorReport {
 
 /// The error of ctwin's GEMM estimate (compute::estimate_gemm) against each measured row.
 [[nodiscard]] GemmErrorReport gemm_errors(const compute::GpuSpec& gpu, const GemmSweep& sweep);
-[[nodiscard]] ErrorStats error_stats(std::vector<double> absolute_errors);
 
 }  // namespace ctwin::calibration

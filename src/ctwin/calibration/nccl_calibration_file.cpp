@@ -6,8 +6,8 @@
 namespace ctwin::calibration {
 namespace {
 
-nlohmann::json summary_json(const ErrorSummary& summary) {
-  return {{"rows", summary.count}, {"median_abs_error", summary.median_abs_error}, {"max_abs_error", summary.max_abs_error}};
+nlohmann::json summary_json(const ErrorStats& summary) {
+  return {{"rows", summary.count}, {"median_abs_error", summary.median_abs}, {"max_abs_error", summary.max_abs}};
 }
 
 nlohmann::json cases_json(const std::vector<NcclCaseError>& cases) {

@@ -53,18 +53,6 @@ LogComparison compare_with_log(const NcclLog& log, collectives::Op op, const fab
   return comparison;
 }
 
-ErrorSummary summarize(std::vector<double> errors) {
-  ErrorSummary summary;
-  for (double& error : errors) error = std::abs(error);
-  summary.count = static_cast<int>(errors.size());
-  if (errors.empty()) return summary;
-  std::sort(errors.begin(), errors.end());
-  const std::size_t middle = errors.size() / 2;
-  summary.median_abs_error = errors.size() % 2 == 1 ? errors[middle] : (errors[middle - 1] + errors[middle]) / 2;
-  summary.max_abs_error = errors.back();
-  return summary;
-}
-
 bool is_large(Bytes size) { return size >= Bytes(1 << 20); }
 
 }  // namespace ctwin::calibration

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ctwin/calibration/nccl_log.hpp"
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/collectives/predict.hpp"
 
 namespace ctwin::calibration {
@@ -36,14 +37,6 @@ struct LogComparison {
 /// protocol, network and tuning, and pairs each with the out-of-place measurement.
 [[nodiscard]] LogComparison compare_with_log(const NcclLog& log, collectives::Op op, const fabric::Fabric& fabric,
                                              collectives::CollectiveQuery query);
-
-/// Median and largest absolute value of `errors`; count 0 when there are none.
-struct ErrorSummary {
-  int count = 0;
-  double median_abs_error = 0;
-  double max_abs_error = 0;
-};
-[[nodiscard]] ErrorSummary summarize(std::vector<double> errors);
 
 /// The acceptance split of sizes: nccl-tests rows at or above 1 MiB, and below.
 [[nodiscard]] bool is_large(Bytes size);

@@ -84,7 +84,7 @@ std::vector<double> errors_of(const LogComparison& comparison) {
 
 void summarize_cases(const std::vector<NcclFitCase>& cases, const std::vector<LogComparison>& before,
                      const std::vector<LogComparison>& after, std::vector<NcclCaseError>& per_case,
-                     ErrorSummary& pooled_before, ErrorSummary& pooled_after) {
+                     ErrorStats& pooled_before, ErrorStats& pooled_after) {
   std::vector<double> all_before;
   std::vector<double> all_after;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -92,10 +92,10 @@ void summarize_cases(const std::vector<NcclFitCase>& cases, const std::vector<Lo
     const auto a = errors_of(after[i]);
     all_before.insert(all_before.end(), b.begin(), b.end());
     all_after.insert(all_after.end(), a.begin(), a.end());
-    per_case.push_back({cases[i].name, summarize(b), summarize(a)});
+    per_case.push_back({cases[i].name, error_stats(b), error_stats(a)});
   }
-  pooled_before = summarize(all_before);
-  pooled_after = summarize(all_after);
+  pooled_before = error_stats(all_before);
+  pooled_after = error_stats(all_after);
 }
 
 }  // namespace

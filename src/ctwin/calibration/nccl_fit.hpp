@@ -50,8 +50,8 @@ struct NcclFitParameter {
 
 struct NcclCaseError {
   std::string name;
-  ErrorSummary before;  ///< with the defaults
-  ErrorSummary after;   ///< with the calibration
+  ErrorStats before;  ///< with the defaults
+  ErrorStats after;   ///< with the calibration
 };
 
 struct NcclFitReport {
@@ -59,7 +59,7 @@ struct NcclFitReport {
   std::vector<NcclFitParameter> parameters;
   std::vector<NcclCaseError> fitted;   ///< per fitted log
   std::vector<NcclCaseError> holdout;  ///< per held-out log
-  ErrorSummary fit_before, fit_after, holdout_before, holdout_after;  ///< pooled over rows
+  ErrorStats fit_before, fit_after, holdout_before, holdout_after;  ///< pooled over rows
   int iterations = 0;
   int evaluations = 0;
 };

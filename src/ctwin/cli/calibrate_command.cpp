@@ -22,7 +22,7 @@ namespace ctwin::cli {
 namespace {
 
 void add_report_rows(Table& table, const std::string& set, const calibration::GemmErrorReport& report) {
-  auto row = [&](const std::string& dtype, const std::string& shapes, const calibration::ErrorStats& s) {
+  auto row = [&](const std::string& dtype, const std::string& shapes, const ErrorStats& s) {
     table.add_row({set, dtype, shapes, std::to_string(s.count), fixed(100 * s.median_abs, 1),
                    fixed(100 * s.mean_abs, 1), fixed(100 * s.max_abs, 1)});
   };

@@ -15,14 +15,14 @@
 namespace ctwin::cli {
 namespace {
 
-std::string percent(const calibration::ErrorSummary& summary) {
-  return summary.count == 0 ? "-" : fixed(summary.median_abs_error * 100, 1) + "%";
+std::string percent(const ErrorStats& summary) {
+  return summary.count == 0 ? "-" : fixed(summary.median_abs * 100, 1) + "%";
 }
 
 void add_cases(Table& table, const std::string& set, const std::vector<calibration::NcclCaseError>& cases) {
   for (const auto& c : cases) {
     table.add_row({set, c.name, std::to_string(c.before.count), percent(c.before), percent(c.after),
-                   fixed(c.after.max_abs_error * 100, 1) + "%"});
+                   fixed(c.after.max_abs * 100, 1) + "%"});
   }
 }
 

@@ -27,27 +27,11 @@
 namespace ctwin::cli {
 namespace {
 
+// The query's fields are the options (one list, its defaults); the rest only the command reads.
 struct GoodputOptions {
-  std::string scenario;
-  std::vector<std::string> overrides;
+  api::GoodputQuery query;
   std::string network;
-  double days = 0;
-  std::string interval = "auto";
-  std::string spares = "5%";  // the seeds' 2K+X practice: X is 5-10 % of the nodes
-  std::string cold_spares = "0";
-  std::string hot_swap = "30s";
-  std::string cold_swap = "2h";
-  std::string on_empty = "wait";
-  std::string reliability = "models/reliability/gpu-cluster.json";
-  std::string storage_file = "models/reliability/storage.json";
-  std::string storage = "pfs";
   bool no_fp32_master = false;
-  std::string step_time;
-  std::string straggler_rate = "0/h";
-  double straggler_speed = 0.8;
-  std::string straggler_duration = "30min";
-  int runs = 1000;
-  std::uint64_t seed = 1;
   std::string format = "table";
   bool validate = false;
   std::string cases = "validation/reliability/cases.json";
@@ -196,7 +180,7 @@ void print_stragglers(const api::GoodputStragglers& st, const analysis::GoodputR
 }
 
 void run_validation(const GoodputOptions& o, Format format) {
-  const auto model = analysis::load_reliability_model(resolve_data_path(o.reliability));
+  const auto model = analysis::load_reliability_model(resolve_data_path(o.query.reliability));
   const auto cases = analysis::load_reliability_cases(resolve_data_path(o.cases));
   const auto predictions = analysis::predict_cases(model, cases, CTWIN_DATA_DIR);
   const double fitted = analysis::fit_gpu_rate(cases);
@@ -229,38 +213,38 @@ Action add_goodput_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "goodput", "Failures, checkpoints, restarts and spares over a whole training run (Monte Carlo)");
   auto o = std::make_shared<GoodputOptions>();
-  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json); not needed with --validate");
-  command->add_option("--days", o->days, "length of the run in days (required with a scenario)");
-  command->add_option("--checkpoint-interval", o->interval,
+  command->add_option("scenario", o->query.scenario, "scenario file (scenarios/*.json); not needed with --validate");
+  command->add_option("--days", o->query.days, "length of the run in days (required with a scenario)");
+  command->add_option("--checkpoint-interval", o->query.interval,
                       "training time between checkpoints, e.g. 30min or 2h, or auto: the simulated best")
       ->capture_default_str();
-  command->add_option("--spares", o->spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit); 0 for none")
+  command->add_option("--spares", o->query.spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit); 0 for none")
       ->capture_default_str();
-  command->add_option("--cold-spares", o->cold_spares, "cold spare nodes, same forms as --spares")->capture_default_str();
-  command->add_option("--hot-swap", o->hot_swap, "switchover time to a hot spare, e.g. 30s")->capture_default_str();
-  command->add_option("--cold-swap", o->cold_swap, "time to bring a cold spare in, e.g. 2h")->capture_default_str();
-  command->add_option("--on-empty", o->on_empty,
+  command->add_option("--cold-spares", o->query.cold_spares, "cold spare nodes, same forms as --spares")->capture_default_str();
+  command->add_option("--hot-swap", o->query.hot_swap, "switchover time to a hot spare, e.g. 30s")->capture_default_str();
+  command->add_option("--cold-swap", o->query.cold_swap, "time to bring a cold spare in, e.g. 2h")->capture_default_str();
+  command->add_option("--on-empty", o->query.on_empty,
                       "when no spare is left: wait (for a repair) or shrink (continue with fewer data-parallel replicas)")
       ->capture_default_str();
-  command->add_option("--reliability", o->reliability, "reliability model (failure rates per component)")->capture_default_str();
-  command->add_option("--storage", o->storage, "checkpoint tier by name, from --storage-file")->capture_default_str();
-  command->add_option("--storage-file", o->storage_file, "checkpoint storage tiers")->capture_default_str();
+  command->add_option("--reliability", o->query.reliability, "reliability model (failure rates per component)")->capture_default_str();
+  command->add_option("--storage", o->query.storage, "checkpoint tier by name, from --storage-file")->capture_default_str();
+  command->add_option("--storage-file", o->query.storage_file, "checkpoint storage tiers")->capture_default_str();
   command->add_flag("--no-fp32-master", o->no_fp32_master,
                     "checkpoints hold no fp32 master weights (10 instead of 14 bytes per parameter, as OPT-175B)");
-  command->add_option("--straggler-rate", o->straggler_rate,
+  command->add_option("--straggler-rate", o->query.straggler_rate,
                       "GPU throttling events per GPU and hour, e.g. 1e-4/h or 2/year (an assumption: no public fleet rate)")
       ->capture_default_str();
-  command->add_option("--straggler-speed", o->straggler_speed,
+  command->add_option("--straggler-speed", o->query.straggler_speed,
                       "a throttled GPU's share of its speed; the step's slowdown comes from ctwin run --degrade gpu:RANK=SPEED")
       ->capture_default_str();
-  command->add_option("--straggler-duration", o->straggler_duration, "how long a GPU stays throttled, e.g. 30min")
+  command->add_option("--straggler-duration", o->query.straggler_duration, "how long a GPU stays throttled, e.g. 30min")
       ->capture_default_str();
-  command->add_option("--step-time", o->step_time,
+  command->add_option("--step-time", o->query.step_time,
                       "use this step time (e.g. 8.5s) instead of simulating one step with ctwin run's model");
   command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
-  command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
-  command->add_option("--runs", o->runs, "Monte Carlo runs")->capture_default_str();
-  command->add_option("--seed", o->seed, "random seed: the same seed gives the same output")->capture_default_str();
+  command->add_option("--set", o->query.overrides, "override a scenario field: parallel.tp=4 (repeatable)");
+  command->add_option("--runs", o->query.runs, "Monte Carlo runs")->capture_default_str();
+  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")->capture_default_str();
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   command->add_flag("--validate", o->validate, "compare the reliability model with published failure counts and exit");
   command->add_option("--cases", o->cases, "validation cases for --validate")->capture_default_str();
@@ -270,30 +254,12 @@ Action add_goodput_command(CLI::App& app) {
       run_validation(*o, format);
       return;
     }
-    api::GoodputQuery q;
-    q.scenario = o->scenario;
-    q.overrides = o->overrides;
+    api::GoodputQuery q = o->query;
     if (!o->network.empty()) {
       (void)step_network(o->network);
       q.overrides.push_back("network=" + o->network);
     }
-    q.days = o->days;
-    q.interval = o->interval;
-    q.spares = o->spares;
-    q.cold_spares = o->cold_spares;
-    q.hot_swap = o->hot_swap;
-    q.cold_swap = o->cold_swap;
-    q.on_empty = o->on_empty;
-    q.reliability = o->reliability;
-    q.storage_file = o->storage_file;
-    q.storage = o->storage;
     q.fp32_master = !o->no_fp32_master;
-    q.step_time = o->step_time;
-    q.straggler_rate = o->straggler_rate;
-    q.straggler_speed = o->straggler_speed;
-    q.straggler_duration = o->straggler_duration;
-    q.runs = o->runs;
-    q.seed = o->seed;
     api::EvalContext context;
     const api::GoodputEvaluation g = api::evaluate_goodput(q, context);
     if (format == Format::kJson) {

@@ -26,7 +26,6 @@
 namespace ctwin::cli {
 namespace {
 
-using calibration::ErrorSummary;
 using calibration::LogComparison;
 using calibration::SetupValidation;
 
@@ -61,8 +60,8 @@ struct SizeSplit {
 // The acceptance groups of the issue: single-node sweeps per GPU, multi-node all_reduce per GPU.
 std::string group_of(const calibration::NcclSetup& setup) { return api::validation_group(setup); }
 
-std::string percent(const ErrorSummary& summary) {
-  return summary.count == 0 ? "-" : fixed(summary.median_abs_error * 100, 1) + "%";
+std::string percent(const ErrorStats& summary) {
+  return summary.count == 0 ? "-" : fixed(summary.median_abs * 100, 1) + "%";
 }
 
 std::string algo_proto(const calibration::BusbwComparison& row) {
@@ -91,8 +90,8 @@ void print_table(const std::vector<SetupValidation>& results, const ValidateOpti
                setup.role,
                std::to_string(setup.ranks),
                std::to_string(result.uncalibrated.rows.size()),
-               percent(calibration::summarize(split.large)),
-               percent(calibration::summarize(split.small)),
+               percent(error_stats(split.large)),
+               percent(error_stats(split.small)),
                fixed(last.measured_busbw_GBps, 1) + " GB/s",
                fixed(last.predicted_busbw_GBps, 1) + " GB/s",
                signed_percent(last.error),
@@ -101,8 +100,8 @@ void print_table(const std::vector<SetupValidation>& results, const ValidateOpti
         if (result.calibrated) {
           SizeSplit calibrated;
           calibrated.add(*result.calibrated);
-          cells.push_back(percent(calibration::summarize(calibrated.large)));
-          cells.push_back(percent(calibration::summarize(calibrated.small)));
+          cells.push_back(percent(error_stats(calibrated.large)));
+          cells.push_back(percent(error_stats(calibrated.small)));
         } else {
           cells.insert(cells.end(), {"(fitted)", ""});
         }
@@ -138,15 +137,15 @@ void print_table(const std::vector<SetupValidation>& results, const ValidateOpti
     for (const char* h : {"held-out rows", "calibrated >=1MiB", "<1MiB"}) summary_headers.emplace_back(h);
   }
   Table summary(summary_headers);
-  const auto max_of = [](const ErrorSummary& s) { return s.count ? fixed(s.max_abs_error * 100, 1) + "%" : "-"; };
+  const auto max_of = [](const ErrorStats& s) { return s.count ? fixed(s.max_abs * 100, 1) + "%" : "-"; };
   for (const auto& [group, splits] : groups) {
-    const auto large = calibration::summarize(splits.first.large);
-    const auto small = calibration::summarize(splits.first.small);
+    const auto large = error_stats(splits.first.large);
+    const auto small = error_stats(splits.first.small);
     std::vector<std::string> cells{group, std::to_string(large.count), percent(large), max_of(large),
                                    std::to_string(small.count), percent(small), max_of(small)};
     if (options.calibrated) {
-      const auto cal_large = calibration::summarize(splits.second.large);
-      const auto cal_small = calibration::summarize(splits.second.small);
+      const auto cal_large = error_stats(splits.second.large);
+      const auto cal_small = error_stats(splits.second.small);
       cells.push_back(std::to_string(cal_large.count + cal_small.count));
       cells.push_back(percent(cal_large));
       cells.push_back(percent(cal_small));

@@ -11,10 +11,10 @@
 namespace ctwin::cli {
 namespace {
 
-std::string summary_text(const api::ErrorMedians& m) {
-  if (m.rows == 0) return "no rows";
+std::string summary_text(const ErrorStats& m) {
+  if (m.count == 0) return "no rows";
   return "median |error| " + fixed(100 * m.median_abs, 1) + "%, max " + fixed(100 * m.max_abs, 1) + "% (" +
-         std::to_string(m.rows) + " rows)";
+         std::to_string(m.count) + " rows)";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // what the sources measured (library: replay/training_validation). This file only lays out the
 // results: per case, per group, and the runs that cannot be expressed.
 
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/cli/validate_training.hpp"
 
 #include <unistd.h>
@@ -42,7 +43,6 @@ std::string unit_of(replay::TrainingMetric metric) {
   return "";
 }
 
-using replay::ErrorStats;
 using replay::TrainingComparison;
 
 std::map<std::string, std::vector<double>> errors_by_group(const std::vector<TrainingComparison>& results) {
@@ -72,10 +72,10 @@ void print_table(const std::vector<TrainingComparison>& results, const replay::T
   out << "\n# by group: |error|\n";
   Table summary({"group", "cases", "median", "max"});
   for (const auto& [group, errors] : errors_by_group(results)) {
-    const auto s = replay::error_stats(errors);
+    const auto s = error_stats(errors);
     summary.add_row({group, std::to_string(s.count), fixed(100 * s.median_abs, 1) + "%", fixed(100 * s.max_abs, 1) + "%"});
   }
-  const auto total = replay::error_stats(all_errors(results));
+  const auto total = error_stats(all_errors(results));
   summary.add_row({"all", std::to_string(total.count), fixed(100 * total.median_abs, 1) + "%",
                    fixed(100 * total.max_abs, 1) + "%"});
   summary.print(out, Format::kTable);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/api/training_cross_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_training.hpp"
@@ -67,7 +68,7 @@ void print_table(const replay::TrainingCrossValidation& result, const std::strin
     for (const auto& [group, errors] : api::cross_validation_errors_by_group(result, dense_only)) {
       std::vector<std::string> row{group};
       for (const auto* list : {&errors.uncalibrated, &errors.calibrated, &errors.other_sources}) {
-        const auto s = replay::error_stats(*list);
+        const auto s = error_stats(*list);
         row.push_back(std::to_string(s.count));
         row.push_back(s.count > 0 ? percent(s.median_abs) : "-");
         row.push_back(s.count > 0 ? percent(s.max_abs) : "-");

@@ -155,16 +155,4 @@ std::vector<TrainingComparison> validate_training(const std::vector<const Traini
   return out;
 }
 
-ErrorStats error_stats(std::vector<double> errors) {
-  ErrorStats stats;
-  stats.count = errors.size();
-  if (errors.empty()) return stats;
-  for (double& e : errors) e = std::abs(e);
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  stats.median_abs = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-  stats.max_abs = errors.back();
-  return stats;
-}
-
 }  // namespace ctwin::replay

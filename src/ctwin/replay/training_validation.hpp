@@ -76,13 +76,4 @@ using TrainingProgress = std::function<void(std::size_t, std::size_t, const Trai
                                                                 const TrainingProgress& progress = {},
                                                                 unsigned jobs = 1);
 
-struct ErrorStats {
-  std::size_t count = 0;
-  double median_abs = 0;
-  double max_abs = 0;
-};
-
-/// Median and maximum of |error| (median of an even count: mean of the middle two).
-[[nodiscard]] ErrorStats error_stats(std::vector<double> errors);
-
 }  // namespace ctwin::replay

@@ -99,10 +99,10 @@ TEST(CalibrateNccl, RowsMatchThePooledErrorsOfFitAndHoldout) {
   }
   EXPECT_EQ(fit_before.size(), static_cast<std::size_t>(result.report.fit_before.count));
   EXPECT_EQ(held_after.size(), static_cast<std::size_t>(result.report.holdout_after.count));
-  EXPECT_DOUBLE_EQ(median_abs(fit_before), result.report.fit_before.median_abs_error);
-  EXPECT_DOUBLE_EQ(median_abs(fit_after), result.report.fit_after.median_abs_error);
-  EXPECT_DOUBLE_EQ(median_abs(held_before), result.report.holdout_before.median_abs_error);
-  EXPECT_DOUBLE_EQ(median_abs(held_after), result.report.holdout_after.median_abs_error);
+  EXPECT_DOUBLE_EQ(median_abs(fit_before), result.report.fit_before.median_abs);
+  EXPECT_DOUBLE_EQ(median_abs(fit_after), result.report.fit_after.median_abs);
+  EXPECT_DOUBLE_EQ(median_abs(held_before), result.report.holdout_before.median_abs);
+  EXPECT_DOUBLE_EQ(median_abs(held_after), result.report.holdout_after.median_abs);
   EXPECT_EQ(nccl_size_rows_json(result).size(), result.rows.size());
   std::filesystem::remove(request.output);
 }

@@ -16,6 +16,7 @@
 #include <iterator>
 #include <string>
 
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/calibration/gemm_csv.hpp"
 #include "ctwin/calibration/gemm_fit.hpp"
 #include "ctwin/compute/gemm_model.hpp"

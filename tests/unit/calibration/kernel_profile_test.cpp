@@ -55,8 +55,8 @@ TEST(KernelProfile, RowsModelLimits) {
 // H200 rows, on rows the fits did not see; the dense control shows the GEMM model's own error.
 TEST(KernelProfile, H200HeldOutRowsWithinFifteenPercentMedian) {
   const api::KernelValidation v = api::validate_kernels(kProfile, kH200);
-  EXPECT_EQ(v.rows_model_held_out.rows, 9);
-  EXPECT_EQ(v.permute_held_out.rows, 2);
+  EXPECT_EQ(v.rows_model_held_out.count, 9);
+  EXPECT_EQ(v.permute_held_out.count, 2);
   EXPECT_LT(v.rows_model_held_out.median_abs, 0.15);
   EXPECT_LT(v.permute_held_out.median_abs, 0.15);
   EXPECT_LT(v.dense_all.median_abs, 0.15);

@@ -63,10 +63,10 @@ TEST(NcclFit, RecoversKnownParametersFromTheTwinsOwnLogs) {
   EXPECT_NEAR(report.calibration.nvlink_efficiency, 0.70, 0.70 * 0.02);
   EXPECT_NEAR(report.calibration.tuning.latency_scale[0], 1.4, 1.4 * 0.05);
   EXPECT_NEAR(report.calibration.tuning.latency_scale[2], 1.25, 1.25 * 0.05);
-  EXPECT_GT(report.fit_before.median_abs_error, 0.1);
-  EXPECT_LT(report.fit_after.median_abs_error, 0.01);
-  EXPECT_LT(report.holdout_after.median_abs_error, 0.02);
-  EXPECT_LT(report.holdout_after.median_abs_error, report.holdout_before.median_abs_error);
+  EXPECT_GT(report.fit_before.median_abs, 0.1);
+  EXPECT_LT(report.fit_after.median_abs, 0.01);
+  EXPECT_LT(report.holdout_after.median_abs, 0.02);
+  EXPECT_LT(report.holdout_after.median_abs, report.holdout_before.median_abs);
 }
 
 TEST(NcclFit, ParametersTheLogsCannotSeeKeepTheirDefaults) {
@@ -89,7 +89,7 @@ TEST(NcclFit, DefaultsFitTheirOwnLogsExactly) {
   const auto spec = h100();
   const NcclCalibration defaults = NcclCalibration::defaults_of(spec);
   const auto report = fit_nccl(spec, {synthetic_log(spec, defaults, Op::kAllReduce, 8)}, {}, network::ModelKind::kFlow);
-  EXPECT_LT(report.fit_before.max_abs_error, 1e-9);
+  EXPECT_LT(report.fit_before.max_abs, 1e-9);
   EXPECT_NEAR(report.calibration.nvlink_efficiency, defaults.nvlink_efficiency, 1e-3);
 }
 
@@ -152,8 +152,8 @@ TEST(NcclValidation, CalibrationOnMeasuredLogsBeatsTheDefaults) {
   // Since trees pay their depth once (plan_timing.hpp), the defaults on these held-out rows are
   // at 7.9 % and the fit on the other rows at 8.0 % (4.9 % -> 3.7 % at >= 1 MiB): a tie, so the
   // check is that calibrating does not make them worse.
-  EXPECT_LT(summarize(after).median_abs_error, summarize(before).median_abs_error + 0.005);
-  EXPECT_LT(summarize(after).median_abs_error, 0.15);
+  EXPECT_LT(error_stats(after).median_abs, error_stats(before).median_abs + 0.005);
+  EXPECT_LT(error_stats(after).median_abs, 0.15);
 
   const NcclSetup& eight = *find("aic-h100_sxm-all_reduce-half-8gpu");
   NcclFitCase fitted;
@@ -163,7 +163,7 @@ TEST(NcclValidation, CalibrationOnMeasuredLogsBeatsTheDefaults) {
   fitted.gpus = eight.ranks;
   const auto spec = h100();
   const auto report = fit_nccl(spec, {fitted}, {}, network::ModelKind::kFlow);
-  EXPECT_LT(report.fit_after.median_abs_error, report.fit_before.median_abs_error);
+  EXPECT_LT(report.fit_after.median_abs, report.fit_before.median_abs);
 }
 
 }  // namespace

@@ -177,16 +177,5 @@ TEST(TrainingValidation, TokensPerGpuIsTheStepsTokensOverGpus) {
   EXPECT_DOUBLE_EQ(predicted_metric(TrainingMetric::kMfu, r, 64), 0.5);
 }
 
-TEST(TrainingValidation, ErrorStatsTakeMedianAndMaxOfAbsoluteErrors) {
-  const auto odd = error_stats({0.1, -0.3, 0.05});
-  EXPECT_EQ(odd.count, 3u);
-  EXPECT_DOUBLE_EQ(odd.median_abs, 0.1);
-  EXPECT_DOUBLE_EQ(odd.max_abs, 0.3);
-  const auto even = error_stats({-0.4, 0.1, 0.2, -0.05});
-  EXPECT_DOUBLE_EQ(even.median_abs, 0.15);
-  EXPECT_DOUBLE_EQ(even.max_abs, 0.4);
-  EXPECT_EQ(error_stats({}).count, 0u);
-}
-
 }  // namespace
 }  // namespace ctwin::replay
