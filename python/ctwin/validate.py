@@ -29,7 +29,8 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
     group (the acceptance group), ranks, op, size_bytes, measured_busbw_GBps and
     predicted_busbw_GBps (GB/s, 1e9 B/s), error (predicted / measured - 1), measured_time_us,
     predicted_time_us, algo, protocol, calibrated. ``attrs["skipped"]`` maps setups that could not
-    be predicted to why.
+    be predicted to why; ``attrs["groups"]`` holds, per acceptance group and role, the median and
+    max |error| of the rows at or above 1 MiB ("large") and below ("small").
 
     ``kind="training"``: published training runs (``cases``, default
     validation/training/cases.json) replayed by the twin; one row per run with id, group, gpus,
@@ -98,5 +99,5 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
                              r["measured_busbw_GBps"], r["predicted_busbw_GBps"], r["error"], r["measured_time_us"],
                              r["predicted_time_us"], r["algo"], r["protocol"], flag))
     frame = pd.DataFrame(rows, columns=_NCCL_COLUMNS)
-    frame.attrs.update({"report": report, "skipped": skipped})
+    frame.attrs.update({"report": report, "skipped": skipped, "groups": report["groups"]})
     return frame

@@ -159,6 +159,14 @@ def test_validate_nccl_equals_the_cli(cli):
     log = ctwin.read_nccl_log(LOGS.format("all_reduce-half-8gpu").replace("h100", "a100"))
     one = frame[(frame["setup"] == "aic-a100_sxm-all_reduce-half-8gpu") & ~frame["calibrated"]]
     assert list(one["size_bytes"]) == list(log["size_bytes"])
+    # The library's group medians are those of the rows it returned.
+    for name, group in frame.attrs["groups"].items():
+        rows = frame[(frame["group"] + " (" + frame["role"] + ")" == name) & ~frame["calibrated"]]
+        large = rows[rows["size_bytes"] >= 1 << 20]["error"].abs()
+        assert group["large"]["rows"] == len(large)
+        if len(large):
+            assert group["large"]["median_abs_error"] == pytest.approx(large.median(), rel=1e-12)
+            assert group["large"]["max_abs_error"] == pytest.approx(large.max(), rel=1e-12)
 
     with pytest.raises(ctwin.InputError) as raised:
         ctwin.validate(role="maybe")

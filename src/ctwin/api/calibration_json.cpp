@@ -9,11 +9,6 @@
 namespace ctwin::api {
 namespace {
 
-nlohmann::json stats_json(const ErrorStats& stats) {
-  return {{"shapes", stats.count}, {"median_abs_error", stats.median_abs}, {"mean_abs_error", stats.mean_abs},
-          {"max_abs_error", stats.max_abs}};
-}
-
 }  // namespace
 
 nlohmann::json gemm_json(const GemmPrediction& prediction) {
@@ -27,10 +22,10 @@ nlohmann::json gemm_json(const GemmPrediction& prediction) {
 }
 
 nlohmann::json gemm_error_report_json(const calibration::GemmErrorReport& report) {
-  nlohmann::json out{{"overall", stats_json(report.overall)}};
-  for (const auto& [dtype, stats] : report.per_dtype) out["per_dtype"][compute::dtype_name(dtype)] = stats_json(stats);
+  nlohmann::json out{{"overall", error_stats_json(report.overall, "shapes", true)}};
+  for (const auto& [dtype, stats] : report.per_dtype) out["per_dtype"][compute::dtype_name(dtype)] = error_stats_json(stats, "shapes", true);
   for (const auto& [dtype, stats] : report.large_per_dtype) {
-    out["large_per_dtype"][compute::dtype_name(dtype)] = stats_json(stats);
+    out["large_per_dtype"][compute::dtype_name(dtype)] = error_stats_json(stats, "shapes", true);
   }
   return out;
 }

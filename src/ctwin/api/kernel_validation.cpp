@@ -11,10 +11,6 @@ namespace {
 
 double error(double predicted, double measured) { return predicted / measured - 1; }
 
-nlohmann::json stats_json(const ErrorStats& m) {
-  return {{"rows", m.count}, {"median_abs_error", m.median_abs}, {"max_abs_error", m.max_abs}};
-}
-
 }  // namespace
 
 KernelValidation validate_kernels(const std::string& profile_file, const std::string& gpu_name,
@@ -97,12 +93,12 @@ nlohmann::json kernel_validation_json(const KernelValidation& v) {
           {"gpu", v.gpu},
           {"fitted", {{"grouped_half_speed_rows", v.half_speed_rows}, {"permute_hbm_efficiency", v.permute_hbm_efficiency}}},
           {"summary",
-           {{"dense_control", stats_json(v.dense_all)},
-            {"grouped_per_expert_model", stats_json(v.per_expert_all)},
-            {"grouped_rows_model_fit", stats_json(v.rows_model_fit)},
-            {"grouped_rows_model_held_out", stats_json(v.rows_model_held_out)},
-            {"permute_fit", stats_json(v.permute_fit)},
-            {"permute_held_out", stats_json(v.permute_held_out)}}},
+           {{"dense_control", error_stats_json(v.dense_all, "rows")},
+            {"grouped_per_expert_model", error_stats_json(v.per_expert_all, "rows")},
+            {"grouped_rows_model_fit", error_stats_json(v.rows_model_fit, "rows")},
+            {"grouped_rows_model_held_out", error_stats_json(v.rows_model_held_out, "rows")},
+            {"permute_fit", error_stats_json(v.permute_fit, "rows")},
+            {"permute_held_out", error_stats_json(v.permute_held_out, "rows")}}},
           {"experts", experts},
           {"permutes", permutes}};
 }

@@ -30,7 +30,34 @@ nlohmann::json rows_json(const calibration::LogComparison& comparison) {
   return rows;
 }
 
+struct SizeSplit {
+  std::vector<double> large, small;
+  void add(const calibration::LogComparison& comparison) {
+    for (const auto& row : comparison.rows) (calibration::is_large(row.size) ? large : small).push_back(row.error);
+  }
+  [[nodiscard]] NcclErrorSplit stats() && { return {error_stats(std::move(large)), error_stats(std::move(small))}; }
+};
+
 }  // namespace
+
+NcclErrorSplit error_split(const calibration::LogComparison& comparison) {
+  SizeSplit split;
+  split.add(comparison);
+  return std::move(split).stats();
+}
+
+std::map<std::string, NcclGroupErrors> nccl_group_errors(const NcclValidation& validation) {
+  std::map<std::string, std::pair<SizeSplit, SizeSplit>> groups;
+  for (const auto& result : validation.results) {
+    if (!result.skipped.empty()) continue;
+    auto& [uncalibrated, calibrated] = groups[validation_group(*result.setup) + " (" + result.setup->role + ")"];
+    uncalibrated.add(result.uncalibrated);
+    if (result.calibrated) calibrated.add(*result.calibrated);
+  }
+  std::map<std::string, NcclGroupErrors> out;
+  for (auto& [group, splits] : groups) out[group] = {std::move(splits.first).stats(), std::move(splits.second).stats()};
+  return out;
+}
 
 NcclValidation validate_nccl(const NcclValidationRequest& request) {
   if (request.role != "all" && request.role != "check" && request.role != "underperforming") {
@@ -77,7 +104,17 @@ nlohmann::json nccl_validation_json(const NcclValidation& validation, const std:
     }
     setups.push_back(entry);
   }
-  return {{"network", network}, {"setups", setups}};
+  nlohmann::json groups = nlohmann::json::object();
+  for (const auto& [group, errors] : nccl_group_errors(validation)) {
+    nlohmann::json entry{{"large", error_stats_json(errors.uncalibrated.large, "rows")},
+                         {"small", error_stats_json(errors.uncalibrated.small, "rows")}};
+    if (calibrated) {
+      entry["calibrated_large"] = error_stats_json(errors.calibrated.large, "rows");
+      entry["calibrated_small"] = error_stats_json(errors.calibrated.small, "rows");
+    }
+    groups[group] = entry;
+  }
+  return {{"network", network}, {"setups", setups}, {"groups", groups}};
 }
 
 }  // namespace ctwin::api

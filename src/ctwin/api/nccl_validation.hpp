@@ -2,12 +2,14 @@
 // `ctwin validate` (nccl-tests logs) for front ends: the setups of a manifest chosen by role and
 // id, predicted on their bundled topologies, and the JSON of the result.
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ctwin/calibration/nccl_validation.hpp"
+#include "ctwin/core/error_stats.hpp"
 
 namespace ctwin::api {
 
@@ -32,8 +34,24 @@ struct NcclValidation {
 /// The acceptance group of a setup: "<topology>, 1 node" or "<topology>, multi-node".
 [[nodiscard]] std::string validation_group(const calibration::NcclSetup& setup);
 
+/// |busbw error| of nccl-tests rows at or above 1 MiB and below: the acceptance split of sizes.
+struct NcclErrorSplit {
+  ErrorStats large;
+  ErrorStats small;
+};
+[[nodiscard]] NcclErrorSplit error_split(const calibration::LogComparison& comparison);
+
+/// Every row of a group's setups pooled, by "<group> (<role>)"; skipped setups left out, and
+/// `calibrated` empty (count 0) without a calibration.
+struct NcclGroupErrors {
+  NcclErrorSplit uncalibrated;
+  NcclErrorSplit calibrated;
+};
+[[nodiscard]] std::map<std::string, NcclGroupErrors> nccl_group_errors(const NcclValidation& validation);
+
 /// `ctwin validate --format json`: {"network", "setups": [{id, role, ranks, op, group, cluster,
-/// "skipped" or "rows" (and with `calibrated`, "calibrated_on" and "calibrated_rows")}]}.
+/// "skipped" or "rows" (and with `calibrated`, "calibrated_on" and "calibrated_rows")}], "groups":
+/// {group: {"large", "small" (and "calibrated_large", "calibrated_small")}}}.
 [[nodiscard]] nlohmann::json nccl_validation_json(const NcclValidation& validation, const std::string& network,
                                                   bool calibrated);
 

@@ -9,23 +9,26 @@
 namespace ctwin::api {
 namespace {
 
-nlohmann::json stats_json(const std::vector<double>& errors) {
-  const auto s = error_stats(errors);
-  return {{"count", s.count}, {"median_abs_error", s.median_abs}, {"max_abs_error", s.max_abs}};
-}
-
 }  // namespace
 
 std::map<std::string, CrossValidationErrors> cross_validation_errors_by_group(const replay::TrainingCrossValidation& result,
                                                                               bool dense_only) {
-  std::map<std::string, CrossValidationErrors> groups;
+  struct Errors {
+    std::vector<double> uncalibrated, calibrated, other_sources;
+  };
+  std::map<std::string, Errors> errors;
   for (const auto& run : result.runs) {
     if (dense_only && !run.dense) continue;
     for (const std::string& key : {run.training_case->group, std::string("all")}) {
-      groups[key].uncalibrated.push_back(run.uncalibrated.error);
-      if (run.calibrated) groups[key].calibrated.push_back(run.calibrated->error);
-      if (run.other_sources) groups[key].other_sources.push_back(run.other_sources->error);
+      errors[key].uncalibrated.push_back(run.uncalibrated.error);
+      if (run.calibrated) errors[key].calibrated.push_back(run.calibrated->error);
+      if (run.other_sources) errors[key].other_sources.push_back(run.other_sources->error);
     }
+  }
+  std::map<std::string, CrossValidationErrors> groups;
+  for (auto& [key, e] : errors) {
+    groups[key] = {error_stats(std::move(e.uncalibrated)), error_stats(std::move(e.calibrated)),
+                   error_stats(std::move(e.other_sources))};
   }
   return groups;
 }
@@ -73,9 +76,9 @@ nlohmann::json training_cross_validation_json(const replay::TrainingCrossValidat
   for (const bool dense_only : {false, true}) {
     nlohmann::json groups = nlohmann::json::object();
     for (const auto& [group, errors] : cross_validation_errors_by_group(result, dense_only)) {
-      groups[group] = {{"uncalibrated", stats_json(errors.uncalibrated)},
-                       {"calibrated", stats_json(errors.calibrated)},
-                       {"other_sources", stats_json(errors.other_sources)}};
+      groups[group] = {{"uncalibrated", error_stats_json(errors.uncalibrated, "count")},
+                       {"calibrated", error_stats_json(errors.calibrated, "count")},
+                       {"other_sources", error_stats_json(errors.other_sources, "count")}};
     }
     summary[dense_only ? "dense" : "every_run"] = groups;
   }

@@ -25,9 +25,9 @@ namespace ctwin::api {
 /// the scale fitted on the GPU's other dense runs, with the scale fitted on other sources' runs
 /// (only the runs that have such a fit).
 struct CrossValidationErrors {
-  std::vector<double> uncalibrated;
-  std::vector<double> calibrated;
-  std::vector<double> other_sources;
+  ErrorStats uncalibrated;
+  ErrorStats calibrated;
+  ErrorStats other_sources;
 };
 
 /// Per group of the cases file, and "all"; the dense runs alone with `dense_only`.

@@ -41,10 +41,6 @@ std::vector<std::string> use_profiles(const std::string& folder, const std::stri
   return {replaced.begin(), replaced.end()};
 }
 
-nlohmann::json stats_json(const ErrorStats& s) {
-  return {{"count", s.count}, {"median_abs_error", s.median_abs}, {"max_abs_error", s.max_abs}};
-}
-
 }  // namespace
 
 TrainingValidation load_training_validation(const TrainingValidationRequest& request,
@@ -85,8 +81,6 @@ std::string training_split_text(const replay::Scenario& s, const replay::StepRep
 
 nlohmann::json training_validation_json(const TrainingValidation& validation, const std::string& network) {
   nlohmann::json rows = nlohmann::json::array();
-  std::map<std::string, std::vector<double>> by_group;
-  std::vector<double> all;
   for (const auto& r : validation.results) {
     const auto& c = *r.training_case;
     rows.push_back({{"id", c.id},
@@ -105,18 +99,17 @@ nlohmann::json training_validation_json(const TrainingValidation& validation, co
                     {"bubble_s", r.report.breakdown.bubble_s},
                     {"fits_memory", r.report.fits_memory},
                     {"source", c.source}});
-    by_group[c.group].push_back(r.error);
-    all.push_back(r.error);
   }
   nlohmann::json groups = nlohmann::json::object();
-  for (const auto& [group, errors] : by_group) groups[group] = stats_json(error_stats(errors));
+  const replay::TrainingErrors errors = replay::training_errors(validation.results);
+  for (const auto& [group, stats] : errors.by_group) groups[group] = error_stats_json(stats, "count");
   nlohmann::json others = nlohmann::json::array();
   for (const auto& n : validation.cases.not_expressible) {
     others.push_back({{"id", n.id}, {"group", n.group}, {"reason", n.reason}});
   }
   return {{"network", network},
           {"cases", rows},
-          {"summary", stats_json(error_stats(all))},
+          {"summary", error_stats_json(errors.all, "count")},
           {"groups", groups},
           {"not_expressible", others}};
 }

@@ -6,13 +6,9 @@
 namespace ctwin::calibration {
 namespace {
 
-nlohmann::json summary_json(const ErrorStats& summary) {
-  return {{"rows", summary.count}, {"median_abs_error", summary.median_abs}, {"max_abs_error", summary.max_abs}};
-}
-
 nlohmann::json cases_json(const std::vector<NcclCaseError>& cases) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : cases) out.push_back({{"log", c.name}, {"before", summary_json(c.before)}, {"after", summary_json(c.after)}});
+  for (const auto& c : cases) out.push_back({{"log", c.name}, {"before", error_stats_json(c.before, "rows")}, {"after", error_stats_json(c.after, "rows")}});
   return out;
 }
 
@@ -30,12 +26,12 @@ nlohmann::json nccl_calibration_json(const NcclFitReport& report, const std::str
   nlohmann::json fit{{"parameters", parameters},
                      {"iterations", report.iterations},
                      {"evaluations", report.evaluations},
-                     {"fit_before", summary_json(report.fit_before)},
-                     {"fit_after", summary_json(report.fit_after)},
+                     {"fit_before", error_stats_json(report.fit_before, "rows")},
+                     {"fit_after", error_stats_json(report.fit_after, "rows")},
                      {"logs", cases_json(report.fitted)}};
   if (!report.holdout.empty()) {
-    fit["holdout_before"] = summary_json(report.holdout_before);
-    fit["holdout_after"] = summary_json(report.holdout_after);
+    fit["holdout_before"] = error_stats_json(report.holdout_before, "rows");
+    fit["holdout_after"] = error_stats_json(report.holdout_after, "rows");
     fit["holdout_logs"] = cases_json(report.holdout);
   }
   return {{"ctwin_calibration", "nccl"},

@@ -49,14 +49,6 @@ struct ValidateOptions {
   std::vector<std::string> overrides;
 };
 
-struct SizeSplit {
-  std::vector<double> large;
-  std::vector<double> small;
-  void add(const LogComparison& comparison) {
-    for (const auto& row : comparison.rows) (calibration::is_large(row.size) ? large : small).push_back(row.error);
-  }
-};
-
 // The acceptance groups of the issue: single-node sweeps per GPU, multi-node all_reduce per GPU.
 std::string group_of(const calibration::NcclSetup& setup) { return api::validation_group(setup); }
 
@@ -68,7 +60,8 @@ std::string algo_proto(const calibration::BusbwComparison& row) {
   return std::string(collectives::name(row.algorithm)) + "/" + std::string(collectives::name(row.protocol));
 }
 
-void print_table(const std::vector<SetupValidation>& results, const ValidateOptions& options, std::ostream& out) {
+void print_table(const api::NcclValidation& validation, const ValidateOptions& options, std::ostream& out) {
+  const auto& results = validation.results;
   out << "# ctwin validate: predicted vs measured nccl-tests busbw, network " << options.network
       << "; error = predicted / measured - 1 (out-of-place); medians of |error|\n";
   std::vector<std::string> headers{"setup", "role", "ranks", "rows", ">=1MiB", "<1MiB", "largest: measured", "predicted",
@@ -83,25 +76,23 @@ void print_table(const std::vector<SetupValidation>& results, const ValidateOpti
     if (!result.skipped.empty()) {
       cells = {setup.id, setup.role, std::to_string(setup.ranks), "-", "skipped: " + result.skipped};
     } else {
-      SizeSplit split;
-      split.add(result.uncalibrated);
+      const api::NcclErrorSplit split = api::error_split(result.uncalibrated);
       const auto& last = result.uncalibrated.rows.back();
       cells = {setup.id,
                setup.role,
                std::to_string(setup.ranks),
                std::to_string(result.uncalibrated.rows.size()),
-               percent(error_stats(split.large)),
-               percent(error_stats(split.small)),
+               percent(split.large),
+               percent(split.small),
                fixed(last.measured_busbw_GBps, 1) + " GB/s",
                fixed(last.predicted_busbw_GBps, 1) + " GB/s",
                signed_percent(last.error),
                algo_proto(last)};
       if (options.calibrated) {
         if (result.calibrated) {
-          SizeSplit calibrated;
-          calibrated.add(*result.calibrated);
-          cells.push_back(percent(error_stats(calibrated.large)));
-          cells.push_back(percent(error_stats(calibrated.small)));
+          const api::NcclErrorSplit calibrated = api::error_split(*result.calibrated);
+          cells.push_back(percent(calibrated.large));
+          cells.push_back(percent(calibrated.small));
         } else {
           cells.insert(cells.end(), {"(fitted)", ""});
         }
@@ -123,14 +114,6 @@ void print_table(const std::vector<SetupValidation>& results, const ValidateOpti
   }
   table.print(out, Format::kTable);
 
-  // Medians over every row of a group, pooled across its setups.
-  std::map<std::string, std::pair<SizeSplit, SizeSplit>> groups;
-  for (const auto& result : results) {
-    if (!result.skipped.empty()) continue;
-    auto& [uncalibrated, calibrated] = groups[group_of(*result.setup) + " (" + result.setup->role + ")"];
-    uncalibrated.add(result.uncalibrated);
-    if (result.calibrated) calibrated.add(*result.calibrated);
-  }
   out << "\n# by group: median |busbw error| over every row of the group's setups\n";
   std::vector<std::string> summary_headers{"group", "rows >=1MiB", "median", "max", "rows <1MiB", "median", "max"};
   if (options.calibrated) {
@@ -138,14 +121,14 @@ void print_table(const std::vector<SetupValidation>& results, const ValidateOpti
   }
   Table summary(summary_headers);
   const auto max_of = [](const ErrorStats& s) { return s.count ? fixed(s.max_abs * 100, 1) + "%" : "-"; };
-  for (const auto& [group, splits] : groups) {
-    const auto large = error_stats(splits.first.large);
-    const auto small = error_stats(splits.first.small);
+  for (const auto& [group, errors] : api::nccl_group_errors(validation)) {
+    const ErrorStats& large = errors.uncalibrated.large;
+    const ErrorStats& small = errors.uncalibrated.small;
     std::vector<std::string> cells{group, std::to_string(large.count), percent(large), max_of(large),
                                    std::to_string(small.count), percent(small), max_of(small)};
     if (options.calibrated) {
-      const auto cal_large = error_stats(splits.second.large);
-      const auto cal_small = error_stats(splits.second.small);
+      const ErrorStats& cal_large = errors.calibrated.large;
+      const ErrorStats& cal_small = errors.calibrated.small;
       cells.push_back(std::to_string(cal_large.count + cal_small.count));
       cells.push_back(percent(cal_large));
       cells.push_back(percent(cal_small));
@@ -285,7 +268,7 @@ Action add_validate_command(CLI::App& app) {
     } else if (format == Format::kCsv) {
       print_csv(results, std::cout);
     } else {
-      print_table(results, *options, std::cout);
+      print_table(validation, *options, std::cout);
     }
   };
 }

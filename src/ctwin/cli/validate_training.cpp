@@ -45,18 +45,6 @@ std::string unit_of(replay::TrainingMetric metric) {
 
 using replay::TrainingComparison;
 
-std::map<std::string, std::vector<double>> errors_by_group(const std::vector<TrainingComparison>& results) {
-  std::map<std::string, std::vector<double>> groups;
-  for (const auto& r : results) groups[r.training_case->group].push_back(r.error);
-  return groups;
-}
-
-std::vector<double> all_errors(const std::vector<TrainingComparison>& results) {
-  std::vector<double> errors;
-  for (const auto& r : results) errors.push_back(r.error);
-  return errors;
-}
-
 void print_table(const std::vector<TrainingComparison>& results, const replay::TrainingCases& cases,
                  const std::string& network, std::ostream& out) {
   out << "# ctwin validate --training: predicted vs published training throughput per GPU, network " << network
@@ -71,11 +59,11 @@ void print_table(const std::vector<TrainingComparison>& results, const replay::T
   table.print(out, Format::kTable);
   out << "\n# by group: |error|\n";
   Table summary({"group", "cases", "median", "max"});
-  for (const auto& [group, errors] : errors_by_group(results)) {
-    const auto s = error_stats(errors);
+  const replay::TrainingErrors errors = replay::training_errors(results);
+  for (const auto& [group, s] : errors.by_group) {
     summary.add_row({group, std::to_string(s.count), fixed(100 * s.median_abs, 1) + "%", fixed(100 * s.max_abs, 1) + "%"});
   }
-  const auto total = error_stats(all_errors(results));
+  const ErrorStats& total = errors.all;
   summary.add_row({"all", std::to_string(total.count), fixed(100 * total.median_abs, 1) + "%",
                    fixed(100 * total.max_abs, 1) + "%"});
   summary.print(out, Format::kTable);

@@ -67,8 +67,7 @@ void print_table(const replay::TrainingCrossValidation& result, const std::strin
                    "other-source runs", "median", "max"});
     for (const auto& [group, errors] : api::cross_validation_errors_by_group(result, dense_only)) {
       std::vector<std::string> row{group};
-      for (const auto* list : {&errors.uncalibrated, &errors.calibrated, &errors.other_sources}) {
-        const auto s = error_stats(*list);
+      for (const ErrorStats& s : {errors.uncalibrated, errors.calibrated, errors.other_sources}) {
         row.push_back(std::to_string(s.count));
         row.push_back(s.count > 0 ? percent(s.median_abs) : "-");
         row.push_back(s.count > 0 ? percent(s.max_abs) : "-");

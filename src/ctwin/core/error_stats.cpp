@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace ctwin {
 
@@ -18,6 +21,13 @@ ErrorStats error_stats(std::vector<double> errors) {
   stats.mean_abs = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
   stats.max_abs = errors.back();
   return stats;
+}
+
+nlohmann::json error_stats_json(const ErrorStats& stats, std::string_view count_key, bool with_mean) {
+  nlohmann::json out{{std::string(count_key), stats.count}, {"median_abs_error", stats.median_abs}};
+  if (with_mean) out["mean_abs_error"] = stats.mean_abs;
+  out["max_abs_error"] = stats.max_abs;
+  return out;
 }
 
 }  // namespace ctwin

@@ -4,7 +4,10 @@
 // "median |error|" means one thing in every report.
 
 #include <cstddef>
+#include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace ctwin {
 
@@ -18,5 +21,9 @@ struct ErrorStats {
 
 /// Signed or absolute errors alike; all zeros with count 0 when there are none.
 [[nodiscard]] ErrorStats error_stats(std::vector<double> errors);
+
+/// {count_key: count, "median_abs_error", ("mean_abs_error",) "max_abs_error"}: reports name the
+/// count by what was compared ("rows", "shapes", "count"), a stable key of each report.
+[[nodiscard]] nlohmann::json error_stats_json(const ErrorStats& stats, std::string_view count_key, bool with_mean = false);
 
 }  // namespace ctwin

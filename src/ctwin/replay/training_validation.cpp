@@ -155,4 +155,17 @@ std::vector<TrainingComparison> validate_training(const std::vector<const Traini
   return out;
 }
 
+TrainingErrors training_errors(const std::vector<TrainingComparison>& results) {
+  std::map<std::string, std::vector<double>> by_group;
+  std::vector<double> all;
+  for (const auto& r : results) {
+    by_group[r.training_case->group].push_back(r.error);
+    all.push_back(r.error);
+  }
+  TrainingErrors out;
+  for (auto& [group, errors] : by_group) out.by_group[group] = error_stats(std::move(errors));
+  out.all = error_stats(std::move(all));
+  return out;
+}
+
 }  // namespace ctwin::replay

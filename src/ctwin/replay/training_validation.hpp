@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ctwin/core/error_stats.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
 
@@ -75,5 +77,12 @@ using TrainingProgress = std::function<void(std::size_t, std::size_t, const Trai
                                                                 const std::optional<network::ModelKind>& network,
                                                                 const TrainingProgress& progress = {},
                                                                 unsigned jobs = 1);
+
+/// |error| of the cases per group and over all of them: the summary every front end shows.
+struct TrainingErrors {
+  std::map<std::string, ErrorStats> by_group;
+  ErrorStats all;
+};
+[[nodiscard]] TrainingErrors training_errors(const std::vector<TrainingComparison>& results);
 
 }  // namespace ctwin::replay
