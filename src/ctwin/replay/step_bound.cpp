@@ -69,10 +69,9 @@ SimTime step_time_lower_bound(const StepWork& work, const std::vector<std::vecto
     }
     return *slot;
   };
-  // When each pass's output has arrived at the next virtual stage (−1: not computed yet), by
+  // When each pass's output has arrived at the next virtual stage (empty: not computed yet), by
   // (stage, chunk, direction, micro-batch).
-  constexpr std::int64_t kNotYet = -1;
-  std::vector<std::int64_t> arrived(static_cast<std::size_t>(pp) * v * 2 * m, kNotYet);
+  std::vector<std::optional<SimTime>> arrived(static_cast<std::size_t>(pp) * v * 2 * m);
   const auto slot_of = [&](int stage, bool forward, int chunk, int mb) {
     return ((static_cast<std::size_t>(stage) * v + chunk) * 2 + (forward ? 1 : 0)) * m + mb;
   };
@@ -105,8 +104,8 @@ SimTime step_time_lower_bound(const StepWork& work, const std::vector<std::vecto
         const PipelineTask& t = tasks[n];
         SimTime start = ready[static_cast<std::size_t>(r)];
         if (const auto input = input_of(r, t)) {
-          if (arrived[*input] == kNotYet) break;
-          start = std::max(start, SimTime::from_ps(arrived[*input]));
+          if (!arrived[*input]) break;
+          start = std::max(start, *arrived[*input]);
         }
         const ListBound& list = list_bound(r, t);
         const SimTime finish = start + list.finish;
@@ -115,7 +114,7 @@ SimTime step_time_lower_bound(const StepWork& work, const std::vector<std::vecto
         if (sends(r, t)) {
           // The send starts when the list ends (or later, behind another on the pp stream).
           const SimTime arrival = finish + work.p2p;
-          arrived[slot_of(r, t.forward, t.chunk, t.micro_batch)] = arrival.ps();
+          arrived[slot_of(r, t.forward, t.chunk, t.micro_batch)] = arrival;
           if (!pp_overlap) ready[static_cast<std::size_t>(r)] = arrival;  // blocking sends hold the next list
         }
         advanced = true;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_runner.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/core/error.hpp"
@@ -135,6 +136,24 @@ TEST(PlanBound, PrunedPlanPrintsTheExhaustivePlan) {
     replayed += pruned.replayed;
   }
   EXPECT_LT(replayed * 2, survivors) << "the bound should leave most candidates unreplayed";
+}
+
+// Through the CLI: `--exhaustive` prints the same plan, and the JSON says which search ran.
+TEST(PlanBoundCli, ExhaustiveFlagPrintsTheSamePlan) {
+  const std::string command =
+      "plan scenarios/default.json --fix training.micro_batch=1 --fix parallel.recompute=selective --fix parallel.cp=1 "
+      "--fix parallel.zero=1 --flow-top 1 --top 3 --format json --jobs 2";
+  const auto pruned = cli_testing::run_ctwin(command);
+  const auto exhaustive = cli_testing::run_ctwin(command + " --exhaustive");
+  ASSERT_EQ(pruned.status, 0) << pruned.output;
+  ASSERT_EQ(exhaustive.status, 0) << exhaustive.output;
+  nlohmann::json a = nlohmann::json::parse(pruned.output), b = nlohmann::json::parse(exhaustive.output);
+  EXPECT_FALSE(a["search"]["exhaustive"].get<bool>());
+  EXPECT_TRUE(b["search"]["exhaustive"].get<bool>());
+  EXPECT_LT(a["search"]["replayed"].get<std::int64_t>(), b["search"]["replayed"].get<std::int64_t>());
+  a.erase("search");
+  b.erase("search");
+  EXPECT_EQ(a, b);
 }
 
 }  // namespace
