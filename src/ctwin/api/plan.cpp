@@ -240,7 +240,6 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
   });
   std::vector<double> objectives;  // of the valid replayed candidates
   std::size_t next = 0;
-  std::size_t replayed = 0;
   while (next < order.size()) {
     if (objectives.size() >= needed && !bounds[order[next]].replay) {
       std::vector<double> sorted = objectives;
@@ -259,7 +258,6 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
       if (e.invalid.empty()) objectives.push_back(objective_value(e.analytical, options.objective));
       entries.push_back(std::move(e));
     }
-    replayed += batch.size();
     next = end;
   }
   // Enumeration order, as the exhaustive phase leaves them for finish_plan.
