@@ -27,7 +27,10 @@ _BREAKDOWN = ("compute", "recompute", "bubble", "exposed_tp", "exposed_pp", "exp
 class PlanResult(_TextReport):
     """A plan (``ctwin plan``): ``model``, ``cluster``, ``gpu``, ``gpus``, ``global_batch``,
     ``seq_len``, ``objective``, ``enumerated`` (candidates), ``survivors`` (valid and fitting),
-    ``rules`` (what each rule removed) and ``results`` (the best ``top``, best first).
+    ``rules`` (what each rule removed), ``search`` (``bounded``: candidates ranked by a lower
+    bound on their step time, ``replayed``: those replayed, ``exhaustive``) and ``results`` (the
+    best ``top``, best first: the same whether the rest were replayed or ruled out by their
+    bound).
 
     :attr:`table` has one row per result; :meth:`to_json` is the text ``ctwin plan --format
     json`` prints.

@@ -55,6 +55,7 @@ void register_plan(py::module_& m) {
         if (top < 1) throw InputError("top", "", "must be at least 1");
         options.shard_index = shard_index;
         options.shard_count = shard_count;
+        options.top = top;  // the best `top` exact, the rest ranked out by their bound (shards replay all)
         return call_interruptibly([&] {
           const api::PlanResult result = api::evaluate_plan(scenario, context, options);
           return api::plan_json(result, shard_count > 1 ? 0 : top).dump(2);

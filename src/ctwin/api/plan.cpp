@@ -1,10 +1,12 @@
 #include "ctwin/api/plan.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <numeric>
 
+#include "ctwin/api/plan_bound.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 #include "ctwin/replay/step_limits.hpp"
@@ -175,6 +177,94 @@ PlanEntry evaluate_candidate(const Base& base, const PlanCandidate& candidate, n
   return entry;
 }
 
+// Candidates replayed between two looks at the threshold: a constant, so which candidates are
+// replayed (and the counts printed) does not depend on the thread count.
+constexpr std::size_t kReplayBatch = 16;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The analytical phase by bound and prune: every candidate's bound first, then replays in order
+// of the best objective the bound allows (ties by index, the exhaustive order), until the next
+// candidate's best is below the `needed`-th best replayed objective. A candidate left out has an
+// objective below that of each of the `needed` best, so it ranks after all of them, and each of
+// them ranks where the exhaustive plan puts it (every better candidate was replayed). Strictly
+// below: a candidate tying with the threshold could still rank ahead by its index.
+template <typename Report>
+std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vector<const PlanCandidate*>& mine,
+                                                std::size_t needed, const PlanOptions& options, EvalContext& context,
+                                                const Report& report, double& bound_wall_s) {
+  const auto start = std::chrono::steady_clock::now();
+  struct Bounded {
+    std::string invalid;
+    double best = 0;  ///< the objective's upper bound
+    bool replay = false;  ///< must be replayed whatever its bound
+  };
+  std::vector<Bounded> bounds(mine.size());
+  parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
+    replay::Scenario s = base.resolved;
+    s.split = mine[i]->split;
+    s.network = network::ModelKind::kAnalytical;
+    try {
+      const CandidateBound b = bound_candidate(s, context);
+      bounds[i].best = options.objective == PlanObjective::kMfu ? b.mfu : b.tokens_per_s;
+      // The report refuses an MFU above 1 (an impossible GPU profile): only the replay says which
+      // candidates it refuses, so one whose bound allows it is replayed.
+      bounds[i].replay = b.mfu > 1;
+    } catch (const InputError& e) {
+      bounds[i].invalid = e.what();
+    }
+    report("bound", mine.size());
+  });
+  bound_wall_s = seconds_since(start);
+  std::vector<PlanEntry> entries;
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    if (!bounds[i].invalid.empty()) {
+      // Refused before the replay by the same checks the replay makes first: the same message.
+      PlanEntry e;
+      e.index = mine[i]->index;
+      e.split = mine[i]->split;
+      e.dp = e.split.data_parallel(base.gpus);
+      e.micro_batches = e.split.micro_batches(base.gpus);
+      e.invalid = bounds[i].invalid;
+      entries.push_back(std::move(e));
+    } else {
+      order.push_back(i);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (bounds[a].replay != bounds[b].replay) return bounds[a].replay;
+    return bounds[a].best > bounds[b].best;  // stable: ties stay in index order
+  });
+  std::vector<double> objectives;  // of the valid replayed candidates
+  std::size_t next = 0;
+  while (next < order.size()) {
+    if (objectives.size() >= needed && !bounds[order[next]].replay) {
+      std::vector<double> sorted = objectives;
+      std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(needed - 1), sorted.end(),
+                       std::greater<>());
+      if (bounds[order[next]].best < sorted[needed - 1]) break;
+    }
+    const std::size_t end = std::min(order.size(), next + kReplayBatch);
+    std::vector<PlanEntry> batch(end - next);
+    parallel_for(batch.size(), options.jobs, [&](std::size_t b) {
+      batch[b] = evaluate_candidate(base, *mine[order[next + b]], network::ModelKind::kAnalytical, context, {});
+      batch[b].replayed = true;
+      report("analytical", order.size());
+    });
+    for (auto& e : batch) {
+      if (e.invalid.empty()) objectives.push_back(objective_value(e.analytical, options.objective));
+      entries.push_back(std::move(e));
+    }
+    next = end;
+  }
+  // Enumeration order, as the exhaustive phase leaves them for finish_plan.
+  std::stable_sort(entries.begin(), entries.end(), [](const PlanEntry& a, const PlanEntry& b) { return a.index < b.index; });
+  return entries;
+}
+
 }  // namespace
 
 PlanObjective parse_plan_objective(const std::string& text) {
@@ -242,16 +332,35 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   }
   std::mutex progress_mutex;
   std::size_t done = 0;
+  const char* counting = nullptr;  // the phase `done` counts
   const auto report = [&](const char* phase, std::size_t total) {
     if (!options.progress) return;
     const std::lock_guard lock(progress_mutex);
+    if (phase != counting) {
+      counting = phase;
+      done = 0;
+    }
     options.progress(phase, ++done, total);
   };
-  result.entries.resize(mine.size());
-  parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
-    result.entries[i] = evaluate_candidate(base, *mine[i], network::ModelKind::kAnalytical, context, {});
-    report("analytical", mine.size());
-  });
+  const auto analytical_start = std::chrono::steady_clock::now();
+  const std::size_t needed = options.top == 0 ? 0 : std::max(options.top, options.flow_top);
+  if (options.exhaustive || options.shard_count > 1 || needed == 0 || needed >= mine.size()) {
+    result.entries.resize(mine.size());
+    parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
+      result.entries[i] = evaluate_candidate(base, *mine[i], network::ModelKind::kAnalytical, context, {});
+      report("analytical", mine.size());
+    });
+    result.replayed = static_cast<std::int64_t>(mine.size());
+  } else {
+    result.entries = bounded_analytical_phase(base, mine, needed, options, context, report, result.bound_wall_s);
+    result.exhaustive = false;
+    result.bounded = static_cast<std::int64_t>(mine.size());
+    result.replayed = static_cast<std::int64_t>(
+        std::count_if(result.entries.begin(), result.entries.end(), [](const PlanEntry& e) { return e.replayed; }));
+  }
+
+  result.analytical_wall_s = seconds_since(analytical_start);
+  const auto flow_start = std::chrono::steady_clock::now();
 
   // Phase 2 on this run's best flow_top by analytical rank (finish() orders them).
   const std::size_t keep = result.flow_top;
@@ -274,6 +383,7 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
     if (!e.invalid.empty()) e.flow.reset();
   }
   finish_plan(result);
+  result.flow_wall_s = seconds_since(flow_start);
   return result;
 }
 

@@ -43,6 +43,11 @@ struct PlanOptions {
   PlanObjective objective = PlanObjective::kThroughput;
   std::vector<std::string> fixes;    ///< "parallel.tp=8": an axis narrowed, or any scenario field set
   std::size_t flow_top = 32;         ///< M: candidates re-ranked on the flow fabric (0: none)
+  /// Results the caller shows (0: every candidate). With flow_top it says how many of the best
+  /// must be exact: only candidates whose step-time lower bound can still beat the
+  /// max(top, flow_top)-th best are replayed (plan_search.hpp). Shards replay every candidate.
+  std::size_t top = 0;
+  bool exhaustive = false;  ///< replay every candidate, whatever its bound (`--exhaustive`)
   unsigned jobs = 1;
   std::size_t shard_index = 0;  ///< 0-based
   std::size_t shard_count = 1;
@@ -79,6 +84,7 @@ struct PlanEntry {
   std::optional<PlanScore> flow;  ///< for the best flow_top by analytical rank
   std::int64_t analytical_rank = 0;  ///< 1-based
   std::vector<PartDelta> why;        ///< largest differences from the first result, at most 3
+  bool replayed = false;             ///< went through the bounded phase's replay (not in the JSON)
 };
 
 struct PlanResult {
@@ -95,6 +101,14 @@ struct PlanResult {
   RuleCounts rules;  ///< the enumeration's rules; steps the replay refuses count as "replay"
   std::int64_t survivors = 0;
   std::size_t shard_index = 0, shard_count = 1;
+  /// How the analytical phase got its ranking: `bounded` candidates had their step-time lower
+  /// bound computed (0 when exhaustive), `replayed` went through the event replay; the others
+  /// were ranked out by their bound alone and are not among `entries`.
+  bool exhaustive = true;
+  std::int64_t bounded = 0;
+  std::int64_t replayed = 0;
+  /// Wall-clock seconds of each part here (not a result: they differ run to run; not in the JSON).
+  double bound_wall_s = 0, analytical_wall_s = 0, flow_wall_s = 0;
   std::vector<PlanEntry> entries;  ///< this run's candidates, best first (invalid ones last)
 };
 

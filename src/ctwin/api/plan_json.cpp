@@ -155,7 +155,8 @@ json plan_json(const PlanResult& result, std::size_t top) {
               {"fixes", result.fixes},
               {"enumerated", result.enumerated},
               {"survivors", result.survivors},
-              {"rules", rule_list}};
+              {"rules", rule_list},
+              {"search", {{"exhaustive", result.exhaustive}, {"bounded", result.bounded}, {"replayed", result.replayed}}}};
   if (result.shard_count > 1) out["shard"] = {{"index", result.shard_index + 1}, {"count", result.shard_count}};
   out["results"] = results;
   return out;
@@ -176,10 +177,12 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
     header.erase("results");
     header.erase("shard");
     header.erase("rules");
+    header.erase("search");
     json first_header = shards.front();
     first_header.erase("results");
     first_header.erase("shard");
     first_header.erase("rules");
+    first_header.erase("search");
     if (f == 0) {
       count = n;
       merged.model = field(j, "model", source).get<std::string>();
@@ -205,6 +208,12 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
     if (index < 1 || index > n || !seen.insert(index).second) {
       throw InputError(source, "/shard/index", "shard " + std::to_string(index) + "/" + std::to_string(n) +
                                                     " is given twice or is out of range");
+    }
+    if (j.contains("search")) {  // how the shard searched: the merged plan says what they did together
+      const json& search = j["search"];
+      merged.exhaustive = merged.exhaustive && field(search, "exhaustive", source).get<bool>();
+      merged.bounded += field(search, "bounded", source).get<std::int64_t>();
+      merged.replayed += field(search, "replayed", source).get<std::int64_t>();
     }
     for (const auto& e : field(j, "results", source)) merged.entries.push_back(read_entry(e, source));
   }

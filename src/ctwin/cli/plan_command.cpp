@@ -31,6 +31,7 @@ struct PlanOptions {
   std::string format = "table";
   std::string shard;
   std::vector<std::string> merge;
+  bool exhaustive = false;
 };
 
 // "[analytical 1200/5400] 850/s, 5 s left" on stderr, a terminal only: a pipe gets the results alone.
@@ -73,8 +74,10 @@ void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
     std::cout << result.model << " on " << result.gpus << " x " << result.gpu << " (" << result.cluster
               << "), global batch " << result.global_batch << ", seq " << result.seq_len << ", objective "
               << api::plan_objective_name(result.objective) << "\n"
-              << result.enumerated << " candidates, " << result.survivors << " valid and fitting; all ranked on the "
-              << "analytical network, the best " << std::min<std::int64_t>(static_cast<std::int64_t>(result.flow_top), result.survivors)
+              << result.enumerated << " candidates, " << result.survivors << " valid and fitting; "
+              << (result.exhaustive ? std::string("all replayed")
+                                    : std::to_string(result.replayed) + " replayed, the rest ranked out by a step-time lower bound")
+              << " on the analytical network, the best " << std::min<std::int64_t>(static_cast<std::int64_t>(result.flow_top), result.survivors)
               << " again on the shared flow fabric\n\nRemoved by rule:\n";
     Table rules({"rule", "removed", "first removed"});
     const nlohmann::json summary = api::plan_json(result, 1);  // held: a range-for over a temporary's member dangles
@@ -127,6 +130,9 @@ Action add_plan_command(CLI::App& app) {
   command->add_option("--jobs", o->jobs, "candidates simulated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_flag("--exhaustive", o->exhaustive,
+                    "replay every candidate on the analytical network (default: only those whose step-time lower "
+                    "bound can still reach the best max(--top, --flow-top); the printed results are the same)");
   command->add_option("--shard", o->shard,
                       "i/N: evaluate only the i-th of N interleaved slices of the candidates and write that shard's "
                       "JSON (every candidate of the slice, whatever --format and --top) for --merge");
@@ -150,6 +156,8 @@ Action add_plan_command(CLI::App& app) {
     options.fixes = o->fixes;
     options.flow_top = o->flow_top;
     options.jobs = o->jobs;
+    options.top = o->top;
+    options.exhaustive = o->exhaustive;
     if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
     options.progress = terminal_progress();
     api::EvalContext context;
