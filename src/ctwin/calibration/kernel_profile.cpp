@@ -89,9 +89,9 @@ KernelProfile read_kernel_profile(const std::filesystem::path& path) {
       row.loop_host_ms = r.number("loop_host_ms", 0, kMostMs);
       row.dense_ms = r.number("dense_same_flops_ms", 1e-6, kMostMs);
       row.grouped_ms = r.number("grouped_ms", 1e-6, kMostMs);
+      row.grouped_host_ms = r.number_or("grouped_host_ms", 0, kMostMs, 0);
       // Derived or descriptive: for people reading the file.
-      for (const char* derived : {"experts", "ep", "fwd_bwd_tflop", "dense_tflops", "loop_tflops", "grouped_host_ms",
-                                  "grouped_tflops"}) {
+      for (const char* derived : {"experts", "ep", "fwd_bwd_tflop", "dense_tflops", "loop_tflops", "grouped_tflops"}) {
         (void)r.optional(derived);
       }
       r.finish();
@@ -109,8 +109,13 @@ KernelProfile read_kernel_profile(const std::filesystem::path& path) {
       row.permute_host_ms = r.number("permute_host_ms", 0, kMostMs);
       r.finish();
       profile.routing.push_back(row);
+    } else if (kind == "launch_overhead") {
+      // Host time per bare eager launch: the unit of calibration/host_profile.hpp.
+      profile.launch_host_us = r.number("us_per_kernel_host", 1e-3, 1e6);
+      for (const char* derived : {"kernels", "gpu_ms", "host_ms"}) (void)r.optional(derived);
+      r.finish();
     }
-    // Other kinds (attention, copy, rmsnorm, launch overhead) are read by people, not here.
+    // Other kinds (attention, copy, rmsnorm) are read by people, not here.
   }
   if (profile.experts.empty() && profile.routing.empty()) {
     throw InputError(source, "/rows", "no moe_experts or moe_router_permute rows");

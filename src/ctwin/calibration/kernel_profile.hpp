@@ -36,7 +36,7 @@ struct ExpertBlockRow {
   std::string model;
   std::int64_t hidden = 0, expert_ffn = 0, tokens = 0, top_k = 0, local_experts = 0, rows_per_expert = 0;
   double loop_ms = 0, grouped_ms = 0, dense_ms = 0;  ///< measured, GPU time
-  double loop_host_ms = 0;
+  double loop_host_ms = 0, grouped_host_ms = 0;  ///< host wall time to issue (0: not measured)
 };
 
 struct RoutingRow {
@@ -47,6 +47,7 @@ struct RoutingRow {
 
 struct KernelProfile {
   std::string gpu;
+  double launch_host_us = 0;  ///< the launch row: host time per bare eager launch (0: no such row)
   std::vector<ExpertBlockRow> experts;
   std::vector<RoutingRow> routing;
 };

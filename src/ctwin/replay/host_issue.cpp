@@ -1,21 +1,16 @@
 #include "ctwin/replay/host_issue.hpp"
 
+#include "ctwin/replay/host_timeline.hpp"
+
 namespace ctwin::replay {
 
 SimTime exposed_after_sync(const std::vector<IssuedKernel>& kernels, SimTime host_launch) {
-  double host = 0, gpu_end = 0, busy = 0;
-  const double launch = host_launch.seconds();
+  std::vector<HostKernel> timeline;
   for (const auto& kernel : kernels) {
     const int launches = kernel.launches > 0 ? kernel.launches : 1;
-    const double share = kernel.gpu.seconds() / launches;
-    for (int i = 0; i < launches; ++i) {
-      host += launch;
-      gpu_end = (gpu_end > host ? gpu_end : host) + share;
-    }
-    busy += kernel.gpu.seconds();
+    timeline.push_back({kernel.gpu, SimTime::from_seconds(host_launch.seconds() * launches), launches});
   }
-  const double exposed = gpu_end - busy;
-  return SimTime::from_seconds(exposed > 0 ? exposed : 0);
+  return issue_timeline(timeline).exposed();
 }
 
 }  // namespace ctwin::replay

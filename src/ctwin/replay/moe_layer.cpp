@@ -2,7 +2,6 @@
 
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/replay/gemm_dtype.hpp"
-#include "ctwin/replay/host_issue.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
 namespace ctwin::replay {
@@ -86,6 +85,7 @@ SimTime MoeLayer::grouped(std::int64_t n, std::int64_t k, GroupedTokens along) c
 OpNode MoeLayer::grouped_op(const char* name, SimTime time) const {
   OpNode op{name, Stream::kCompute, time};
   op.launches = grouped_launches();
+  op.grouped = true;
   return op;
 }
 
@@ -95,24 +95,16 @@ int MoeLayer::grouped_launches() const {
   return active > 0 ? active : 1;
 }
 
-SimTime MoeLayer::permute(compute::PermutePass pass) const {
+compute::PermuteShape MoeLayer::permute_shape(compute::PermutePass pass) const {
   const auto path = s_.moe_runtime.permute_fusion ? compute::PermutePath::kFused : compute::PermutePath::kUnfused;
-  return compute::estimate_permute(s_.gpu, {path, pass, shape_.local_tokens * s_.model.moe.top_k, s_.model.hidden,
-                                            s_.model.moe.top_k, kActivationBytes})
-      .time;
+  return {path, pass, shape_.local_tokens * s_.model.moe.top_k, s_.model.hidden, s_.model.moe.top_k, kActivationBytes};
 }
 
-void MoeLayer::expose_host(std::vector<OpNode>& ops, int sync) const {
-  std::vector<IssuedKernel> issued;
-  for (std::size_t i = static_cast<std::size_t>(sync) + 1; i < ops.size(); ++i) {
-    const OpNode& op = ops[i];
-    // Kernels as they will run (the profile's scale applies to them later); a collective the
-    // compute stream does not wait for here costs its launch only.
-    const double scale = op.stream == Stream::kCompute ? s_.gpu.training_time_scale : 1.0;
-    const bool waited = op.stream == Stream::kCompute || op.join == Join::kNow;
-    issued.push_back({waited ? SimTime::from_seconds(op.duration.seconds() * scale) : SimTime(), op.launches});
-  }
-  ops[static_cast<std::size_t>(sync)].duration = exposed_after_sync(issued, s_.gpu.host_launch);
+OpNode MoeLayer::permute_op(const char* name, compute::PermutePass pass) const {
+  const compute::PermuteShape shape = permute_shape(pass);
+  OpNode op{name, Stream::kCompute, compute::estimate_permute(s_.gpu, shape).time};
+  op.launches = compute::permute_launches(shape);
+  return op;
 }
 
 SimTime MoeLayer::memory(MemoryKernel kind, std::int64_t elements, bool backward) const {
@@ -129,17 +121,18 @@ void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) co
   const bool swiglu = s_.model.activation == workload::Activation::kSwiglu;
   // The router is a plain bf16 linear layer in Megatron-Core, also in fp8 training.
   add(ops, {"router_gemm", Stream::kCompute, gemm(n, s_.model.moe.experts, h, compute::Dtype::kBf16)});
-  add(ops, {"router_topk", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, false)});
+  OpNode topk{"router_topk", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, false)};
+  topk.launches = 4;  // fp32 cast, softmax, top-k, probabilities (moe_layer.hpp)
+  add(ops, topk);
   // A dropless dispatcher learns the tokens per expert on the host before it permutes.
   const bool sync = !s_.cuda_graphs && s_.moe_runtime.capacity_factor <= 0;
-  int sync_op = -1;
   if (sync) {
     OpNode wait{"moe_dispatch_sync", Stream::kCompute, SimTime()};
     wait.host = true;
-    wait.launches = 0;
-    sync_op = add(ops, wait);
+    wait.launches = 3;  // tokens per expert, their EP all-gather, the device-to-host copy
+    add(ops, wait);
   }
-  add(ops, {"moe_permute", Stream::kCompute, permute(compute::PermutePass::kPermute)});
+  add(ops, permute_op("moe_permute", compute::PermutePass::kPermute));
   // With the overlap, the compute stream runs the shared experts while the tokens travel.
   const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
   int arrived = add(ops, on_ep("ep_dispatch_all_to_all", all_to_all_, travel));
@@ -148,23 +141,24 @@ void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) co
   OpNode fc1{"expert_fc1_grouped_gemm", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kM), Join::kNow,
              Occurs::kEvery, overlap_shared_ ? arrived : -1};
   fc1.launches = grouped_launches();
+  fc1.grouped = true;
   add(ops, fc1);
   add(ops, {swiglu ? "expert_swiglu" : "expert_gelu", Stream::kCompute,
             memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, busy_total_ * shape_.expert_cols, false)});
   OpNode fc2{"expert_fc2_grouped_gemm", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kM)};
   fc2.launches = grouped_launches();
+  fc2.grouped = true;
   add(ops, fc2);
   if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_reduce_scatter", expert_tp_reduce_scatter_));
   add(ops, on_ep("ep_combine_all_to_all", all_to_all_));
-  add(ops, {"moe_unpermute", Stream::kCompute, permute(compute::PermutePass::kUnpermute)});
-  if (sync_op >= 0) expose_host(ops, sync_op);
+  add(ops, permute_op("moe_unpermute", compute::PermutePass::kUnpermute));
 }
 
 int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) const {
   const std::int64_t h = s_.model.hidden;
   const std::int64_t n = shape_.local_tokens;
   const bool swiglu = s_.model.activation == workload::Activation::kSwiglu;
-  add(ops, {"moe_unpermute_bwd", Stream::kCompute, permute(compute::PermutePass::kUnpermuteBackward)});
+  add(ops, permute_op("moe_unpermute_bwd", compute::PermutePass::kUnpermuteBackward));
   add(ops, on_ep("ep_combine_all_to_all_bwd", all_to_all_));
   if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_all_gather_bwd", expert_tp_gather_));
   // Each grouped GEMM has a data-gradient GEMM (tokens along M) and a weight-gradient GEMM per
@@ -180,9 +174,12 @@ int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) c
   if (groups_.expert_tp.size > 1) back = add(ops, on_ep("expert_tp_reduce_scatter_bwd", expert_tp_reduce_scatter_, travel));
   back = add(ops, on_ep("ep_dispatch_all_to_all_bwd", all_to_all_, travel));
   const int shared_wait = shared(ops);
-  add(ops, {"moe_permute_bwd", Stream::kCompute, permute(compute::PermutePass::kPermuteBackward), Join::kNow,
-            Occurs::kEvery, overlap_shared_ ? back : -1});
-  add(ops, {"router_topk_bwd", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, true)});
+  OpNode permute_bwd = permute_op("moe_permute_bwd", compute::PermutePass::kPermuteBackward);
+  permute_bwd.wait_for = overlap_shared_ ? back : -1;
+  add(ops, permute_bwd);
+  OpNode topk{"router_topk_bwd", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, true)};
+  topk.launches = 7;  // the loss seed, top-k (2), softmax and cast backward, two accumulations
+  add(ops, topk);
   add(ops, {"router_dgrad", Stream::kCompute, gemm(n, h, s_.model.moe.experts, compute::Dtype::kBf16)});
   add(ops, {"router_wgrad", Stream::kCompute, gemm(h, s_.model.moe.experts, n, compute::Dtype::kBf16)});
   return shared_wait;

@@ -34,9 +34,14 @@
 // unpermute: compute::estimate_permute, unfused or fused by moe_runtime.permute_fusion.
 //
 // Host: with a dropless dispatcher (no capacity factor) and no CUDA graphs, the forward copies the
-// tokens per expert to the host after the router (moe_dispatch_sync), and the GPU then waits for
-// the host to issue the rest of the block (replay/host_issue.hpp); TransformerEngine's grouped
-// linear issues one GEMM per local expert. The backward reuses the splits: no sync.
+// tokens per expert to the host after the router (moe_dispatch_sync, a sync point of the host
+// timeline, replay/host_timeline.hpp, which sets its duration); TransformerEngine's grouped linear
+// issues one GEMM per local expert. The backward reuses the splits: no sync. Launches per op (the
+// host issues each): router forward 5 kernels (logit GEMM; fp32 cast, softmax, top-k, probabilities
+// as router_topk), backward 9 (the H200 profile's router block by our reading,
+// calibration/host_profile.hpp); the dispatcher's preprocessing before the copy 3 (tokens per
+// expert, their all-gather over EP, the device-to-host copy: token_dispatcher.py preprocess);
+// permutation passes compute::permute_launches.
 //
 // Communication groups under MoE parallel folding (Megatron's expert rank generator orders
 // expert-tp, ep, expert-dp over the tp·cp·dp ranks of a pipeline stage): expert TP {e, stride 1},
@@ -107,12 +112,11 @@ class MoeLayer {
   SimTime gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::Dtype dtype) const;
   SimTime grouped(std::int64_t n, std::int64_t k, compute::GroupedTokens along) const;
   SimTime memory(compute::MemoryKernel kind, std::int64_t elements, bool backward) const;
-  SimTime permute(compute::PermutePass pass) const;
+  compute::PermuteShape permute_shape(compute::PermutePass pass) const;
   /// Host launches of a grouped GEMM (one per local expert that received rows).
   int grouped_launches() const;
   OpNode grouped_op(const char* name, SimTime time) const;
-  /// Sets the sync op `sync` to the GPU's wait for the host over the ops after it.
-  void expose_host(std::vector<OpNode>& ops, int sync) const;
+  OpNode permute_op(const char* name, compute::PermutePass pass) const;
   /// An EP-stream collective: its predicted time and its call (for the shared-fabric replay).
   [[nodiscard]] static OpNode on_ep(const char* name, const TimedCall& c, Join join = Join::kNow);
 

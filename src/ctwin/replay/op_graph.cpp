@@ -9,6 +9,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/attention_projections.hpp"
 #include "ctwin/replay/context_parallel.hpp"
+#include "ctwin/replay/host_timeline.hpp"
 #include "ctwin/replay/gemm_dtype.hpp"
 #include "ctwin/replay/moe_layer.hpp"
 #include "ctwin/workload/parameter_count.hpp"
@@ -494,7 +495,10 @@ void scale_kernels(ChunkWork& work, double scale) {
 StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm) {
   StepWork work = Builder(scenario, comm).build();
   for (auto& stage : work.stages) {
-    for (auto& chunk : stage.chunks) scale_kernels(chunk, scenario.gpu.training_time_scale);
+    for (auto& chunk : stage.chunks) {
+      scale_kernels(chunk, scenario.gpu.training_time_scale);
+      apply_host_issue(chunk, scenario);
+    }
     scale_kernels(stage.after_backward, scenario.gpu.training_time_scale);
   }
   return work;
@@ -507,6 +511,7 @@ ChunkWork build_layer_work(const Scenario& scenario, CollectiveTimes& comm, std:
   }
   ChunkWork work = Builder(scenario, comm).layer(layer);
   scale_kernels(work, scenario.gpu.training_time_scale);
+  apply_host_issue(work, scenario);
   return work;
 }
 

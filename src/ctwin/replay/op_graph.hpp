@@ -68,11 +68,13 @@ struct OpNode {
   /// the pipeline reaches that forward.
   bool prefetch = false;
   std::optional<CommCall> comm{};  ///< what a communication op moves (none for kernels)
-  /// Host launches the op takes outside a CUDA graph (replay/host_issue.hpp).
+  /// Host launches the op takes outside a CUDA graph (replay/host_timeline.hpp).
   int launches = 1;
-  /// GPU idle time waiting for the host (replay/host_issue.hpp), not a kernel: the profile's
-  /// training_time_scale does not stretch it.
+  /// GPU idle time waiting for the host (replay/host_timeline.hpp), not a kernel: the profile's
+  /// training_time_scale does not stretch it. A host op in a pass as built is a sync point.
   bool host = false;
+  /// A grouped expert GEMM: its first launch costs the host a grouped op (host_timeline.hpp).
+  bool grouped = false;
 };
 
 /// A communication op on `stream`: it moves `c.call` and takes `c.time` alone on the fabric.

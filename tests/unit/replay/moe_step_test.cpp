@@ -17,7 +17,7 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/replay/attention_projections.hpp"
-#include "ctwin/replay/host_issue.hpp"
+#include "ctwin/replay/host_timeline.hpp"
 #include "ctwin/replay/moe_layer.hpp"
 #include "ctwin/replay/training_step.hpp"
 #include "ctwin/workload/flops.hpp"
@@ -212,8 +212,8 @@ TEST(MoeStep, MlaProjectionsAndAttentionFollowTheModel) {
   EXPECT_EQ(count(step.work.stages[0].chunks[0].backward, "kv_up_wgrad"), s.model.layers);
 }
 
-// A dropless dispatcher syncs with the host once per MoE layer forward: the GPU then waits at
-// least one launch, and the exposure is host_issue's over the block's ops after the sync. CUDA
+// A dropless dispatcher syncs with the host once per MoE layer forward: the GPU then waits for the
+// host to issue what follows, the host timeline's exposure over the ops up to the next sync. CUDA
 // graphs and token dropping (fixed sizes, no sync) remove it; the backward has none.
 TEST(MoeStep, DroplessDispatchExposesHostLaunchesUnlessGraphedOrCapped) {
   const Scenario s = qwen({});
@@ -226,16 +226,23 @@ TEST(MoeStep, DroplessDispatchExposesHostLaunchesUnlessGraphedOrCapped) {
   EXPECT_GE(sync->duration, s.gpu.host_launch);
   // The expert GEMMs are issued one GEMM per local expert (TransformerEngine's grouped linear).
   EXPECT_EQ(find(chunk.forward, "expert_fc1_grouped_gemm")->launches, 16);
-  // Recomputed by hand from the ops after the first sync up to the end of its block.
-  std::vector<IssuedKernel> issued;
-  const auto first = std::find_if(chunk.forward.begin(), chunk.forward.end(),
-                                  [](const OpNode& op) { return std::string(op.name) == "moe_dispatch_sync"; });
-  for (auto it = first + 1; it != chunk.forward.end() && std::string(it->name) != "moe_unpermute"; ++it) {
-    issued.push_back({it->stream == Stream::kCompute || it->join == Join::kNow ? it->duration : SimTime(), it->launches});
+  EXPECT_TRUE(find(chunk.forward, "expert_fc1_grouped_gemm")->grouped);
+  // The second sync's wait recomputed by hand: host and GPU start together at it, every op up to
+  // the third sync costs host_cost and holds the compute stream for its kernel time (or a
+  // collective's when the stream joins it at once).
+  std::vector<std::size_t> syncs;
+  for (std::size_t i = 0; i < chunk.forward.size(); ++i) {
+    if (std::string(chunk.forward[i].name) == "moe_dispatch_sync") syncs.push_back(i);
   }
-  const auto unpermute = find(chunk.forward, "moe_unpermute");
-  issued.push_back({unpermute->duration, unpermute->launches});
-  EXPECT_EQ(sync->duration, exposed_after_sync(issued, s.gpu.host_launch));
+  ASSERT_GE(syncs.size(), 3u);
+  std::vector<HostKernel> issued;
+  for (std::size_t i = syncs[1]; i < syncs[2]; ++i) {
+    const OpNode& op = chunk.forward[i];
+    if (op.occurs != Occurs::kEvery) continue;
+    const bool held = !op.host && (op.stream == Stream::kCompute || op.join == Join::kNow);
+    issued.push_back({held ? op.duration : SimTime(), host_cost(op, s), op.host ? 1 : op.launches});
+  }
+  EXPECT_EQ(chunk.forward[syncs[1]].duration, issue_timeline(issued).exposed());
 
   for (const Scenario& other : {qwen({"host={\"cuda_graphs\": true}"}), qwen({"moe_runtime={\"capacity_factor\": 1.0}"})}) {
     const auto quiet = simulate_step(other);
