@@ -100,10 +100,18 @@ void check_upper_tiers(const ClusterSpec& spec, const TierPlan& plan, std::vecto
   };
   long long spine_used = static_cast<long long>(plan.leaves) * plan.leaf_uplinks;
   if (plan.tiers == 3) spine_used += static_cast<long long>(plan.spines()) * plan.spine_uplinks;
-  check("spine_ports_stranded", "spines", plan.spines(), spine_used,
-        plan.tiers == 2 ? "size the build so that leaves x uplinks fills the spines (" + std::to_string(ports) +
-                              " ports each), or plan the spines for the size the build will grow to"
-                        : "grow the build to whole pods of " + std::to_string(plan.leaves_per_pod) + " leaves");
+  // Per-rail spines keep their core uplinks on purpose (the design's growth path), so only the
+  // downlinks of unbuilt leaves of a group count as stranded.
+  if (plan.per_rail && plan.tiers == 2) spine_used += static_cast<long long>(plan.spines()) * plan.spine_uplinks_kept;
+  std::string fix = plan.tiers == 2 ? "size the build so that leaves x uplinks fills the spines (" +
+                                          std::to_string(ports) +
+                                          " ports each), or plan the spines for the size the build will grow to"
+                                    : "grow the build to whole pods of " + std::to_string(plan.leaves_per_pod) + " leaves";
+  if (plan.per_rail) {
+    fix = "each rail's spines are sized for a group of " + std::to_string(plan.leaves_per_pod) +
+          " leaves (fabric.leaves_per_spine_group): build whole groups, or make the group the size of the build";
+  }
+  check("spine_ports_stranded", "spines", plan.spines(), spine_used, fix);
   if (plan.tiers == 3) {
     check("core_ports_stranded", "cores", plan.cores(), static_cast<long long>(plan.spines()) * plan.spine_uplinks,
           "a core takes " + std::to_string(ports) + " spine uplinks: size the build in pods that fill them (" +
