@@ -11,6 +11,8 @@ nlohmann::json fabric_summary_json(const fabric::FabricSummary& summary) {
   out["scalable_units"] = summary.scalable_units;
   out["pods"] = summary.pods;
   out["tiers"] = summary.tiers;
+  // Only where set, so that builds with shared spines keep their bytes.
+  if (summary.rail_spine_groups > 0) out["rail_spine_groups"] = summary.rail_spine_groups;
   out["switches"] = nlohmann::json::array();
   for (const auto& tier : summary.switch_tiers) {
     out["switches"].push_back({{"tier", tier.tier},

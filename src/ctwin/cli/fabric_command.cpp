@@ -24,7 +24,11 @@ void print_table(const fabric::FabricSummary& summary, const std::vector<fabric:
             << summary.gpus_per_node << " GPUs";
   if (summary.scalable_units > 0) std::cout << ", " << summary.scalable_units << " scalable units";
   std::cout << ", " << summary.tiers << (summary.tiers == 1 ? " switch tier" : " switch tiers");
-  if (summary.pods > 1) std::cout << " (" << summary.pods << " pods)";
+  if (summary.rail_spine_groups > 0) {
+    std::cout << ", spines per rail group (" << summary.rail_spine_groups << " groups, " << summary.pods << " pods)";
+  } else if (summary.pods > 1) {
+    std::cout << " (" << summary.pods << " pods)";
+  }
   std::cout << "\n\nswitches\n";
   Table tiers({"tier", "switches", "ports used", "ports total", "down:up"});
   for (const auto& tier : summary.switch_tiers) {

@@ -88,22 +88,32 @@ void check_leaves(const ClusterSpec& spec, const TierPlan& plan, std::vector<Bui
 void check_upper_tiers(const ClusterSpec& spec, const TierPlan& plan, std::vector<BuildWarning>& warnings) {
   if (plan.tiers < 2) return;
   const long long ports = spec.fabric.switch_spec.ports;
-  auto check = [&](const char* check, const char* name, long long switches, long long used, const std::string& fix) {
+  auto check = [&](const char* check, const char* name, long long switches, long long used, const std::string& fix,
+                   const char* used_as = "are wired") {
     const long long total = switches * ports;
     const long long idle = total - used;
     if (switches == 0 || idle * 3 < total) return;  // a third of a tier unwired is worth a line
     warnings.push_back({check,
                         std::to_string(switches) + " " + name + " have " + std::to_string(total) + " ports; " +
-                            std::to_string(used) + " are wired, " + std::to_string(idle) + " (" + percent(idle, total) +
-                            ") stranded",
+                            std::to_string(used) + " " + used_as + ", " + std::to_string(idle) + " (" +
+                            percent(idle, total) + ") stranded",
                         fix});
   };
   long long spine_used = static_cast<long long>(plan.leaves) * plan.leaf_uplinks;
   if (plan.tiers == 3) spine_used += static_cast<long long>(plan.spines()) * plan.spine_uplinks;
-  check("spine_ports_stranded", "spines", plan.spines(), spine_used,
-        plan.tiers == 2 ? "size the build so that leaves x uplinks fills the spines (" + std::to_string(ports) +
-                              " ports each), or plan the spines for the size the build will grow to"
-                        : "grow the build to whole pods of " + std::to_string(plan.leaves_per_pod) + " leaves");
+  // Per-rail spines keep their core uplinks on purpose (the design's growth path), so only the
+  // downlinks of unbuilt leaves of a group count as stranded.
+  if (plan.per_rail && plan.tiers == 2) spine_used += static_cast<long long>(plan.spines()) * plan.spine_uplinks_kept;
+  std::string fix = plan.tiers == 2 ? "size the build so that leaves x uplinks fills the spines (" +
+                                          std::to_string(ports) +
+                                          " ports each), or plan the spines for the size the build will grow to"
+                                    : "grow the build to whole pods of " + std::to_string(plan.leaves_per_pod) + " leaves";
+  if (plan.per_rail) {
+    fix = "each rail's spines are sized for a group of " + std::to_string(plan.leaves_per_pod) +
+          " leaves (fabric.leaves_per_spine_group): build whole groups, or make the group the size of the build";
+  }
+  check("spine_ports_stranded", "spines", plan.spines(), spine_used, fix,
+        plan.per_rail && plan.tiers == 2 ? "are wired or kept for cores" : "are wired");
   if (plan.tiers == 3) {
     check("core_ports_stranded", "cores", plan.cores(), static_cast<long long>(plan.spines()) * plan.spine_uplinks,
           "a core takes " + std::to_string(ports) + " spine uplinks: size the build in pods that fill them (" +

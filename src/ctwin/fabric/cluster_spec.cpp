@@ -1,5 +1,7 @@
 #include "ctwin/fabric/cluster_spec.hpp"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "ctwin/core/error.hpp"
@@ -83,6 +85,37 @@ ServerSpec read_server(JsonObjectReader reader) {
   return server;
 }
 
+// Rail-grouped spines split the leaves of each scalable unit by rail group, so there must be
+// more than one group and each group's leaves must fit under one spine's downlinks.
+void read_spine_groups(JsonObjectReader& reader, const ServerSpec& server, FabricSpec& fabric) {
+  fabric.spine_groups =
+      reader.choice_or("spine_groups", {"shared", "per_rail"}, "shared") == "per_rail" ? SpineGroups::kPerRail
+                                                                                      : SpineGroups::kShared;
+  if (!reader.has("leaves_per_spine_group")) {
+    (void)reader.optional("leaves_per_spine_group");
+  } else if (fabric.spine_groups != SpineGroups::kPerRail) {
+    reader.fail("leaves_per_spine_group", "only means something with spine_groups per_rail; "
+                                          "--set fabric.leaves_per_spine_group=null drops it");
+  } else {
+    fabric.leaves_per_spine_group = static_cast<int>(reader.integer("leaves_per_spine_group", 1, kMaxCount));
+  }
+  if (fabric.spine_groups != SpineGroups::kPerRail) return;
+  const int groups = server.nics.count / fabric.rails_per_leaf;
+  if (groups < 2) {
+    reader.fail("spine_groups", "per_rail needs at least two rail groups per scalable unit, but rails_per_leaf " +
+                                    std::to_string(fabric.rails_per_leaf) + " puts all " +
+                                    std::to_string(server.nics.count) + " NICs of a node on one leaf");
+  }
+  const double ratio = fabric.spine_oversubscription;
+  const int spine_down = static_cast<int>(std::floor(fabric.switch_spec.ports * ratio / (1 + ratio) + 1e-9));
+  if (fabric.leaves_per_spine_group > spine_down) {
+    reader.fail("leaves_per_spine_group",
+                std::to_string(fabric.leaves_per_spine_group) + " leaves need at least as many spine downlinks, but a " +
+                    std::to_string(fabric.switch_spec.ports) + "-port spine that keeps its uplinks (fabric.oversubscription.spine) has " +
+                    std::to_string(spine_down));
+  }
+}
+
 FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
   FabricSpec fabric;
   fabric.kind = reader.choice("kind", {"rail_optimized", "top_of_rack"}) == "rail_optimized"
@@ -114,11 +147,19 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
       reader.fail("nodes_per_su", "a leaf needs " + std::to_string(down) + " downlinks plus uplinks but has " +
                                       std::to_string(fabric.switch_spec.ports) + " ports");
     }
+    read_spine_groups(reader, server, fabric);
   } else {
     // Ignored, not refused, so that `--set fabric.kind=top_of_rack` works on any topology;
     // fabric::ignored_fields() names them as build warnings, so nothing is ignored silently.
     (void)reader.optional("nodes_per_su");
     (void)reader.optional("rails_per_leaf");
+    for (const char* key : {"spine_groups", "leaves_per_spine_group"}) {
+      if (reader.has(key)) {
+        reader.fail(key, "only means something with kind rail_optimized (a top-of-rack leaf has no rails); "
+                         "--set fabric." + std::string(key) + "=null drops it");
+      }
+      (void)reader.optional(key);
+    }
   }
   reader.finish();
   return fabric;
@@ -160,6 +201,8 @@ ClusterSpec load_cluster(const std::filesystem::path& path, const std::vector<st
 const char* to_string(NetworkTechnology technology) {
   return technology == NetworkTechnology::kRoce ? "roce" : "infiniband";
 }
+
+const char* to_string(SpineGroups groups) { return groups == SpineGroups::kPerRail ? "per_rail" : "shared"; }
 
 const char* to_string(FabricKind kind) { return kind == FabricKind::kRailOptimized ? "rail_optimized" : "top_of_rack"; }
 

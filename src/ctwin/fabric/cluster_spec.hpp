@@ -65,6 +65,13 @@ enum class FabricKind {
   kTopOfRack,      ///< all NICs of a node go to the same leaf (a classic fat tree)
 };
 
+/// Which spines a rail-optimized leaf climbs to.
+enum class SpineGroups {
+  kShared,   ///< every leaf of a pod reaches every spine of the pod
+  kPerRail,  ///< each rail's leaves reach only that rail's own spines (DGX GB200 RA "spine-leaf
+             ///< groups"); traffic changes rails over NVLink inside the node (PXN)
+};
+
 struct SwitchSpec {
   std::string model;
   int ports = 0;  ///< radix at the fabric's link speed
@@ -75,6 +82,10 @@ struct FabricSpec {
   FabricKind kind = FabricKind::kRailOptimized;
   int nodes_per_su = 0;    ///< rail-optimized: nodes in one scalable unit
   int rails_per_leaf = 1;  ///< rail-optimized: rails sharing one leaf switch
+  SpineGroups spine_groups = SpineGroups::kShared;
+  /// kPerRail: leaves in one rail's spine group, whose spines are sized for it (and keep their
+  /// core uplinks) however few of its leaves a build fills; 0: as many as a spine can take.
+  int leaves_per_spine_group = 0;
   SwitchSpec switch_spec;
   LinkSpec link;  ///< switch-to-switch links
   double leaf_oversubscription = 1;   ///< leaf downlink : uplink bandwidth
@@ -110,5 +121,6 @@ struct ClusterSpec {
 
 [[nodiscard]] const char* to_string(NetworkTechnology technology);
 [[nodiscard]] const char* to_string(FabricKind kind);
+[[nodiscard]] const char* to_string(SpineGroups groups);
 
 }  // namespace ctwin::fabric

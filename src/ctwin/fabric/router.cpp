@@ -37,6 +37,8 @@ void append_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint6
   out.push_back(fabric.leaf_uplink(leaf_a, up));
   const int pod_a = plan.pod_of_leaf(leaf_a);
   const int pod_b = plan.pod_of_leaf(leaf_b);
+  CTWIN_ASSERT(!plan.per_rail || leaf_a % plan.rail_groups == leaf_b % plan.rail_groups,
+               "per-rail routes change rails inside the node");
   if (pod_a != pod_b) {
     const int cores = plan.cores_per_plane;
     const int spine_up = pick(flow_hash, 1, plan.spine_uplinks);
@@ -64,7 +66,11 @@ void append_leg(const Fabric& fabric, int node, int src, int dst, SwitchLeg leg,
 int append_way_out(const Fabric& fabric, int node, int gpu, int dst_nic, bool pxn, std::vector<LinkId>& out) {
   const ServerLayout& server = fabric.server();
   int nic = server.nic_of_gpu(gpu);
-  if (pxn && nic != dst_nic && fabric.spec().server.nvlink) {
+  // Per-rail spine groups have no switch path between rails: the change of rail must happen
+  // inside the node, PXN asked for or not (NCCL's rail-local topologies rely on PXN alike).
+  const int rails_per_leaf = fabric.spec().fabric.rails_per_leaf;
+  const bool other_rail_group = fabric.tiers().per_rail && nic / rails_per_leaf != dst_nic / rails_per_leaf;
+  if ((pxn && nic != dst_nic && fabric.spec().server.nvlink) || other_rail_group) {
     const int relay = server.gpu_of_nic(dst_nic);
     append_node_links(fabric, node, server.gpu_to_gpu(gpu, relay), out);
     gpu = relay;

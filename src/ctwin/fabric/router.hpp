@@ -9,7 +9,9 @@
 //    different flows spread, colliding as real ECMP does;
 //  - with PXN (NCCL_PXN, NCCL >= 2.12), a transfer whose destination sits on another rail first
 //    crosses NVLink to the local GPU on the destination's rail and leaves by that GPU's NIC,
-//    so it stays on one rail and never climbs to a spine to change rails.
+//    so it stays on one rail and never climbs to a spine to change rails;
+//  - with per-rail spine groups (fabric.spine_groups per_rail) there is no such spine: every
+//    transfer to another rail group is relayed that way, PXN asked for or not.
 
 #include <cstdint>
 #include <vector>

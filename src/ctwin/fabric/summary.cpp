@@ -59,9 +59,10 @@ void add_hops(const Fabric& fabric, FabricSummary& summary) {
     }
   }
   if (plan.tiers == 3 && plan.pods > 1) {
-    // First node whose leaves sit in pod 1.
+    // First node whose first NIC's leaf sits in another pod (pod 1, or with per-rail spine
+    // groups the first pod of the next block of scalable units).
     for (int node = 0; node < plan.nodes; ++node) {
-      if (plan.pod_of_leaf(fabric.leaf_of_nic(node, 0)) == 1) {
+      if (plan.pod_of_leaf(fabric.leaf_of_nic(node, 0)) != 0) {
         if (first_gpu_of_node(node) < gpus) summary.hops.push_back(measure(fabric, "cross pod", 0, first_gpu_of_node(node), false));
         break;
       }
@@ -81,6 +82,7 @@ FabricSummary summarize(const Fabric& fabric) {
   summary.gpus_per_node = fabric.gpus_per_node();
   summary.tiers = plan.tiers;
   summary.pods = plan.pods;
+  if (plan.per_rail) summary.rail_spine_groups = plan.rail_groups;
   if (spec.fabric.kind == FabricKind::kRailOptimized) {
     summary.scalable_units = static_cast<int>(ceil_div(plan.nodes, spec.fabric.nodes_per_su));
   }
@@ -103,7 +105,8 @@ FabricSummary summarize(const Fabric& fabric) {
     summary.switch_tiers.push_back({name, switches, ports_used[kind], static_cast<long long>(switches) * ports, oversubscription});
   };
   const double leaf_ratio = plan.tiers >= 2 ? static_cast<double>(plan.leaf_downlinks) / plan.leaf_uplinks : 1.0;
-  const double spine_ratio = plan.tiers == 3 ? static_cast<double>(plan.leaves_per_pod) / plan.spine_uplinks : 1.0;
+  const double spine_ratio =
+      plan.tiers == 3 ? static_cast<double>(plan.leaves_per_pod) * plan.links_per_leaf_spine() / plan.spine_uplinks : 1.0;
   add_tier("leaf", VertexKind::kLeaf, plan.leaves, leaf_ratio);
   add_tier("spine", VertexKind::kSpine, plan.spines(), spine_ratio);
   add_tier("core", VertexKind::kCore, plan.cores(), 1.0);

@@ -47,6 +47,9 @@ struct FabricSummary {
   int gpus_per_node = 0;
   int scalable_units = 0;  ///< rail-optimized builds; 0 otherwise
   int pods = 0;
+  /// Per-rail spine groups (fabric.spine_groups): rail groups per scalable unit, each with its
+  /// own spines; 0 when every leaf shares the spines.
+  int rail_spine_groups = 0;
   int tiers = 0;
   std::vector<SwitchTier> switch_tiers;
   std::vector<CableGroup> cables;  ///< scale-out cables first, then in-server links

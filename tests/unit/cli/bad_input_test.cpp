@@ -54,6 +54,17 @@ TEST_F(BadInput, GoodInputSucceeds) {
   EXPECT_EQ(traffic.status, 0) << traffic.output;
 }
 
+TEST_F(BadInput, RailSpineGroupsWhereTheyCannotBe) {
+  // Per-rail spine groups on a top-of-rack fabric, and a group larger than a spine's downlinks.
+  const std::string h100 = topology("dgx-h100-superpod");
+  EXPECT_TRUE(one_line_error(
+      run_ctwin(fabric_args(h100) + " --set fabric.kind=top_of_rack --set fabric.spine_groups=per_rail"),
+      {h100, "/fabric/spine_groups", "rail_optimized"}));
+  const std::string gb200 = topology("gb200-nvl72");
+  EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(gb200, "576") + " --set fabric.leaves_per_spine_group=40"),
+                             {gb200, "/fabric/leaves_per_spine_group"}));
+}
+
 TEST_F(BadInput, MalformedJson) {
   const std::string file = write("malformed.json", "{\n  \"name\": \"x\",\n  \"server\": {\n}\n");
   EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(file)), {file, "malformed JSON", "line"}));

@@ -80,19 +80,23 @@ TEST(BillOfMaterials, DgxB200SuperPodSixteenScalableUnits) {
   EXPECT_EQ(c.at("spine-core fibers"), 8 * 512);
 }
 
-// Oracle: DGX SuperPOD GB200 RA (RA-11338-001), one SU of 8 NVL72 racks: 4 rail groups x 8
-// leaves = 32 leaves, one per rack per group, 18 NICs each. The RA's 6 spines per group (24,
-// sized for growth to 16 SUs) are not reproduced: ctwin wires one spine set of 9, every port
-// used (docs/size.md says so). Each rack is its own node: leaves stand in a network rack beside
-// it, so NIC links leave the rack on fiber.
+// Oracle: DGX SuperPOD GB200 RA (RA-11338-001), one SU of 8 NVL72 racks: 4 spine-leaf groups
+// (one per IB rail), each of 8 leaves (one per rack, 18 NICs each) and 6 spines: 32 leaves and
+// 24 spines (topologies/gb200-nvl72.json sets fabric.spine_groups per_rail). The leaf-spine
+// links follow from the RA's non-blocking leaves: 32 x 18 = 576. Each rack is its own node:
+// leaves stand in a network rack beside it, so NIC links leave the rack on fiber.
 TEST(BillOfMaterials, DgxGb200OneScalableUnit) {
   const Built b = bill_of("gb200-nvl72", 576);
   const auto c = counts(b.bill);
   EXPECT_EQ(c.at("servers"), 8);
   EXPECT_EQ(c.at("leaf switches"), 32);
-  EXPECT_EQ(c.at("spine switches"), 9);
+  EXPECT_EQ(c.at("spine switches"), 24);
   EXPECT_EQ(c.at("access fibers"), 576);
+  EXPECT_EQ(c.at("leaf-spine fibers"), 576);
   EXPECT_EQ(b.bill.floor.server_racks, 8);
+  // The one shared spine set the builder wires without the RA's groups: 9 spines, every port used.
+  const Built shared = bill_of("gb200-nvl72", 576, {"fabric.spine_groups=shared", "fabric.leaves_per_spine_group=null"});
+  EXPECT_EQ(counts(shared.bill).at("spine switches"), 9);
 }
 
 // Power is the sum of the parts: count x planning power over every line, and the category

@@ -1,5 +1,6 @@
 #include "ctwin/fabric/builders/tier_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
@@ -20,6 +21,57 @@ int smallest_fitting_divisor(int links, long long groups, int ports) {
 // Downlinks of a switch whose ports are split down:up = ratio:1.
 int downlinks_for(int ports, double ratio) {
   return static_cast<int>(std::floor(ports * ratio / (1 + ratio) + 1e-9));
+}
+
+void throw_too_large(const ClusterSpec& spec, const TierPlan& plan) {
+  const int ports = spec.fabric.switch_spec.ports;
+  const long long max_gpus = plan.max_nodes * spec.server.gpus;
+  throw InputError("--gpus", "", std::to_string(static_cast<long long>(plan.nodes) * spec.server.gpus) +
+                                     " GPUs exceed what " + spec.file + " can build (at most " + std::to_string(max_gpus) +
+                                     " GPUs with " + std::to_string(ports) + "-port switches in " +
+                                     std::to_string(spec.fabric.max_tiers) + " tiers; see /fabric/switch/ports)");
+}
+
+// Rail-grouped spines, as the DGX GB200 RA wires them: each rail group of `group` scalable
+// units has its own spines, as few as take the group's leaf uplinks while keeping uplinks for
+// a core tier (so 8 leaves x 18 uplinks on 64-port spines at 1:1 give 6 spines of 24 down and
+// 24 up, not 3 of 48); a build of more groups per rail joins them through cores. One scalable
+// unit needs no spine at all: each rail has one leaf, and traffic changes rails over NVLink.
+void plan_per_rail(const ClusterSpec& spec, TierPlan& plan) {
+  const FabricSpec& fabric = spec.fabric;
+  const int ports = fabric.switch_spec.ports;
+  const int spine_down = downlinks_for(ports, fabric.spine_oversubscription);
+  const int group = fabric.leaves_per_spine_group > 0 ? fabric.leaves_per_spine_group : spine_down;
+  // One rail group is allowed here (load_cluster() refuses it): replay's one-rail slices of a
+  // per-rail fabric are that, with the same spine sizing.
+  CTWIN_ASSERT(group <= spine_down, "load_cluster() checked the spine group's size");
+  plan.per_rail = true;
+  plan.rail_groups = plan.leaves_per_su;
+  plan.leaves_per_pod = group;
+  const long long groups_per_rail_max = fabric.max_tiers >= 3 ? std::max(1, ports / plan.rail_groups) : 1;
+  plan.max_nodes = groups_per_rail_max * group * fabric.nodes_per_su;
+  if (plan.nodes > plan.max_nodes) throw_too_large(spec, plan);
+
+  const int units = ceil_div(plan.nodes, fabric.nodes_per_su);
+  if (units == 1) {
+    plan.tiers = 1;
+    return;
+  }
+  plan.spines_per_pod = smallest_fitting_divisor(plan.leaf_uplinks, group, spine_down);
+  CTWIN_ASSERT(plan.spines_per_pod > 0, "one link per leaf and spine fits a group of at most spine_down leaves");
+  const int spine_downlinks = group * plan.links_per_leaf_spine();
+  plan.spine_uplinks_kept = static_cast<int>(std::ceil(spine_downlinks / fabric.spine_oversubscription - 1e-9));
+  CTWIN_ASSERT(spine_downlinks + plan.spine_uplinks_kept <= ports, "spine_down leaves room for the uplinks");
+  const int groups_per_rail = ceil_div(units, group);
+  plan.pods = groups_per_rail * plan.rail_groups;
+  if (groups_per_rail == 1) {
+    plan.tiers = 2;
+    return;
+  }
+  plan.tiers = 3;
+  plan.spine_uplinks = plan.spine_uplinks_kept;
+  plan.cores_per_plane = smallest_fitting_divisor(plan.spine_uplinks, plan.pods, ports);
+  CTWIN_ASSERT(plan.cores_per_plane > 0, "pods <= ports was checked through max_nodes");
 }
 
 }  // namespace
@@ -51,6 +103,10 @@ TierPlan plan_tiers(const ClusterSpec& spec, int nodes) {
                      "a leaf needs " + std::to_string(plan.leaf_downlinks) + " downlinks and " +
                          std::to_string(plan.leaf_uplinks) + " uplinks but has " + std::to_string(ports) + " ports");
   }
+  if (fabric.spine_groups == SpineGroups::kPerRail) {
+    plan_per_rail(spec, plan);
+    return plan;
+  }
   const long long nodes_per_leaf_group =
       fabric.kind == FabricKind::kRailOptimized ? fabric.nodes_per_su : plan.nodes_per_leaf;
   const int leaves_per_group = fabric.kind == FabricKind::kRailOptimized ? plan.leaves_per_su : 1;
@@ -62,13 +118,7 @@ TierPlan plan_tiers(const ClusterSpec& spec, int nodes) {
   const long long max_three_tier_nodes =
       pod_leaves == 0 ? 0 : static_cast<long long>(ports) * (pod_leaves / leaves_per_group) * nodes_per_leaf_group;
   plan.max_nodes = fabric.max_tiers >= 3 ? std::max(max_two_tier_nodes, max_three_tier_nodes) : max_two_tier_nodes;
-  if (nodes > plan.max_nodes) {
-    const long long max_gpus = plan.max_nodes * spec.server.gpus;
-    throw InputError("--gpus", "", std::to_string(static_cast<long long>(nodes) * spec.server.gpus) +
-                                       " GPUs exceed what " + file + " can build (at most " + std::to_string(max_gpus) +
-                                       " GPUs with " + std::to_string(ports) + "-port switches in " +
-                                       std::to_string(fabric.max_tiers) + " tiers; see /fabric/switch/ports)");
-  }
+  if (nodes > plan.max_nodes) throw_too_large(spec, plan);
 
   if (plan.leaves == 1) {
     plan.tiers = 1;

@@ -5,6 +5,9 @@
 //   spine s (position j in its pod)   uplink k  -> core  (j * cores_per_plane + k % cores_per_plane)
 // Two tiers while the leaves fit under one set of spines (leaves <= switch ports); then pods of
 // leaves under their own spines, joined by planes of cores (a three-tier folded Clos).
+// With per-rail spine groups (FabricSpec::spine_groups) a pod is one rail group's leaves of
+// `leaves_per_pod` scalable units: pods are numbered block-major, rail group minor, and the
+// cores join spine j of every pod, of every rail.
 
 #include <string>
 
@@ -24,16 +27,23 @@ struct TierPlan {
   int nodes_per_leaf = 0;  ///< top-of-rack
 
   int pods = 1;
-  int leaves_per_pod = 0;
+  int leaves_per_pod = 0;  ///< per rail: the group's size, even where the build fills fewer
+  bool per_rail = false;   ///< pods split by rail group (FabricSpec::SpineGroups::kPerRail)
+  int rail_groups = 1;     ///< per rail: leaves per scalable unit, one per rail group
   int spines_per_pod = 0;
   int spine_uplinks = 0;  ///< per spine, three tiers only
+  int spine_uplinks_kept = 0;  ///< per rail: each spine's ports kept for cores, wired or not
   int cores_per_plane = 0;
 
   long long max_nodes = 0;  ///< the largest build these switches can make within max_tiers
 
   [[nodiscard]] int spines() const { return pods * spines_per_pod; }
   [[nodiscard]] int cores() const { return spines_per_pod * cores_per_plane; }
-  [[nodiscard]] int pod_of_leaf(int leaf) const { return leaf / leaves_per_pod; }
+  [[nodiscard]] int pod_of_leaf(int leaf) const {
+    if (!per_rail) return leaf / leaves_per_pod;
+    return leaf / rail_groups / leaves_per_pod * rail_groups + leaf % rail_groups;
+  }
+
   /// Parallel links between a leaf and each spine of its pod.
   [[nodiscard]] int links_per_leaf_spine() const { return leaf_uplinks / spines_per_pod; }
   [[nodiscard]] int links_per_spine_core() const { return spine_uplinks / cores_per_plane; }
