@@ -1,7 +1,7 @@
 #include "ctwin/calibration/host_profile.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "ctwin/core/error.hpp"
 
@@ -20,19 +20,12 @@ double fit_factor(const std::vector<HostRow>& rows, const std::string& kind, dou
   return n > 0 ? std::exp(sum / n) : 0;
 }
 
-HostErrors errors_of(const std::vector<HostRow>& rows, bool fit) {
+ErrorStats errors_of(const std::vector<HostRow>& rows, bool fit) {
   std::vector<double> e;
   for (const auto& row : rows) {
-    if (row.fit == fit) e.push_back(std::abs(row.error()));
+    if (row.fit == fit) e.push_back(row.error());
   }
-  HostErrors out;
-  out.rows = static_cast<int>(e.size());
-  if (e.empty()) return out;
-  std::sort(e.begin(), e.end());
-  const std::size_t n = e.size();
-  out.median_abs = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
-  out.max_abs = e.back();
-  return out;
+  return error_stats(std::move(e));
 }
 
 }  // namespace

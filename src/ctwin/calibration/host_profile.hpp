@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "ctwin/calibration/kernel_profile.hpp"
+#include "ctwin/core/error_stats.hpp"
 
 namespace ctwin::calibration {
 
@@ -44,17 +45,12 @@ struct HostRow {
   [[nodiscard]] double error() const { return predicted_ms / measured_ms - 1; }
 };
 
-struct HostErrors {
-  int rows = 0;
-  double median_abs = 0, max_abs = 0;
-};
-
 struct HostProfileFit {
   double launch_us = 0;       ///< the profile's bare eager launch (its launch row)
   double op_factor = 0;       ///< an op of a forward+backward autograd step, in launches
   double grouped_factor = 0;  ///< a grouped GEMM block's op, in launches
   std::vector<HostRow> rows;
-  HostErrors fit, held_out;
+  ErrorStats fit, held_out;
 };
 
 /// InputError naming the profile when it has no launch row or no host columns to fit.

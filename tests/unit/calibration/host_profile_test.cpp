@@ -34,8 +34,8 @@ TEST(HostProfile, TheStepsConstantsAreTheH200Fit) {
   EXPECT_NEAR(fit.op_factor, replay::kHostOpFactor, 0.005);
   EXPECT_NEAR(fit.grouped_factor, replay::kHostGroupedFactor, 0.005);
   // 4 router + 11 expert rows fitted; 4 permutation + 9 expert rows held out.
-  EXPECT_EQ(fit.fit.rows, 15);
-  EXPECT_EQ(fit.held_out.rows, 13);
+  EXPECT_EQ(fit.fit.count, 15u);
+  EXPECT_EQ(fit.held_out.count, 13u);
   // What the docs report (docs/moe-kernels.md, "The host"): held out 29.6 % median, 43.9 % max.
   EXPECT_NEAR(fit.held_out.median_abs, 0.296, 0.001);
   EXPECT_NEAR(fit.held_out.max_abs, 0.439, 0.001);
