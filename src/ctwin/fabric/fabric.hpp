@@ -21,7 +21,8 @@ namespace ctwin::fabric {
 class Fabric {
  public:
   /// Builds the first `gpus` GPUs of `spec`, filling nodes in order (the last node may be partly
-  /// used). Throws InputError naming `--gpus` when the build cannot hold them.
+  /// used). Throws InputError naming `--gpus` for a count no build can have (not positive, or
+  /// beyond any build ctwin models), and the topology file when this cluster cannot hold them.
   Fabric(ClusterSpec spec, int gpus);
   ~Fabric();
   Fabric(Fabric&&) noexcept;

@@ -106,7 +106,7 @@ TEST_F(BadInput, NegativeLatency) {
 
 TEST_F(BadInput, TooManyGpus) {
   EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(topology("dgx-h100-superpod"), "10000000")),
-                             {"--gpus", "10000000", "dgx-h100-superpod.json", "at most 65536 GPUs"}));
+                             {"10000000", "dgx-h100-superpod.json", "/fabric/switch/ports", "at most 65536 GPUs"}));
 }
 
 // Regression: the node count once overflowed int for --gpus near INT_MAX and ctwin reported an

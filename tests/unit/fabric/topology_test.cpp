@@ -340,13 +340,15 @@ TEST(Topology, EachSwitchHasItsPlannedDownlinksAndUplinks) {
   }
 }
 
-TEST(Topology, TooManyGpusNamesTheGpusFlag) {
+TEST(Topology, TooManyGpusNamesTheClusterFileAndItsLimit) {
   const ClusterSpec spec = load_cluster(topology("dgx-h100-superpod"));
   try {
     const Fabric fabric(spec, 10'000'000);
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.source(), "--gpus");
+    EXPECT_EQ(e.source(), spec.file);
+    EXPECT_EQ(e.pointer(), "/fabric/switch/ports");
+    EXPECT_NE(std::string(e.what()).find("10000000 GPUs"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("65536"), std::string::npos) << e.what();  // the largest build
   }
   // 64-port switches in three tiers: 64 x (32 / 8) SUs of 32 nodes = 8192 nodes = 65536 GPUs.

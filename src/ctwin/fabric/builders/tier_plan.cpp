@@ -23,13 +23,16 @@ int downlinks_for(int ports, double ratio) {
   return static_cast<int>(std::floor(ports * ratio / (1 + ratio) + 1e-9));
 }
 
+// Names the cluster file and the field that caps its size, not the caller's GPU count: the
+// count may come from a CLI flag, a scenario's /gpus or Python, and only the caller knows which.
 void throw_too_large(const ClusterSpec& spec, const TierPlan& plan) {
   const int ports = spec.fabric.switch_spec.ports;
   const long long max_gpus = plan.max_nodes * spec.server.gpus;
-  throw InputError("--gpus", "", std::to_string(static_cast<long long>(plan.nodes) * spec.server.gpus) +
-                                     " GPUs exceed what " + spec.file + " can build (at most " + std::to_string(max_gpus) +
-                                     " GPUs with " + std::to_string(ports) + "-port switches in " +
-                                     std::to_string(spec.fabric.max_tiers) + " tiers; see /fabric/switch/ports)");
+  throw InputError(spec.file, "/fabric/switch/ports",
+                   std::to_string(static_cast<long long>(plan.nodes) * spec.server.gpus) +
+                       " GPUs exceed what this cluster can build (at most " + std::to_string(max_gpus) + " GPUs with " +
+                       std::to_string(ports) + "-port switches in " + std::to_string(spec.fabric.max_tiers) +
+                       " tiers, /fabric/max_tiers)");
 }
 
 // Rail-grouped spines, as the DGX GB200 RA wires them: each rail group of `group` scalable

@@ -49,8 +49,8 @@ struct TierPlan {
   [[nodiscard]] int links_per_spine_core() const { return spine_uplinks / cores_per_plane; }
 };
 
-/// Plans the switch tiers for `nodes` nodes. Throws InputError naming `--gpus` when the build
-/// cannot hold them, or the topology field that makes the plan impossible.
+/// Plans the switch tiers for `nodes` nodes. Throws InputError naming the topology file and
+/// /fabric/switch/ports when the build cannot hold them, or the field that makes the plan impossible.
 [[nodiscard]] TierPlan plan_tiers(const ClusterSpec& spec, int nodes);
 
 /// The leaf that NIC `nic` of node `node` plugs into.
