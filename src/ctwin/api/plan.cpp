@@ -202,12 +202,13 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
     bool replay = false;  ///< must be replayed whatever its bound
   };
   std::vector<Bounded> bounds(mine.size());
+  replay::LayerOpsCache layers;  // the candidates share one base: their layers' ops, built once each
   parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
     replay::Scenario s = base.resolved;
     s.split = mine[i]->split;
     s.network = network::ModelKind::kAnalytical;
     try {
-      const CandidateBound b = bound_candidate(s, context);
+      const CandidateBound b = bound_candidate(s, context, &layers);
       bounds[i].best = options.objective == PlanObjective::kMfu ? b.mfu : b.tokens_per_s;
       // The report refuses an MFU above 1 (an impossible GPU profile): only the replay says which
       // candidates it refuses, so one whose bound allows it is replayed.

@@ -8,12 +8,12 @@
 
 namespace ctwin::api {
 
-CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& context) {
+CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& context, replay::LayerOpsCache* layers) {
   replay::check_step_within_limits(scenario);
   replay::StepOptions options;  // as evaluate_resolved sets them for the analytical network
   options.collective_cache = context.collectives(scenario.cluster_key, scenario.network);
   CandidateBound bound;
-  bound.step_time = replay::step_time_lower_bound(scenario, options);
+  bound.step_time = replay::step_time_lower_bound(scenario, options, layers);
   // replay::make_step_report's expressions, at the bound: IEEE division and multiplication are
   // monotone, so a smaller step time gives a value at least as large, bit for bit.
   const double step = bound.step_time.seconds();

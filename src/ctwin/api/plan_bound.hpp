@@ -7,6 +7,7 @@
 
 #include "ctwin/api/eval_context.hpp"
 #include "ctwin/core/units.hpp"
+#include "ctwin/replay/layer_ops_cache.hpp"
 #include "ctwin/replay/scenario.hpp"
 
 namespace ctwin::api {
@@ -19,7 +20,9 @@ struct CandidateBound {
 
 /// The bound of `scenario` (a candidate: a resolved base with its split, analytical network).
 /// Throws the InputError the replay would throw before its report (the step's limits, what the
-/// operation graph does not model).
-[[nodiscard]] CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& context);
+/// operation graph does not model). `layers`: one cache for the candidates of one base
+/// (replay/layer_ops_cache.hpp): the same bound, bit for bit, sooner.
+[[nodiscard]] CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& context,
+                                             replay::LayerOpsCache* layers = nullptr);
 
 }  // namespace ctwin::api

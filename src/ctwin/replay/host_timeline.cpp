@@ -15,18 +15,11 @@ SimTime gpu_time(const OpNode& op) {
   return SimTime();
 }
 
-}  // namespace
-
-SimTime HostTimeline::exposed() const {
-  SimTime total;
-  for (const SimTime idle : gpu_idle) total += idle;
-  return total;
-}
-
-HostTimeline issue_timeline(const std::vector<HostKernel>& kernels) {
-  HostTimeline t;
-  double host = 0, gpu_end = 0, busy = 0, issued = 0;
-  for (const auto& kernel : kernels) {
+// The issue clock of one stretch: host and GPU start together at 0.
+struct IssueClock {
+  double host = 0, gpu_end = 0;
+  /// Issues `kernel`; returns the GPU's wait for the host just before it, in seconds.
+  double issue(const HostKernel& kernel) {
     const int launches = kernel.launches > 0 ? kernel.launches : 1;
     if (kernel.sync) host = std::max(host, gpu_end);
     const double host_share = kernel.host.seconds() / launches;
@@ -37,13 +30,32 @@ HostTimeline issue_timeline(const std::vector<HostKernel>& kernels) {
       if (host > gpu_end) idle += host - gpu_end;
       gpu_end = std::max(gpu_end, host) + gpu_share;
     }
+    return idle;
+  }
+};
+
+}  // namespace
+
+SimTime HostTimeline::exposed() const {
+  SimTime total;
+  for (const SimTime idle : gpu_idle) total += idle;
+  return total;
+}
+
+HostTimeline issue_timeline(const std::vector<HostKernel>& kernels) {
+  HostTimeline t;
+  IssueClock clock;
+  double busy = 0, issued = 0;
+  t.gpu_idle.reserve(kernels.size());
+  for (const auto& kernel : kernels) {
+    const double idle = clock.issue(kernel);
     busy += kernel.gpu.seconds();
     issued += kernel.host.seconds();
     t.gpu_idle.push_back(SimTime::from_seconds(idle));
   }
   t.host_busy = SimTime::from_seconds(issued);
   t.gpu_busy = SimTime::from_seconds(busy);
-  t.end = SimTime::from_seconds(gpu_end);
+  t.end = SimTime::from_seconds(clock.gpu_end);
   return t;
 }
 
@@ -56,38 +68,51 @@ SimTime host_cost(const OpNode& op, const Scenario& scenario) {
 
 void apply_host_issue(std::vector<OpNode>& ops, const Scenario& scenario) {
   if (ops.empty()) return;
-  // Per stretch (from the pass start, or a sync, to the next sync): the ops that repeat.
-  struct Stretch {
-    int sync = -1;  // the sync op that starts it (-1: the pass start)
-    std::vector<HostKernel> kernels;
+  // One pass over the ops, stretch by stretch (from the pass start, or a sync, to the next sync),
+  // with what issue_timeline(kernels).exposed() sums kept as it goes: no kernel lists to build,
+  // the same arithmetic in the same order.
+  SimTime lead_host, lead_gpu;  // the first stretch's repeating ops: host and GPU time
+  int first_sync = -1;          // the first stretch after the pass start (-1: none)
+  int sync = -1;                // the sync op that starts the current stretch (-1: the pass start)
+  IssueClock clock;
+  SimTime exposed;  // the current stretch's Σ gpu_idle
+  const auto close_stretch = [&] {
+    if (sync >= 0) ops[static_cast<std::size_t>(sync)].duration = exposed;
   };
-  std::vector<Stretch> stretches(1);
+  // Most ops are one ordinary launch: their host cost, once (host_cost is a function of the op's
+  // grouped flag and launches alone).
+  const SimTime single = host_cost(OpNode{}, scenario);
   bool first_op = true;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const OpNode& op = ops[i];
-    if (op.host) stretches.push_back({static_cast<int>(i), {}});
+    if (op.host) {
+      close_stretch();
+      sync = static_cast<int>(i);
+      if (first_sync < 0) first_sync = sync;
+      clock = {};
+      exposed = SimTime();
+    }
     if (!repeats(op)) continue;
-    HostKernel k{gpu_time(op), host_cost(op, scenario), op.host ? 1 : std::max(op.launches, 1), false};
+    HostKernel k{gpu_time(op), !op.grouped && op.launches == 1 ? single : host_cost(op, scenario),
+                 op.host ? 1 : std::max(op.launches, 1), false};
     if (scenario.cuda_graphs) {
       // One launch replays the captured pass.
       k.host = first_op ? scenario.gpu.host_launch : SimTime();
       k.launches = 1;
     }
     first_op = false;
-    stretches.back().kernels.push_back(k);
+    if (sync < 0) {
+      lead_host += k.host;
+      lead_gpu += k.gpu;
+    } else {
+      exposed += SimTime::from_seconds(clock.issue(k));
+    }
   }
-  SimTime lead_in;  // the first stretch: what the host needs beyond the GPU
-  {
-    SimTime host, gpu;
-    for (const auto& k : stretches.front().kernels) host += k.host, gpu += k.gpu;
-    if (host > gpu) lead_in = host - gpu;
-  }
-  for (std::size_t s = 1; s < stretches.size(); ++s) {
-    ops[static_cast<std::size_t>(stretches[s].sync)].duration = issue_timeline(stretches[s].kernels).exposed();
-  }
-  if (lead_in <= SimTime()) return;
-  if (stretches.size() > 1) {
-    ops[static_cast<std::size_t>(stretches[1].sync)].duration += lead_in;
+  close_stretch();
+  if (lead_host <= lead_gpu) return;  // the first stretch: what the host needs beyond the GPU
+  const SimTime lead_in = lead_host - lead_gpu;
+  if (first_sync >= 0) {
+    ops[static_cast<std::size_t>(first_sync)].duration += lead_in;
     return;
   }
   OpNode wait{"host_issue", Stream::kCompute, lead_in};

@@ -10,6 +10,7 @@
 #include "ctwin/replay/attention_projections.hpp"
 #include "ctwin/replay/context_parallel.hpp"
 #include "ctwin/replay/host_timeline.hpp"
+#include "ctwin/replay/layer_ops_cache.hpp"
 #include "ctwin/replay/gemm_dtype.hpp"
 #include "ctwin/replay/moe_layer.hpp"
 #include "ctwin/workload/parameter_count.hpp"
@@ -22,8 +23,8 @@ using compute::MemoryKernel;
 
 class Builder {
  public:
-  Builder(const Scenario& s, CollectiveTimes& comm)
-      : s_(s), m_(s.model), p_(s.split), comm_(comm), params_(workload::count_parameters(s.model)) {
+  Builder(const Scenario& s, CollectiveTimes& comm, LayerOpsCache* layers = nullptr)
+      : s_(s), m_(s.model), p_(s.split), comm_(comm), layers_(layers), params_(workload::count_parameters(s.model)) {
     t_ = p_.tp;
     dp_ = p_.data_parallel(s.gpus);
     tokens_ = p_.micro_batch * p_.seq_len / p_.cp;
@@ -71,6 +72,12 @@ class Builder {
     layer_forward(w.forward, -1, layer);
     layer_backward(w.backward, -1, layer);
     return w;
+  }
+
+  /// layer(layer) from the cache when there is one (the same ops: see layer_ops_cache.hpp).
+  std::shared_ptr<const ChunkWork> cached_layer(std::int64_t layer) const {
+    return layers_->get(LayerOpsKey::of(p_, m_.attention_window(layer), is_moe(layer)),
+                        [this, layer] { return this->layer(layer); });
   }
 
   StepWork build() {
@@ -379,7 +386,9 @@ class Builder {
     else if (overlapped_gather) fwd_gathers = gathers(w.forward, layers, Occurs::kFirstMicroBatch, first_layer);
     if (first) compute(w.forward, "embedding", memory(MemoryKernel::kGelu, sp_tokens_ * h, false));
     for (std::int64_t i = 0; i < layers; ++i) {
-      layer_forward(w.forward, fwd_gathers.empty() ? -1 : fwd_gathers[static_cast<std::size_t>(i)], first_layer + i);
+      const int wait_for = fwd_gathers.empty() ? -1 : fwd_gathers[static_cast<std::size_t>(i)];
+      if (layers_ != nullptr) append_layer_ops(w.forward, cached_layer(first_layer + i)->forward, wait_for);
+      else layer_forward(w.forward, wait_for, first_layer + i);
     }
     const std::int64_t vocab_cols = m_.vocab / t_;
     if (last) {
@@ -405,7 +414,9 @@ class Builder {
     }
     for (std::int64_t i = layers - 1; i >= 0; --i) {
       const std::int64_t layer = first_layer + i;
-      layer_backward(w.backward, bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)], layer);
+      const int wait_for = bwd_gathers.empty() ? -1 : bwd_gathers[static_cast<std::size_t>(i)];
+      if (layers_ != nullptr) append_layer_ops(w.backward, cached_layer(layer)->backward, wait_for);
+      else layer_backward(w.backward, wait_for, layer);
       if (per_layer_reduce && dp_group_.size > 1) {
         add(w.backward, grad_reduce(dense_group_params(layer), Join::kStepEnd, reduce_when));
       }
@@ -459,6 +470,7 @@ class Builder {
   const workload::ModelSpec& m_;
   const workload::ParallelConfig& p_;
   CollectiveTimes& comm_;
+  LayerOpsCache* layers_;  ///< layers' ops shared with other candidates (null: built here)
   workload::ParameterCount params_;
   std::int64_t t_ = 1, dp_ = 1, tokens_ = 0, sp_tokens_ = 0;
   std::int64_t attn_cols_ = 0, head_dim_ = 0, ffn_cols_ = 0, up_cols_ = 0, layer_params_ = 0;
@@ -492,8 +504,8 @@ void scale_kernels(ChunkWork& work, double scale) {
 
 }  // namespace
 
-StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm) {
-  StepWork work = Builder(scenario, comm).build();
+StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm, LayerOpsCache* layers) {
+  StepWork work = Builder(scenario, comm, layers).build();
   for (auto& stage : work.stages) {
     for (auto& chunk : stage.chunks) {
       scale_kernels(chunk, scenario.gpu.training_time_scale);

@@ -103,9 +103,13 @@ struct StepWork {
   std::int64_t stage_gpus = 1;  ///< GPUs of one pipeline stage (tp·cp·dp), consecutive in Megatron's rank order
 };
 
+class LayerOpsCache;
+
 /// Builds the graph for `scenario` (validated). InputError for what this slice does not model
-/// yet.
-[[nodiscard]] StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm);
+/// yet. `layers`: transformer layers' ops already built for scenarios that differ from this one
+/// only in their split (layer_ops_cache.hpp): the same work, sooner.
+[[nodiscard]] StepWork build_step_work(const Scenario& scenario, CollectiveTimes& comm,
+                                       LayerOpsCache* layers = nullptr);
 
 /// One transformer layer of `scenario` on one rank (global layer `layer`: its attention window,
 /// dense or MoE): its forward, and its backward with the split's recompute, as build_step_work

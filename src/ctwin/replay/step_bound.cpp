@@ -19,11 +19,12 @@ struct ListBound {
 // `first`/`last`: the pass is on the first/last micro-batch (which ops occur); `prefetch`: its
 // OpNode::prefetch ops were issued at the step's start and are skipped here (as the issue loop
 // skips them), which drops their constraints: the bound only gets smaller.
-ListBound bound_list(const std::vector<OpNode>& ops, bool first, bool last, bool prefetch) {
+// `ends`: a buffer for each op's end (reused from list to list).
+ListBound bound_list(const std::vector<OpNode>& ops, bool first, bool last, bool prefetch, std::vector<SimTime>& ends) {
   ListBound bound;
   SimTime issue;                        // when the issue loop reaches the next op
   std::array<SimTime, kStreams> free{};  // each stream runs its ops in issue order, one at a time
-  std::vector<SimTime> ends(ops.size());  // an op that does not run (or was prefetched) is "done" at 0
+  ends.assign(ops.size(), SimTime());   // an op that does not run (or was prefetched) is "done" at 0
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const OpNode& op = ops[i];
     const bool occurs = op.occurs == Occurs::kEvery || (op.occurs == Occurs::kFirstMicroBatch && first) ||
@@ -59,13 +60,14 @@ SimTime step_time_lower_bound(const StepWork& work, const std::vector<std::vecto
   const auto m = static_cast<int>(work.micro_batches);
   // List bounds by (stage, chunk, direction, first micro-batch, last micro-batch).
   std::vector<std::optional<ListBound>> lists(static_cast<std::size_t>(pp * v * 8));
+  std::vector<SimTime> ends;
   const auto list_bound = [&](int stage, const PipelineTask& t) -> const ListBound& {
     const bool first = t.micro_batch == 0, last = t.micro_batch == m - 1;
     auto& slot = lists[static_cast<std::size_t>(((stage * v + t.chunk) * 2 + (t.forward ? 1 : 0)) * 4 +
                                                 (first ? 2 : 0) + (last ? 1 : 0))];
     if (!slot) {
       const ChunkWork& chunk = work.stages[static_cast<std::size_t>(stage)].chunks[static_cast<std::size_t>(t.chunk)];
-      slot = bound_list(t.forward ? chunk.forward : chunk.backward, first, last, t.forward && first);
+      slot = bound_list(t.forward ? chunk.forward : chunk.backward, first, last, t.forward && first, ends);
     }
     return *slot;
   };
@@ -127,13 +129,13 @@ SimTime step_time_lower_bound(const StepWork& work, const std::vector<std::vecto
                  "the schedule has no deadlock");
     const SimTime start = std::max(ready[static_cast<std::size_t>(r)], step_join[static_cast<std::size_t>(r)]);
     // The rank's end is max(its after-backward list's end, its step join): at least the former.
-    const ListBound after = bound_list(work.stages[static_cast<std::size_t>(r)].after_backward, true, true, false);
+    const ListBound after = bound_list(work.stages[static_cast<std::size_t>(r)].after_backward, true, true, false, ends);
     step = std::max(step, start + after.finish);
   }
   return step;
 }
 
-SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& options) {
+SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& options, LayerOpsCache* layers) {
   CTWIN_ASSERT(!options.all_ranks && options.slowdowns.empty() && options.comm != CommModel::kShared &&
                    !(options.comm == CommModel::kAuto && scenario.network == network::ModelKind::kFlow),
                "the bound is for the isolated replay of one rank per stage");
@@ -144,7 +146,7 @@ SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& optio
   }
   CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache,
                        scenario.tuning);
-  const StepWork work = build_step_work(scenario, comm);
+  const StepWork work = build_step_work(scenario, comm, layers);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
                                     static_cast<int>(scenario.split.vpp), static_cast<int>(work.micro_batches));
   return step_time_lower_bound(work, order, scenario.overlap.pp_p2p);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ctwin/core/units.hpp"
+#include "ctwin/replay/layer_ops_cache.hpp"
 #include "ctwin/replay/op_graph.hpp"
 #include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/training_step.hpp"
@@ -34,7 +35,9 @@ namespace ctwin::replay {
 
 /// The bound for simulate_step(scenario, options) with isolated communication (the analytical
 /// network, no slowdowns, one rank per stage). Throws the InputError simulate_step would throw
-/// before its replay (the same checks, in the same order).
-[[nodiscard]] SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& options);
+/// before its replay (the same checks, in the same order). `layers`: layers' ops shared by
+/// scenarios that differ only in their split (layer_ops_cache.hpp); the same bound, bit for bit.
+[[nodiscard]] SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& options,
+                                            LayerOpsCache* layers = nullptr);
 
 }  // namespace ctwin::replay
