@@ -21,6 +21,7 @@ from .errors import InputError
 from .goodput import GoodputResult, goodput
 from .results import CalibrationResult, FabricResult, LayerResult, ScalingResult, StepResult, TrafficResult
 from .plan import PlanResult, SweepResult, plan, sweep
+from .rank import SplitRank, rank_split
 from .scenario import Scenario
 from .size import size
 from .step import run, scale
@@ -29,6 +30,7 @@ from .validate import validate
 __all__ = [
     "AcceptanceResult", "accept",
     "PlanResult", "SweepResult", "plan", "sweep",
+    "SplitRank", "rank_split",
     "GoodputResult", "goodput",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
     "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",

@@ -15,5 +15,6 @@ void register_acceptance(pybind11::module_& m);
 void register_size(pybind11::module_& m);
 void register_plan(pybind11::module_& m);
 void register_goodput(pybind11::module_& m);
+void register_rank(pybind11::module_& m);
 
 }  // namespace ctwin::python

@@ -95,11 +95,7 @@ void finish_plan(PlanResult& result) {
 
 namespace {
 
-struct Base {
-  replay::Scenario resolved;  ///< the model, cluster and GPU, with a placeholder split
-  std::int64_t gpus = 0;
-  std::int64_t global_batch = 0;
-};
+using Base = PlanSetup;
 
 std::int64_t read_count(const nlohmann::json& document, const char* object, const char* key, std::int64_t high,
                         const std::string& source) {
@@ -282,23 +278,8 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   if (options.shard_count < 1 || options.shard_index >= options.shard_count) {
     throw InputError("--shard", "", "shard index outside the shard count");
   }
-  std::vector<Override> fixes;
-  for (const auto& text : options.fixes) fixes.push_back(parse_override(text, "--fix"));
-  // Axis fixes need the model's axes first; every other fix is a setting of the scenario.
-  std::vector<Override> settings;
-  PlanAxes probe;
-  for (const auto& fix : fixes) {
-    if (!apply_fix(probe, fix)) settings.push_back(fix);
-  }
-  Base base;
-  try {
-    base = resolve_base(scenario, settings, options, context);
-  } catch (const InputError& e) {
-    if (settings.empty()) throw;
-    throw InputError("--fix", "", e.what());
-  }
-  PlanAxes axes = default_axes(base.resolved.model, base.gpus);
-  for (const auto& fix : fixes) (void)apply_fix(axes, fix);
+  const PlanSetup base = prepare_plan(scenario, context, options);
+  const PlanAxes& axes = base.axes;
 
   PlanSpace space = enumerate_plan_space(
       {base.resolved.model, base.resolved.cluster, base.resolved.gpu, base.gpus, base.resolved.split}, axes);
@@ -386,6 +367,32 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   finish_plan(result);
   result.flow_wall_s = seconds_since(flow_start);
   return result;
+}
+
+PlanSetup prepare_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options) {
+  std::vector<Override> fixes;
+  for (const auto& text : options.fixes) fixes.push_back(parse_override(text, "--fix"));
+  // Axis fixes need the model's axes first; every other fix is a setting of the scenario.
+  std::vector<Override> settings;
+  PlanAxes probe;
+  for (const auto& fix : fixes) {
+    if (!apply_fix(probe, fix)) settings.push_back(fix);
+  }
+  PlanSetup base;
+  try {
+    base = resolve_base(scenario, settings, options, context);
+  } catch (const InputError& e) {
+    if (settings.empty()) throw;
+    throw InputError("--fix", "", e.what());
+  }
+  base.axes = default_axes(base.resolved.model, base.gpus);
+  for (const auto& fix : fixes) (void)apply_fix(base.axes, fix);
+  return base;
+}
+
+PlanEntry evaluate_plan_candidate(const PlanSetup& setup, const PlanCandidate& candidate, network::ModelKind network,
+                                  EvalContext& context) {
+  return evaluate_candidate(setup, candidate, network, context, {});
 }
 
 }  // namespace ctwin::api

@@ -129,4 +129,26 @@ void finish_plan(PlanResult& result);
 /// the same plan, every shard once.
 [[nodiscard]] PlanResult merge_plans(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& sources);
 
+// ---- Hooks for one split's rank (api/plan_rank.hpp): the plan's own setup and replay ----
+
+/// What a plan searches before it replays anything: the scenario's model, cluster and GPU
+/// with a placeholder split (the settings among --fix applied), the GPUs and global batch
+/// planned for, and the axes the other fixes narrowed.
+struct PlanSetup {
+  replay::Scenario resolved;
+  std::int64_t gpus = 0;
+  std::int64_t global_batch = 0;
+  PlanAxes axes;
+};
+
+/// evaluate_plan's first step (options: gpus and fixes), with its errors.
+[[nodiscard]] PlanSetup prepare_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options);
+
+/// One candidate replayed as the plan replays it (`invalid` set when the replay refuses it).
+[[nodiscard]] PlanEntry evaluate_plan_candidate(const PlanSetup& setup, const PlanCandidate& candidate,
+                                                network::ModelKind network, EvalContext& context);
+
+/// The JSON of one result, as plan_json writes it at `rank`.
+[[nodiscard]] nlohmann::json plan_entry_json(const PlanEntry& entry, std::size_t rank);
+
 }  // namespace ctwin::api

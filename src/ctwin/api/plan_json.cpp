@@ -162,6 +162,8 @@ json plan_json(const PlanResult& result, std::size_t top) {
   return out;
 }
 
+json plan_entry_json(const PlanEntry& entry, std::size_t rank) { return entry_json(entry, rank); }
+
 PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::string>& sources) {
   if (shards.empty()) throw InputError("--merge", "", "no files to merge");
   PlanResult merged;

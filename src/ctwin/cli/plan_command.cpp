@@ -13,6 +13,7 @@
 #include "ctwin/api/plan.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/plan_rank_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -32,6 +33,7 @@ struct PlanOptions {
   std::string shard;
   std::vector<std::string> merge;
   bool exhaustive = false;
+  std::string rank_of;
 };
 
 // "[analytical 1200/5400] 850/s, 5 s left" on stderr, a terminal only: a pipe gets the results alone.
@@ -138,11 +140,16 @@ Action add_plan_command(CLI::App& app) {
                       "JSON (every candidate of the slice, whatever --format and --top) for --merge");
   command->add_option("--merge", o->merge, "shard files written by --shard: print the plan one machine would have given")
       ->expected(1, -1);
-  return [o] {
+  command->add_option("--rank-of", o->rank_of,
+                      "tp=4,pp=8,vpp=1,...: print where this split ranks on the analytical network (with --fix it "
+                      "must name one candidate; names as in a result's split: tp, pp, vpp, cp, ep, schedule, "
+                      "pipeline_accounting, micro_batch, recompute, zero, distributed_optimizer), replaying only "
+                      "the candidates whose lower bound can rank ahead of it");
+  return [o, command] {
     const Format format = parse_format(o->format);
     if (!o->merge.empty()) {
-      if (!o->scenario.empty() || !o->shard.empty()) {
-        throw InputError("--merge", "", "takes shard files only (no scenario, no --shard)");
+      if (!o->scenario.empty() || !o->shard.empty() || !o->rank_of.empty()) {
+        throw InputError("--merge", "", "takes shard files only (no scenario, no --shard, no --rank-of)");
       }
       std::vector<nlohmann::json> shards;
       for (const auto& file : o->merge) shards.push_back(load_json_file(file));
@@ -150,6 +157,24 @@ Action add_plan_command(CLI::App& app) {
       return;
     }
     if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
+    if (!o->rank_of.empty()) {
+      for (const char* other : {"--top", "--flow-top", "--shard", "--exhaustive"}) {
+        if (command->count(other) > 0) {
+          throw InputError("--rank-of", "", std::string("ranks one split on the analytical network: ") + other +
+                                                " does not apply");
+        }
+      }
+      api::RankOptions options;
+      if (o->gpus > 0) options.gpus = o->gpus;
+      options.objective = api::parse_plan_objective(o->objective);
+      options.fixes = o->fixes;
+      options.key = parse_rank_key(o->rank_of);
+      options.jobs = o->jobs;
+      options.progress = terminal_progress();
+      api::EvalContext context;
+      print_split_rank(api::rank_split(api::Scenario::load(o->scenario), context, options), format);
+      return;
+    }
     api::PlanOptions options;
     if (o->gpus > 0) options.gpus = o->gpus;
     options.objective = api::parse_plan_objective(o->objective);

@@ -1,0 +1,38 @@
+// ctwin._core.rank_split: where one named split ranks in a plan (api/plan_rank.hpp), as the
+// library's JSON text; the package's ctwin.rank_split (python/ctwin/rank.py) wraps it.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "call.hpp"
+#include "ctwin/api/plan_rank.hpp"
+#include "ctwin/core/error.hpp"
+#include "registry.hpp"
+
+namespace py = pybind11;
+
+namespace ctwin::python {
+
+void register_rank(py::module_& m) {
+  m.def(
+      "rank_split",
+      [](const api::Scenario& scenario, api::EvalContext& context, std::int64_t gpus, const std::string& objective,
+         const std::vector<std::string>& fixes, const std::vector<std::string>& key, int jobs) {
+        if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024, got " + std::to_string(jobs));
+        api::RankOptions options;
+        if (gpus != 0) options.gpus = gpus;
+        options.objective = api::parse_plan_objective(objective);
+        options.fixes = fixes;
+        options.key = key;
+        options.jobs = static_cast<unsigned>(jobs);
+        return call_interruptibly(
+            [&] { return api::split_rank_json(api::rank_split(scenario, context, options)).dump(2); });
+      },
+      py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("objective"), py::arg("fixes"), py::arg("key"),
+      py::arg("jobs"), "One split's rank in a plan, as JSON (ctwin plan --rank-of --format json).");
+}
+
+}  // namespace ctwin::python
