@@ -58,15 +58,6 @@ std::string optimizer_name(const workload::ParallelConfig& s) {
   return "zero" + std::to_string(s.zero);
 }
 
-std::string why_text(const api::PlanEntry& e) {
-  std::string text;
-  for (const auto& d : e.why) {
-    if (!text.empty()) text += ", ";
-    text += (d.delta_s >= 0 ? "+" : "") + fixed(d.delta_s, 3) + " s " + d.part;
-  }
-  return text;
-}
-
 void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
   if (format == Format::kJson) {
     std::cout << api::plan_json(result, top).dump(2) << '\n';

@@ -16,16 +16,17 @@ std::string split_text(const api::PlanEntry& e) {
          (s.pp > 1 && s.embedding_in_split ? " accounted" : "");
 }
 
+}  // namespace
+
 std::string why_text(const api::PlanEntry& e) {
   std::string text;
   for (const auto& d : e.why) {
     if (!text.empty()) text += ", ";
-    text += (d.delta_s >= 0 ? "+" : "") + fixed(d.delta_s, 3) + " s " + d.part;
+    if (d.delta_s >= 0) text += '+';
+    text += fixed(d.delta_s, 3) + " s " + d.part;
   }
   return text;
 }
-
-}  // namespace
 
 std::vector<std::string> parse_rank_key(const std::string& text) {
   std::vector<std::string> items;
