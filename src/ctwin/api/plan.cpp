@@ -307,6 +307,7 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   result.survivors = static_cast<std::int64_t>(space.survivors.size());
   result.shard_index = options.shard_index;
   result.shard_count = options.shard_count;
+  result.scenario_fingerprint = scenario_fingerprint(scenario);
 
   std::vector<const PlanCandidate*> mine;
   for (const auto& c : space.survivors) {

@@ -101,6 +101,7 @@ struct PlanResult {
   RuleCounts rules;  ///< the enumeration's rules; steps the replay refuses count as "replay"
   std::int64_t survivors = 0;
   std::size_t shard_index = 0, shard_count = 1;
+  std::string scenario_fingerprint;  ///< of the planned scenario (api/shard.hpp); shards carry it
   /// How the analytical phase got its ranking: `bounded` candidates had their step-time lower
   /// bound computed (0 when exhaustive), `replayed` went through the event replay; the others
   /// were ranked out by their bound alone and are not among `entries`.

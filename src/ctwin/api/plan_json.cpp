@@ -157,7 +157,11 @@ json plan_json(const PlanResult& result, std::size_t top) {
               {"survivors", result.survivors},
               {"rules", rule_list},
               {"search", {{"exhaustive", result.exhaustive}, {"bounded", result.bounded}, {"replayed", result.replayed}}}};
-  if (result.shard_count > 1) out["shard"] = {{"index", result.shard_index + 1}, {"count", result.shard_count}};
+  if (result.shard_count > 1) {
+    out["shard"] = {{"index", result.shard_index + 1},
+                    {"count", result.shard_count},
+                    {"scenario", result.scenario_fingerprint}};
+  }
   out["results"] = results;
   return out;
 }
@@ -175,6 +179,7 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
     const json& shard = field(j, "shard", source);
     const auto index = field(shard, "index", source).get<std::size_t>();
     const auto n = field(shard, "count", source).get<std::size_t>();
+    const auto scenario = field(shard, "scenario", source).get<std::string>();
     json header = j;
     header.erase("results");
     header.erase("shard");
@@ -187,6 +192,7 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
     first_header.erase("search");
     if (f == 0) {
       count = n;
+      merged.scenario_fingerprint = scenario;
       merged.model = field(j, "model", source).get<std::string>();
       merged.cluster = field(j, "cluster", source).get<std::string>();
       merged.gpu = field(j, "gpu", source).get<std::string>();
@@ -203,6 +209,9 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
         if (rule == "replay") continue;  // recounted from the merged results
         merged.rules.add(rule, field(r, "removed", source).get<std::int64_t>(), field(r, "example", source).get<std::string>());
       }
+    } else if (scenario != merged.scenario_fingerprint) {
+      throw InputError(source, "/shard/scenario",
+                       "is a shard of another scenario than " + sources.front() + " (its document or the changes made to it differ)");
     } else if (header != first_header || n != count) {
       throw InputError(source, "", "is a shard of another plan than " + sources.front() +
                                        " (model, GPUs, batch, objective, --fix, --flow-top and shard count must match)");

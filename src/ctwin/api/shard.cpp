@@ -40,6 +40,12 @@ void ShardSet::check_complete() const {
   }
 }
 
+std::string scenario_fingerprint(const Scenario& scenario) {
+  std::string text = scenario.document().dump();
+  for (const auto& change : scenario.changes()) text += "\n" + change.path + "=" + change.value.dump();
+  return fingerprint(text);
+}
+
 std::string fingerprint(const std::string& text) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;
   for (const unsigned char c : text) {

@@ -8,6 +8,8 @@
 #include <set>
 #include <string>
 
+#include "ctwin/api/scenario.hpp"
+
 namespace ctwin::api {
 
 /// "i/N" (1 <= i <= N); InputError naming --shard otherwise. `index` is 0-based.
@@ -31,5 +33,9 @@ class ShardSet {
 /// FNV-1a, 64 bits, as 16 hex digits: a fingerprint of a scenario's text that a merge compares,
 /// so that shards of different inputs with the same model and grid are not joined.
 [[nodiscard]] std::string fingerprint(const std::string& text);
+
+/// The fingerprint of a scenario's document and its changes (not of the model and cluster files
+/// it names): what two plans or sweeps whose shards may be merged must share.
+[[nodiscard]] std::string scenario_fingerprint(const Scenario& scenario);
 
 }  // namespace ctwin::api

@@ -29,13 +29,6 @@ SweepFigures figures_of(const replay::StepReport& r) {
           r.fits_memory};
 }
 
-// The document and its changes: two sweeps whose shards may be merged ran on the same text.
-std::string scenario_text(const Scenario& s) {
-  std::string text = s.document().dump();
-  for (const auto& change : s.changes()) text += "\n" + change.path + "=" + change.value.dump();
-  return text;
-}
-
 const json& field(const json& object, const char* key, const std::string& source) {
   if (!object.is_object() || !object.contains(key)) {
     throw InputError(source, "", "not a shard of `ctwin sweep --shard` (no '" + std::string(key) + "')");
@@ -95,7 +88,7 @@ SweepResult evaluate_sweep(const Scenario& base, const std::vector<GridAxis>& ax
   result.grid_points = count;
   result.shard_index = options.shard_index;
   result.shard_count = options.shard_count;
-  result.scenario_fingerprint = fingerprint(scenario_text(base));
+  result.scenario_fingerprint = scenario_fingerprint(base);
   const std::size_t mine = count / options.shard_count + (options.shard_index < count % options.shard_count ? 1 : 0);
   result.points.resize(mine);
   std::mutex progress_mutex;

@@ -129,6 +129,19 @@ TEST(Plan, MergedShardsEqualTheOneMachineResult) {
   // A missing or repeated shard is refused.
   EXPECT_THROW((void)merge_plans({shards[0], shards[1]}, {"c.json", "b.json"}), InputError);
   EXPECT_THROW((void)merge_plans({shards[0], shards[0], shards[1]}, {"c.json", "c.json", "b.json"}), InputError);
+  // So is a shard of another scenario with the same model, GPUs, batch and options.
+  PlanOptions options = small(5);
+  options.shard_index = 0;
+  options.shard_count = 3;
+  const auto other = nlohmann::json::parse(
+      plan_json(evaluate_plan(seven_b().with("overlap.pp_p2p", false), context, options), 0).dump(2));
+  try {
+    (void)merge_plans({shards[0], shards[1], other}, {"c.json", "b.json", "other.json"});
+    ADD_FAILURE() << "shards of two scenarios were merged";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "other.json");
+    EXPECT_EQ(e.pointer(), "/shard/scenario");
+  }
 }
 
 TEST(Plan, NoSplitLeftNamesTheRuleThatRemovedTheLast) {
