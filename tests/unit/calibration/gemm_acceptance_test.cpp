@@ -163,6 +163,40 @@ TEST(GemmAcceptance, ShippedProfilesAreFittedToTheFitSplitOnly) {
   }
 }
 
+// The profiles made from the project's own sweeps (validation/collect/gemm_sweep.py on one H200 and
+// one H100) are shipped beside the defaults, under calibrated/gemm: the same refit rule, and their
+// held-out large bf16 shapes within issue 4's 5 % median.
+TEST(GemmAcceptance, OwnSweepProfilesAreFittedToTheirFitSplitOnly) {
+  struct OwnSweep {
+    const char* base;
+    const char* sweep;
+  };
+  for (const OwnSweep own : {OwnSweep{"h200", "h200"}, OwnSweep{"h100-sxm", "h100-sweep"}}) {
+    SCOPED_TRACE(own.sweep);
+    const compute::GpuSpec shipped =
+        compute::load_gpu_spec(kRoot / "models/gpus/calibrated/gemm" / (std::string(own.base) + ".json"));
+    const compute::GemmEfficiencyTable refit = fit_gemm_table(uncalibrated(own.base), sweep(own.sweep, "fit"));
+    ASSERT_TRUE(shipped.gemm_table.has_value());
+    for (const auto& [dtype, grid] : refit.grids()) {
+      const compute::EfficiencyGrid* stored = shipped.gemm_table->grid(dtype);
+      ASSERT_NE(stored, nullptr);
+      ASSERT_EQ(stored->efficiency.size(), grid.efficiency.size());
+      for (std::size_t i = 0; i < grid.efficiency.size(); ++i) {
+        EXPECT_NEAR(stored->efficiency[i] / grid.efficiency[i], 1.0, 1e-4);
+      }
+    }
+    std::vector<double> large_bf16;
+    for (const auto& row : sweep(own.sweep, "holdout").rows) {
+      const auto& shape = row.shape;
+      if (shape.dtype != Dtype::kBf16 || static_cast<double>(shape.m) * shape.n * shape.k < std::pow(2.0, 30)) continue;
+      large_bf16.push_back(std::abs(compute::estimate_gemm(shipped, shape).time.seconds() / row.time_s - 1));
+    }
+    ASSERT_GT(large_bf16.size(), 40u);
+    std::sort(large_bf16.begin(), large_bf16.end());
+    EXPECT_LT(large_bf16[large_bf16.size() / 2], 0.05);
+  }
+}
+
 // Without calibration: the roofline with default efficiencies against every measured shape.
 // aiconfigurator's fp8 times include dynamic quantization of the activations, so for fp8 the
 // prediction compared is the GEMM plus ctwin's fp8_cast kernel on the M x K bf16 input.

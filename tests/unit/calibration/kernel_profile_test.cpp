@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "ctwin/api/kernel_validation.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
@@ -71,6 +72,28 @@ TEST(KernelProfile, H200HeldOutRowsWithinFifteenPercentMedian) {
   EXPECT_GT(v.per_expert_all.max_abs, 1.0);
   EXPECT_GT(v.half_speed_rows, 10);
   EXPECT_LT(v.half_speed_rows, 2000);
+}
+
+// The H100 profile (validation/kernels/h100-kernel-profile.json, the same collector on an H100
+// 80GB HBM3), predicted with the H100 GEMM table fitted to the same machine's sweep: the rows model
+// holds on its held-out rows, and r0 fitted on the H200 alone predicts every H100 row within the
+// issue's 15 % median (a GPU the fit never saw).
+TEST(KernelProfile, H100RowsFollowTheRowsModelAndTheH200Fit) {
+  const std::string h100_profile = kRoot + "/validation/kernels/h100-kernel-profile.json";
+  const std::string h100_gpu = kRoot + "/models/gpus/calibrated/gemm/h100-sxm.json";
+  const api::KernelValidation v = api::validate_kernels(h100_profile, h100_gpu);
+  EXPECT_EQ(v.experts.size(), 20u);
+  EXPECT_LT(v.rows_model_held_out.median_abs, 0.10);
+  EXPECT_LT(v.dense_all.median_abs, 0.10);
+  const double h200_r0 = api::validate_kernels(kProfile, kH200).half_speed_rows;
+  const compute::GpuSpec gpu = compute::load_gpu_spec(h100_gpu);
+  std::vector<double> errors;
+  for (const auto& row : read_kernel_profile(h100_profile).experts) {
+    errors.push_back(std::abs(predict_expert_block(gpu, row, h200_r0).rows_model_ms / row.grouped_ms - 1));
+  }
+  std::sort(errors.begin(), errors.end());
+  EXPECT_LT((errors[9] + errors[10]) / 2, 0.15);
+  EXPECT_LT(errors.back(), 0.25);
 }
 
 TEST(KernelProfile, BadFilesAreInputErrors) {
