@@ -10,16 +10,11 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/core/error.hpp"
+#include "api/plan_scenario.hpp"
 
 namespace ctwin::api {
 namespace {
 
-Scenario scenario(const std::string& model, std::int64_t seq_len) {
-  return Scenario::load(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json")
-      .with("model", "models/llm/" + model + ".json")
-      .with("training.seq_len", seq_len)
-      .with("network", "analytical");
-}
 
 // Property: on random candidates (splits, schedules, recompute, ZeRO, CP, EP, overlap settings),
 // the bound never exceeds the replayed step time, nor its tokens/s and MFU fall below the
@@ -48,7 +43,7 @@ TEST(PlanBound, NeverAboveTheReplayedStep) {
                                {"distributed_optimizer", zero == 1},
                                {"recompute", recompute[pick({0, 1, 2})]},
                                {"schedule", vpp > 1 ? "interleaved" : "1f1b"}};
-    Scenario s = scenario(moe ? "mixtral-8x7b" : pick({0, 1}) ? "llama3-8b" : "llama2-7b", moe ? 4096 : 8192)
+    Scenario s = plan_test_scenario(moe ? "mixtral-8x7b" : pick({0, 1}) ? "llama3-8b" : "llama2-7b", moe ? 4096 : 8192)
                      .with("parallel", parallel)
                      .with("training.micro_batch", pick({1, 2}));
     for (const char* overlap : {"overlap.pp_p2p", "overlap.tp_comm", "overlap.dp_grad_reduce", "overlap.dp_param_gather"}) {
@@ -93,7 +88,7 @@ TEST(PlanBound, PrunedPlanPrintsTheExhaustivePlan) {
   const std::vector<std::string> oracle = {"training.micro_batch=1", "parallel.recompute=selective",
                                            "parallel.distributed_optimizer=true", "parallel.cp=1",
                                            "parallel.account_for_embedding_in_pipeline_split=false"};
-  const Scenario seven_b = scenario("llama2-7b", 4096);
+  const Scenario seven_b = plan_test_scenario("llama2-7b", 4096);
   const std::vector<Case> cases = {
       {"7B oracle, throughput", seven_b, oracle, PlanObjective::kThroughput, 5, 3},
       {"7B oracle, mfu, top 1", seven_b, oracle, PlanObjective::kMfu, 1, 0},
@@ -101,11 +96,11 @@ TEST(PlanBound, PrunedPlanPrintsTheExhaustivePlan) {
        {"training.micro_batch=1", "parallel.cp=1", "parallel.account_for_embedding_in_pipeline_split=false",
         "parallel.tp=2"},
        PlanObjective::kThroughput, 10, 2},
-      {"8B with CP, mfu", scenario("llama3-8b", 16384),
+      {"8B with CP, mfu", plan_test_scenario("llama3-8b", 16384),
        {"training.micro_batch=1", "parallel.recompute=selective", "parallel.zero=1",
         "parallel.account_for_embedding_in_pipeline_split=false", "parallel.tp=4"},
        PlanObjective::kMfu, 4, 4},
-      {"Mixtral with EP", scenario("mixtral-8x7b", 4096),
+      {"Mixtral with EP", plan_test_scenario("mixtral-8x7b", 4096),
        {"training.micro_batch=1", "parallel.recompute=selective", "parallel.zero=1", "parallel.cp=1",
         "parallel.account_for_embedding_in_pipeline_split=false"},
        PlanObjective::kThroughput, 3, 2},

@@ -6,16 +6,11 @@
 #include <vector>
 
 #include "ctwin/core/error.hpp"
+#include "api/plan_scenario.hpp"
 
 namespace ctwin::api {
 namespace {
 
-Scenario scenario(const std::string& model, std::int64_t seq_len) {
-  return Scenario::load(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json")
-      .with("model", "models/llm/" + model + ".json")
-      .with("training.seq_len", seq_len)
-      .with("network", "analytical");
-}
 
 // Every field of a result's split: the key that names it alone.
 std::vector<std::string> key_of(const nlohmann::json& split) {
@@ -36,7 +31,7 @@ struct Case {
 };
 
 std::vector<Case> cases() {
-  const Scenario seven_b = scenario("llama2-7b", 4096);
+  const Scenario seven_b = plan_test_scenario("llama2-7b", 4096);
   return {
       {"7B 1F1B", seven_b,
        {"training.micro_batch=1", "parallel.recompute=selective", "parallel.distributed_optimizer=true",
@@ -49,7 +44,7 @@ std::vector<Case> cases() {
       {"7B both schedules, mfu", seven_b,
        {"training.micro_batch=2", "parallel.recompute=full", "parallel.zero=1", "parallel.cp=1"},
        PlanObjective::kMfu},
-      {"Mixtral with EP", scenario("mixtral-8x7b", 4096),
+      {"Mixtral with EP", plan_test_scenario("mixtral-8x7b", 4096),
        {"training.micro_batch=1", "parallel.recompute=selective", "parallel.zero=1", "parallel.cp=1",
         "parallel.account_for_embedding_in_pipeline_split=false"},
        PlanObjective::kThroughput},
@@ -127,7 +122,7 @@ TEST(PlanRank, KeyOmittingAFieldNamesTheOneCandidateLeft) {
                    "parallel.cp=1"};
   options.key = {"tp=8", "pp=1"};  // pp 1: 1F1B and no accounting are the only values left
   options.jobs = 2;
-  const SplitRank rank = rank_split(scenario("llama2-7b", 4096), context, options);
+  const SplitRank rank = rank_split(plan_test_scenario("llama2-7b", 4096), context, options);
   ASSERT_TRUE(rank.named);
   EXPECT_EQ(rank.named->split.tp, 8);
   EXPECT_EQ(rank.named->split.pp, 1);
@@ -143,7 +138,7 @@ TEST(PlanRank, RemovedSplitIsNotValidWithItsRule) {
                    "parallel.distributed_optimizer=false", "parallel.cp=1", "parallel.ep=1"};
   options.key = {"tp=1", "pp=1"};
   options.jobs = 2;
-  const SplitRank rank = rank_split(scenario("mixtral-8x7b", 4096), context, options);
+  const SplitRank rank = rank_split(plan_test_scenario("mixtral-8x7b", 4096), context, options);
   EXPECT_EQ(rank.not_valid_rule, "memory");
   EXPECT_FALSE(rank.not_valid.empty());
   EXPECT_EQ(rank.rank, 0);
@@ -157,14 +152,14 @@ TEST(PlanRank, RemovedSplitIsNotValidWithItsRule) {
   plan.flow_top = 0;
   plan.top = 1;
   plan.jobs = 2;
-  const PlanResult result = evaluate_plan(scenario("mixtral-8x7b", 4096), context, plan);
+  const PlanResult result = evaluate_plan(plan_test_scenario("mixtral-8x7b", 4096), context, plan);
   ASSERT_TRUE(rank.best);
   EXPECT_EQ(j["best"].dump(), plan_json(result, 1)["results"][0].dump());
 }
 
 TEST(PlanRank, BadKeyIsAnInputErrorNamingTheField) {
   EvalContext context;
-  const Scenario base = scenario("llama2-7b", 4096);
+  const Scenario base = plan_test_scenario("llama2-7b", 4096);
   const std::vector<std::string> fixes = {"training.micro_batch=1", "parallel.recompute=selective",
                                           "parallel.distributed_optimizer=true", "parallel.cp=1",
                                           "parallel.schedule=1f1b"};
