@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Time one dense transformer layer, forward and backward, on one CUDA GPU.
+"""Time one transformer layer (dense, or MoE at expert parallelism 1), forward and backward, on one CUDA GPU.
 
 The layer is the one ctwin's compute twin sums kernel by kernel (`ctwin layer`): norm, QKV
 projection, rotary embedding, causal scaled-dot-product attention (GQA), output projection,
-residual, norm, MLP (SwiGLU or GELU), residual, with the shapes of a ctwin model file, tensor
+residual, norm, MLP (SwiGLU or GELU) or MoE experts (router, dropless dispatch with balanced routing,
+grouped GEMMs: `experts` below), residual, with the shapes of a ctwin model file, tensor and expert
 parallelism 1. Two phases per configuration:
 
   cool  median of --repeats timed iterations after --warmup, as GEMM sweeps are taken;
@@ -32,9 +33,12 @@ def load_model(name):
     path = name if os.path.exists(name) else os.path.join(MODEL_DIR, name + ".json")
     with open(path) as f:
         spec = json.load(f)
-    for key in ("moe", "mla", "attention"):
+    for key in ("mla", "attention"):
         if key in spec:
-            sys.exit(f"{path}: '{key}' layers are not timed by this script (dense, full-attention layers only)")
+            sys.exit(f"{path}: '{key}' layers are not timed by this script (full-attention layers only)")
+    moe = spec.get("moe")
+    if moe and any(key not in ("experts", "top_k", "expert_ffn_hidden") for key in moe):
+        sys.exit(f"{path}: MoE layers with shared experts or other options are not timed by this script")
     if spec.get("bias", "none") != "none" or spec.get("dropout", False):
         sys.exit(f"{path}: linear biases and dropout are not timed by this script (Llama-style layers only)")
     heads = spec["heads"]
@@ -48,6 +52,7 @@ def load_model(name):
         "swiglu": spec.get("activation", "swiglu") == "swiglu",
         "rmsnorm": spec.get("norm", "rmsnorm") == "rmsnorm",
         "rope": spec.get("position_embedding", "rope") == "rope",
+        "moe": moe,
     }
 
 
@@ -65,8 +70,14 @@ def build_layer(torch, m, dtype, device):
             self.norm2 = norm(hidden)
             self.qkv = nn.Linear(hidden, q_cols + 2 * kv_cols, bias=False)
             self.proj = nn.Linear(q_cols, hidden, bias=False)
-            self.up = nn.Linear(hidden, (2 if m["swiglu"] else 1) * ffn, bias=False)
-            self.down = nn.Linear(ffn, hidden, bias=False)
+            if m["moe"]:
+                e, f = m["moe"]["experts"], m["moe"]["expert_ffn_hidden"]
+                self.router = nn.Linear(hidden, e, bias=False)
+                self.w1 = nn.Parameter(torch.randn(e, hidden, 2 * f, device=device, dtype=dtype) * 0.02)
+                self.w2 = nn.Parameter(torch.randn(e, f, hidden, device=device, dtype=dtype) * 0.02)
+            else:
+                self.up = nn.Linear(hidden, (2 if m["swiglu"] else 1) * ffn, bias=False)
+                self.down = nn.Linear(ffn, hidden, bias=False)
 
         def rotate(self, x, cos, sin):
             half = x.shape[-1] // 2
@@ -84,6 +95,8 @@ def build_layer(torch, m, dtype, device):
             a = torch.nn.functional.scaled_dot_product_attention(
                 q, k, v, is_causal=True, enable_gqa=m["kv_heads"] != m["heads"])
             x = x + self.proj(a.transpose(1, 2).reshape(b, s, q_cols))
+            if m["moe"]:
+                return x + self.experts(self.norm2(x))
             h = self.up(self.norm2(x))
             if m["swiglu"]:
                 gate, up = h.chunk(2, dim=-1)
@@ -91,6 +104,33 @@ def build_layer(torch, m, dtype, device):
             else:
                 h = torch.nn.functional.gelu(h)
             return x + self.down(h)
+
+        def experts(self, h):
+            """Dropless MoE as Megatron-Core's alltoall dispatcher runs it on one rank (EP 1): router GEMM,
+            fp32 softmax and top-k; the token counts copied to the host (the dispatcher's sync); permutation
+            of the routed rows into expert order; two grouped GEMMs around SwiGLU; the probability scale and
+            the unpermutation (scatter-add). Routing is balanced (token t goes to experts t*k .. t*k+k-1 mod E),
+            the twin's default: every expert gets tokens*k/E rows; the router's own top-k is computed and
+            its weights used, its choice of experts not."""
+            e, k = m["moe"]["experts"], m["moe"]["top_k"]
+            flat = h.reshape(-1, hidden)
+            tokens = flat.shape[0]
+            probs = torch.softmax(self.router(flat).float(), dim=-1)
+            weights, _ = torch.topk(probs, k, dim=-1)
+            weights = (weights / weights.sum(dim=-1, keepdim=True)).to(flat.dtype)
+            chosen = (torch.arange(tokens * k, device=flat.device) % e).view(tokens, k)
+            flat_choice = chosen.reshape(-1)
+            counts = torch.bincount(flat_choice, minlength=e)
+            counts.tolist()
+            offsets = torch.cumsum(counts, 0).to(torch.int32)
+            order = torch.argsort(flat_choice, stable=True)
+            source = order // k
+            routed = flat.index_select(0, source)
+            a = torch._grouped_mm(routed, self.w1, offs=offsets)
+            gate, up = a.chunk(2, dim=-1)
+            y = torch._grouped_mm(torch.nn.functional.silu(gate) * up, self.w2, offs=offsets)
+            y = y * weights.reshape(-1)[order].unsqueeze(-1)
+            return torch.zeros_like(flat).index_add(0, source, y).view_as(h)
 
     return Layer().to(device=device, dtype=dtype)
 

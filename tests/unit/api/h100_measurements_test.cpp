@@ -61,6 +61,29 @@ TEST(H100Measurements, TheLayerModelIsFastOnEveryMeasuredLayerAndTheScaleClosesI
   }
 }
 
+// MoE layers at expert parallelism 1 (Qwen3-30B-A3B, Mixtral 8x7B, Qwen3-235B-A22B at 4,096 and
+// 8,192 tokens; validation/layers/h100-moe-layers.json): the uncalibrated twin's layer (router,
+// dispatch sync, permutation, grouped GEMMs, host issue) is within 20 % of each hot layer, fast or
+// slow, unlike the dense layers' uniform 13-25 % shortfall: one GPU's MoE layer is not where the
+// published MoE runs' 41-186 % over-prediction comes from (docs/moe-kernels.md).
+TEST(H100Measurements, MoeLayersAtExpertParallelismOneAreWithinTwentyPercent) {
+  replay::LayerQuery query;
+  query.gpu = "h100-sxm";
+  const LayerComparison moe = compare_layers(query, kRoot + "/validation/layers/h100-moe-layers.json");
+  ASSERT_EQ(moe.rows.size(), 12u);
+  int faster = 0, slower = 0;
+  for (const auto& row : moe.rows) {
+    if (row.measured.phase != "hot") continue;
+    SCOPED_TRACE(row.measured.model + " " + std::to_string(row.measured.seq_len));
+    const double predicted = row.predicted.forward_ms + row.predicted.backward_ms;
+    const double error = predicted / (row.measured.forward_ms + row.measured.backward_ms) - 1;
+    EXPECT_LT(std::abs(error), 0.20);
+    (error < 0 ? faster : slower) += 1;
+  }
+  EXPECT_GT(faster, 0);
+  EXPECT_GT(slower, 0);
+}
+
 // The published dense runs on H100 SXM 80GB (NeMo 24.07, Megatron-Bridge 25.11, Megatron-LM's
 // strong scaling), analytical network: uncalibrated the twin is 27 % fast in median; with the scale
 // fitted on our four layers it is within 4 % median, no worse than a scale fitted on the runs
