@@ -56,9 +56,56 @@ def load_model(name):
     }
 
 
-def build_layer(torch, m, dtype, device):
+def shard(m, tp):
+    """One rank's share of the layer at tensor parallelism `tp` (heads, KV heads and the MLP split)."""
+    if tp == 1:
+        return m
+    if m["moe"]:
+        sys.exit(f"{m['name']}: MoE layers are timed at tensor parallelism 1 only")
+    for key in ("heads", "kv_heads", "ffn"):
+        if m[key] % tp:
+            sys.exit(f"{m['name']}: {key} {m[key]} is not divisible by --tp {tp}")
+    return dict(m, heads=m["heads"] // tp, kv_heads=m["kv_heads"] // tp, ffn=m["ffn"] // tp)
+
+
+def sequence_parallel_stand_ins(torch, full_shape, local_rows, dtype, device):
+    """With sequence parallelism a TP rank norms and adds its 1/tp of the tokens and all-gathers them before
+    the QKV and MLP-up GEMMs, and reduce-scatters after the output and MLP-down GEMMs. The collectives are
+    the communication twin's, not the layer's, so they are stood in for by functions that launch no kernel:
+    the gather returns a preallocated full-sequence tensor, the scatter a view of the first 1/tp rows, and
+    their backwards a view and a preallocated tensor likewise (the values are not the layer's; the times are)."""
+    full = torch.randn(full_shape, device=device, dtype=dtype)
+    full_grad = torch.randn(full_shape, device=device, dtype=dtype)
+
+    class Gather(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, local):
+            return full.view_as(full)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad[:, :local_rows]
+
+    class Scatter(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, partial):
+            return partial[:, :local_rows]
+
+        @staticmethod
+        def backward(ctx, grad):
+            return full_grad.view_as(full_grad)
+
+    return Gather.apply, Scatter.apply
+
+
+def build_layer(torch, m, dtype, device, tp=1, full_shape=None):
     nn = torch.nn
+    m = shard(m, tp)
     hidden, ffn = m["hidden"], m["ffn"]
+    if tp > 1:
+        gather, scatter = sequence_parallel_stand_ins(torch, full_shape, full_shape[1] // tp, dtype, device)
+    else:
+        gather = scatter = lambda t: t
     q_cols = m["heads"] * m["head_dim"]
     kv_cols = m["kv_heads"] * m["head_dim"]
 
@@ -85,8 +132,8 @@ def build_layer(torch, m, dtype, device):
             return x * cos + rotated * sin
 
         def forward(self, x, cos, sin):
-            b, s, _ = x.shape
-            q, k, v = self.qkv(self.norm1(x)).split([q_cols, kv_cols, kv_cols], dim=-1)
+            b, s = x.shape[0], x.shape[1] * tp
+            q, k, v = self.qkv(gather(self.norm1(x))).split([q_cols, kv_cols, kv_cols], dim=-1)
             q = q.view(b, s, m["heads"], m["head_dim"]).transpose(1, 2)
             k = k.view(b, s, m["kv_heads"], m["head_dim"]).transpose(1, 2)
             v = v.view(b, s, m["kv_heads"], m["head_dim"]).transpose(1, 2)
@@ -94,16 +141,16 @@ def build_layer(torch, m, dtype, device):
                 q, k = self.rotate(q, cos, sin), self.rotate(k, cos, sin)
             a = torch.nn.functional.scaled_dot_product_attention(
                 q, k, v, is_causal=True, enable_gqa=m["kv_heads"] != m["heads"])
-            x = x + self.proj(a.transpose(1, 2).reshape(b, s, q_cols))
+            x = x + scatter(self.proj(a.transpose(1, 2).reshape(b, s, q_cols)))
             if m["moe"]:
                 return x + self.experts(self.norm2(x))
-            h = self.up(self.norm2(x))
+            h = self.up(gather(self.norm2(x)))
             if m["swiglu"]:
                 gate, up = h.chunk(2, dim=-1)
                 h = torch.nn.functional.silu(gate) * up
             else:
                 h = torch.nn.functional.gelu(h)
-            return x + self.down(h)
+            return x + scatter(self.down(h))
 
         def experts(self, h):
             """Dropless MoE as Megatron-Core's alltoall dispatcher runs it on one rank (EP 1): router GEMM,
@@ -164,6 +211,9 @@ def main():
                         help="ctwin model file or name under models/llm (repeatable)")
     parser.add_argument("--seq", type=int, action="append", help="sequence length (repeatable; default 4096)")
     parser.add_argument("--micro-batch", type=int, default=1)
+    parser.add_argument("--tp", type=int, action="append",
+                        help="tensor-parallel size: time one rank's share with sequence parallelism, its collectives "
+                             "left out (repeatable; default 1; dense layers, micro-batch 1)")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--sustain", type=float, default=60.0, help="seconds of back-to-back iterations (hot)")
@@ -179,10 +229,12 @@ def main():
     rows = []
     for name in args.model:
         m = load_model(name)
-        for seq in args.seq or [4096]:
+        for seq, tp in [(seq, tp) for seq in args.seq or [4096] for tp in args.tp or [1]]:
+            if tp > 1 and (args.micro_batch != 1 or seq % tp):
+                sys.exit(f"--tp {tp} needs micro-batch 1 and a sequence divisible by it")
             torch.manual_seed(0)
-            layer = build_layer(torch, m, dtype, device)
-            x = torch.randn(args.micro_batch, seq, m["hidden"], device=device, dtype=dtype, requires_grad=True)
+            layer = build_layer(torch, m, dtype, device, tp, (args.micro_batch, seq, m["hidden"]))
+            x = torch.randn(args.micro_batch, seq // tp, m["hidden"], device=device, dtype=dtype, requires_grad=True)
             grad = torch.randn_like(x)
             positions = torch.arange(seq, device=device, dtype=torch.float32)
             inverse = 1.0 / (10000 ** (torch.arange(0, m["head_dim"], 2, device=device) / m["head_dim"]))
@@ -193,6 +245,8 @@ def main():
             timed = [time_iteration(torch, layer, x, grad, cos, sin) for _ in range(args.repeats)]
             clock, power = nvml_reading(device.index or 0)
             common = {"model": name, "seq_len": seq, "micro_batch": args.micro_batch, "precision": "bf16"}
+            if tp > 1:
+                common["tp"] = tp
             rows.append(dict(common, phase="cool", forward_ms=statistics.median(t[0] for t in timed),
                              backward_ms=statistics.median(t[1] for t in timed), iterations=len(timed),
                              **({"sm_clock_mhz": clock, "power_w": power} if clock else {})))
@@ -205,7 +259,7 @@ def main():
             rows.append(dict(common, phase="hot", forward_ms=statistics.median(t[0] for t in tail),
                              backward_ms=statistics.median(t[1] for t in tail), iterations=len(tail),
                              **({"sm_clock_mhz": clock, "power_w": power} if clock else {})))
-            print(f"{name} seq {seq}: cool {rows[-2]['forward_ms']:.3f} + {rows[-2]['backward_ms']:.3f} ms, "
+            print(f"{name} seq {seq} tp {tp}: cool {rows[-2]['forward_ms']:.3f} + {rows[-2]['backward_ms']:.3f} ms, "
                   f"hot {rows[-1]['forward_ms']:.3f} + {rows[-1]['backward_ms']:.3f} ms", file=sys.stderr)
             del layer, x, grad
             torch.cuda.empty_cache()

@@ -11,6 +11,7 @@ LayerComparison compare_layers(const replay::LayerQuery& query, const std::strin
     q.model = m.model;
     q.seq_len = m.seq_len;
     q.micro_batch = m.micro_batch;
+    q.tp = m.tp;
     q.precision = m.precision;
     const auto p = replay::predict_layer(q, repo_root);
     out.rows.push_back({m, p, p.forward_ms / m.forward_ms - 1, p.backward_ms / m.backward_ms - 1});
@@ -30,7 +31,7 @@ nlohmann::json layer_json(const replay::LayerPrediction& p) {
 nlohmann::json layer_comparison_json(const LayerComparison& c) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [m, p, forward_error, backward_error] : c.rows) {
-    rows.push_back({{"model", m.model}, {"seq_len", m.seq_len}, {"micro_batch", m.micro_batch},
+    rows.push_back({{"model", m.model}, {"seq_len", m.seq_len}, {"micro_batch", m.micro_batch}, {"tp", m.tp},
                     {"precision", m.precision}, {"phase", m.phase}, {"measured_forward_ms", m.forward_ms},
                     {"predicted_forward_ms", p.forward_ms}, {"forward_error", forward_error},
                     {"measured_backward_ms", m.backward_ms}, {"predicted_backward_ms", p.backward_ms},

@@ -70,7 +70,7 @@ nlohmann::json layer_fit_rows_json(const LayerCalibration& calibration) {
   for (const auto& [set, list] : {std::pair{"fit", &calibration.fit.fitted}, std::pair{"holdout", &calibration.fit.held_out}}) {
     for (const auto& row : *list) {
       const auto& m = row.measured;
-      rows.push_back({{"set", set}, {"model", m.model}, {"seq_len", m.seq_len}, {"micro_batch", m.micro_batch},
+      rows.push_back({{"set", set}, {"model", m.model}, {"seq_len", m.seq_len}, {"micro_batch", m.micro_batch}, {"tp", m.tp},
                       {"phase", m.phase}, {"measured_ms", m.forward_ms + m.backward_ms},
                       {"predicted_ms", row.predicted_ms}, {"error", row.error}});
     }

@@ -16,7 +16,7 @@ namespace {
 void add_rows(Table& table, const std::string& set, const std::vector<replay::LayerFitRow>& rows) {
   for (const auto& row : rows) {
     const auto& m = row.measured;
-    table.add_row({set, m.model, std::to_string(m.seq_len), std::to_string(m.micro_batch), m.phase,
+    table.add_row({set, m.model, std::to_string(m.seq_len), std::to_string(m.micro_batch), std::to_string(m.tp), m.phase,
                    fixed(m.forward_ms + m.backward_ms, 3), fixed(row.predicted_ms, 3), signed_percent(row.error)});
   }
 }
@@ -51,7 +51,7 @@ void calibrate_layers(const CalibrateOptions& options) {
                          options.output, fit.fit_median_abs_error, fit.held_out_median_abs_error);
     std::cout << "\n";
   }
-  Table table({"set", "model", "seq", "mb", "phase", "measured_ms", "predicted_ms", "error_after_fit"});
+  Table table({"set", "model", "seq", "mb", "tp", "phase", "measured_ms", "predicted_ms", "error_after_fit"});
   add_rows(table, "fit", fit.fitted);
   add_rows(table, "holdout", fit.held_out);
   table.print(std::cout, format, format == Format::kTable ? "  " : "");

@@ -39,10 +39,10 @@ void print_comparison(const LayerOptions& options, Format format) {
     std::cout << api::layer_comparison_json(comparison).dump(2) << '\n';
     return;
   }
-  Table table({"model", "seq", "mb", "precision", "phase", "clock_mhz", "fwd_ms", "pred", "error", "bwd_ms", "pred",
+  Table table({"model", "seq", "mb", "tp", "precision", "phase", "clock_mhz", "fwd_ms", "pred", "error", "bwd_ms", "pred",
                "error"});
   for (const auto& [m, p, forward_error, backward_error] : comparison.rows) {
-    table.add_row({m.model, std::to_string(m.seq_len), std::to_string(m.micro_batch), m.precision, m.phase,
+    table.add_row({m.model, std::to_string(m.seq_len), std::to_string(m.micro_batch), std::to_string(m.tp), m.precision, m.phase,
                    m.sm_clock_mhz ? fixed(*m.sm_clock_mhz, 0) : "-", fixed(m.forward_ms, 3), fixed(p.forward_ms, 3),
                    signed_percent(forward_error), fixed(m.backward_ms, 3), fixed(p.backward_ms, 3),
                    signed_percent(backward_error)});

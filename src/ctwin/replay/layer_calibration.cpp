@@ -18,6 +18,7 @@ std::vector<LayerFitRow> predicted(const LayerMeasurements& file, const std::str
     query.gpu = base_gpu;
     query.seq_len = m.seq_len;
     query.micro_batch = m.micro_batch;
+    query.tp = m.tp;
     query.precision = m.precision;
     const LayerPrediction p = predict_layer(query, repo_root);
     base_scale = p.training_time_scale;

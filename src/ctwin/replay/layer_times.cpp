@@ -94,6 +94,7 @@ LayerMeasurements read_layer_measurements(const std::filesystem::path& path) {
     m.model = row.string("model");
     m.seq_len = row.integer("seq_len", 1, std::int64_t{1} << 24);
     m.micro_batch = row.integer("micro_batch", 1, 1 << 16);
+    m.tp = row.integer_or("tp", 1, 1024, 1);
     m.precision = row.choice("precision", {"bf16", "fp16", "fp8"});
     m.phase = row.choice("phase", {"cool", "hot"});
     m.forward_ms = row.number("forward_ms", 1e-6, 1e9);

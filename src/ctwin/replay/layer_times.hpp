@@ -62,6 +62,7 @@ struct LayerMeasurement {
   std::optional<double> sm_clock_mhz;
   std::optional<double> power_w;
   std::int64_t iterations = 0;
+  std::int64_t tp = 1;  ///< the rank's share of a tensor-parallel layer, as `ctwin layer --tp` predicts it
 };
 
 struct LayerMeasurements {

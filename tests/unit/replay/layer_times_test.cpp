@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "ctwin/api/layer.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
@@ -101,6 +102,25 @@ TEST_F(LayerMeasurementsFile, ReadsWhatTheCollectorWrites) {
   EXPECT_EQ(file.rows[0].phase, "hot");
   EXPECT_DOUBLE_EQ(file.rows[0].backward_ms, 14.2);
   EXPECT_EQ(file.rows[0].sm_clock_mhz, 1755);
+  EXPECT_EQ(file.rows[0].tp, 1);
+}
+
+// A row of one tensor-parallel rank's share is predicted as `ctwin layer --tp` predicts it.
+TEST_F(LayerMeasurementsFile, TensorParallelRowsArePredictedAtTheirTp) {
+  std::string row(kRow);
+  const std::string micro_batch = "\"micro_batch\": 1";
+  row.replace(row.find(micro_batch), micro_batch.size(), micro_batch + ", \"tp\": 4");
+  const std::string path = write(R"({"gpu": "x", "rows": [)" + row + "]}");
+  EXPECT_EQ(read_layer_measurements(path).rows.at(0).tp, 4);
+  LayerQuery query;
+  query.model = "llama3-8b";
+  query.seq_len = 8192;
+  query.tp = 4;
+  const auto comparison = api::compare_layers(LayerQuery{}, path, CTWIN_SOURCE_DIR);
+  EXPECT_DOUBLE_EQ(comparison.rows.at(0).predicted.forward_ms, predict_layer(query, CTWIN_SOURCE_DIR).forward_ms);
+  std::string zero = row;
+  zero.replace(zero.find("\"tp\": 4"), 8, "\"tp\": 0");
+  EXPECT_THROW((void)read_layer_measurements(write(R"({"gpu": "x", "rows": [)" + zero + "]}")), InputError);
 }
 
 TEST_F(LayerMeasurementsFile, BadFilesAreInputErrorsNamingTheField) {
