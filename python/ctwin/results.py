@@ -161,7 +161,7 @@ class CalibrationResult(_Report):
 
     GEMM fits (:func:`ctwin.calibrate_gemm`): :attr:`fit` and :attr:`holdout` are the error
     tables (per dtype, large shapes, overall; fractions). Layer fits (:func:`ctwin.calibrate_layers`):
-    :attr:`fit` and :attr:`holdout` list every measured row (model, seq_len, micro_batch, phase,
+    :attr:`fit` and :attr:`holdout` list every measured row (model, seq_len, micro_batch, tp, phase,
     measured_ms and predicted_ms forward + backward, error after the fit). Training fits
     (:func:`ctwin.calibrate_training`): :attr:`fit`, :attr:`holdout` and :attr:`moe` list every run
     (measured, predicted and error at the base scale and at the fitted one). NCCL fits (:func:`ctwin.calibrate_nccl`):
@@ -216,7 +216,7 @@ class CalibrationResult(_Report):
         return frame[frame["set"] == name].drop(columns="set").reset_index(drop=True)
 
     def _layer_rows(self, name: str) -> pd.DataFrame:
-        frame = pd.DataFrame(self._rows, columns=["set", "model", "seq_len", "micro_batch", "phase", "measured_ms",
+        frame = pd.DataFrame(self._rows, columns=["set", "model", "seq_len", "micro_batch", "tp", "phase", "measured_ms",
                                                   "predicted_ms", "error"])
         return frame[frame["set"] == name].drop(columns="set").reset_index(drop=True)
 
