@@ -274,37 +274,45 @@ std::string plan_objective_name(PlanObjective objective) {
   return objective == PlanObjective::kMfu ? "mfu" : "throughput";
 }
 
+PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, const PlanOptions& options) {
+  PlannedSpace out;
+  out.space = enumerate_plan_space(
+      {setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus, setup.resolved.split}, setup.axes);
+  const PlanSpace& space = out.space;
+  if (space.survivors.empty()) {
+    const RuleCount* last = space.rules.last_removing();
+    throw InputError(options.fixes.empty() ? scenario.source() : "--fix", "",
+                     "no split is left of " + std::to_string(space.enumerated) + " candidates" +
+                         (last ? ": rule '" + last->rule + "' removed the last " + std::to_string(last->removed) +
+                                     " (" + last->example + ")"
+                               : std::string()));
+  }
+  PlanHeader& h = out.header;
+  h.model = setup.resolved.model.name;
+  h.cluster = setup.resolved.cluster.name;
+  h.gpu = setup.resolved.gpu.name;
+  h.gpus = setup.gpus;
+  h.global_batch = setup.global_batch;
+  h.seq_len = setup.resolved.split.seq_len;
+  h.objective = options.objective;
+  h.fixes = options.fixes;
+  h.enumerated = space.enumerated;
+  h.survivors = static_cast<std::int64_t>(space.survivors.size());
+  return out;
+}
+
 PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options) {
   if (options.shard_count < 1 || options.shard_index >= options.shard_count) {
     throw InputError("--shard", "", "shard index outside the shard count");
   }
   const PlanSetup base = prepare_plan(scenario, context, options);
-  const PlanAxes& axes = base.axes;
-
-  PlanSpace space = enumerate_plan_space(
-      {base.resolved.model, base.resolved.cluster, base.resolved.gpu, base.gpus, base.resolved.split}, axes);
-  const std::string origin = options.fixes.empty() ? scenario.source() : "--fix";
-  if (space.survivors.empty()) {
-    const RuleCount* last = space.rules.last_removing();
-    throw InputError(origin, "", "no split is left of " + std::to_string(space.enumerated) + " candidates" +
-                                     (last ? ": rule '" + last->rule + "' removed the last " +
-                                                 std::to_string(last->removed) + " (" + last->example + ")"
-                                           : std::string()));
-  }
+  PlannedSpace planned = plan_space_of(base, scenario, options);
+  PlanSpace& space = planned.space;
 
   PlanResult result;
-  result.model = base.resolved.model.name;
-  result.cluster = base.resolved.cluster.name;
-  result.gpu = base.resolved.gpu.name;
-  result.gpus = base.gpus;
-  result.global_batch = base.global_batch;
-  result.seq_len = base.resolved.split.seq_len;
-  result.objective = options.objective;
+  static_cast<PlanHeader&>(result) = std::move(planned.header);
   result.flow_top = options.flow_top;
-  result.fixes = options.fixes;
-  result.enumerated = space.enumerated;
   result.rules = space.rules;
-  result.survivors = static_cast<std::int64_t>(space.survivors.size());
   result.shard_index = options.shard_index;
   result.shard_count = options.shard_count;
   result.scenario_fingerprint = scenario_fingerprint(scenario);

@@ -87,7 +87,9 @@ struct PlanEntry {
   bool replayed = false;             ///< went through the bounded phase's replay (not in the JSON)
 };
 
-struct PlanResult {
+/// What a plan and one split's rank (api/plan_rank.hpp) share: the problem planned and the size
+/// of its space, filled by plan_space_of and written by plan_header_json.
+struct PlanHeader {
   std::string model;
   std::string cluster;
   std::string gpu;
@@ -95,11 +97,14 @@ struct PlanResult {
   std::int64_t global_batch = 0;
   std::int64_t seq_len = 0;
   PlanObjective objective = PlanObjective::kThroughput;
-  std::size_t flow_top = 0;
   std::vector<std::string> fixes;
   std::int64_t enumerated = 0;
-  RuleCounts rules;  ///< the enumeration's rules; steps the replay refuses count as "replay"
   std::int64_t survivors = 0;
+};
+
+struct PlanResult : PlanHeader {
+  std::size_t flow_top = 0;
+  RuleCounts rules;  ///< the enumeration's rules; steps the replay refuses count as "replay"
   std::size_t shard_index = 0, shard_count = 1;
   std::string scenario_fingerprint;  ///< of the planned scenario (api/shard.hpp); shards carry it
   /// How the analytical phase got its ranking: `bounded` candidates had their step-time lower
@@ -144,6 +149,18 @@ struct PlanSetup {
 
 /// evaluate_plan's first step (options: gpus and fixes), with its errors.
 [[nodiscard]] PlanSetup prepare_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options);
+
+/// The second: the space `setup` enumerates and the header of its result. When no split
+/// survives, an InputError naming --fix (or the scenario) and the rule that removed the last.
+struct PlannedSpace {
+  PlanSpace space;
+  PlanHeader header;
+};
+[[nodiscard]] PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, const PlanOptions& options);
+
+/// {"model", "cluster", "gpu", "gpus", "global_batch", "seq_len", "objective", "fixes",
+///  "enumerated", "survivors"}: the part of plan_json and split_rank_json they share.
+[[nodiscard]] nlohmann::json plan_header_json(const PlanHeader& header);
 
 /// One candidate replayed as the plan replays it (`invalid` set when the replay refuses it).
 [[nodiscard]] PlanEntry evaluate_plan_candidate(const PlanSetup& setup, const PlanCandidate& candidate,

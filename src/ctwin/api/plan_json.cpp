@@ -124,6 +124,14 @@ PlanEntry read_entry(const json& j, const std::string& source) {
 
 }  // namespace
 
+json plan_header_json(const PlanHeader& h) {
+  return {{"model", h.model},       {"cluster", h.cluster},
+          {"gpu", h.gpu},           {"gpus", h.gpus},
+          {"global_batch", h.global_batch}, {"seq_len", h.seq_len},
+          {"objective", plan_objective_name(h.objective)}, {"fixes", h.fixes},
+          {"enumerated", h.enumerated}, {"survivors", h.survivors}};
+}
+
 json plan_json(const PlanResult& result, std::size_t top) {
   RuleCounts rules = result.rules;
   std::int64_t refused = 0;
@@ -144,19 +152,10 @@ json plan_json(const PlanResult& result, std::size_t top) {
     if (top > 0 && (i >= top || !e.invalid.empty())) break;
     results.push_back(entry_json(e, i + 1));
   }
-  json out = {{"model", result.model},
-              {"cluster", result.cluster},
-              {"gpu", result.gpu},
-              {"gpus", result.gpus},
-              {"global_batch", result.global_batch},
-              {"seq_len", result.seq_len},
-              {"objective", plan_objective_name(result.objective)},
-              {"flow_top", result.flow_top},
-              {"fixes", result.fixes},
-              {"enumerated", result.enumerated},
-              {"survivors", result.survivors},
-              {"rules", rule_list},
-              {"search", {{"exhaustive", result.exhaustive}, {"bounded", result.bounded}, {"replayed", result.replayed}}}};
+  json out = plan_header_json(result);
+  out["flow_top"] = result.flow_top;
+  out["rules"] = rule_list;
+  out["search"] = {{"exhaustive", result.exhaustive}, {"bounded", result.bounded}, {"replayed", result.replayed}};
   if (result.shard_count > 1) {
     out["shard"] = {{"index", result.shard_index + 1},
                     {"count", result.shard_count},

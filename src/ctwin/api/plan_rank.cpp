@@ -149,29 +149,13 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
   const PlanAxes key_axes = narrowed(setup.axes, options.key);
   const SpaceInputs inputs{setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus,
                            setup.resolved.split};
-  const PlanSpace space = enumerate_plan_space(inputs, setup.axes);
+  // Nothing left to rank against ends as evaluate_plan does.
+  PlannedSpace planned = plan_space_of(setup, scenario, plan_options);
+  const PlanSpace& space = planned.space;
 
   SplitRank rank;
-  rank.model = setup.resolved.model.name;
-  rank.cluster = setup.resolved.cluster.name;
-  rank.gpu = setup.resolved.gpu.name;
-  rank.gpus = setup.gpus;
-  rank.global_batch = setup.global_batch;
-  rank.seq_len = setup.resolved.split.seq_len;
-  rank.objective = options.objective;
-  rank.fixes = options.fixes;
+  static_cast<PlanHeader&>(rank) = std::move(planned.header);
   rank.key = options.key;
-  rank.enumerated = space.enumerated;
-  rank.survivors = static_cast<std::int64_t>(space.survivors.size());
-
-  if (space.survivors.empty()) {  // as evaluate_plan ends: nothing to rank against
-    const RuleCount* last = space.rules.last_removing();
-    throw InputError(options.fixes.empty() ? scenario.source() : "--fix", "",
-                     "no split is left of " + std::to_string(space.enumerated) + " candidates" +
-                         (last ? ": rule '" + last->rule + "' removed the last " + std::to_string(last->removed) +
-                                     " (" + last->example + ")"
-                               : std::string()));
-  }
   std::vector<const PlanCandidate*> matches;
   for (const auto& c : space.survivors) {
     if (in_axes(c.split, key_axes)) matches.push_back(&c);
@@ -312,18 +296,9 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
 }
 
 nlohmann::json split_rank_json(const SplitRank& r) {
-  nlohmann::json out = {{"model", r.model},
-                        {"cluster", r.cluster},
-                        {"gpu", r.gpu},
-                        {"gpus", r.gpus},
-                        {"global_batch", r.global_batch},
-                        {"seq_len", r.seq_len},
-                        {"objective", plan_objective_name(r.objective)},
-                        {"fixes", r.fixes},
-                        {"key", r.key},
-                        {"enumerated", r.enumerated},
-                        {"survivors", r.survivors},
-                        {"valid", r.valid}};
+  nlohmann::json out = plan_header_json(r);
+  out["key"] = r.key;
+  out["valid"] = r.valid;
   out["rank"] = r.rank > 0 ? nlohmann::json(r.rank) : nlohmann::json(nullptr);
   out["not_valid"] = r.not_valid_rule.empty()
                          ? nlohmann::json(nullptr)

@@ -39,13 +39,9 @@ struct RankOptions {
   std::function<void(const char*, std::size_t, std::size_t)> progress;
 };
 
-struct SplitRank {
-  std::string model, cluster, gpu;
-  std::int64_t gpus = 0, global_batch = 0, seq_len = 0;
-  PlanObjective objective = PlanObjective::kThroughput;
-  std::vector<std::string> fixes, key;
-  std::int64_t enumerated = 0;  ///< the plan's space, as evaluate_plan counts it
-  std::int64_t survivors = 0;
+/// One split's rank; the header (enumerated, survivors) counts the plan's space as evaluate_plan does.
+struct SplitRank : PlanHeader {
+  std::vector<std::string> key;
   /// Empty when the named split is a valid candidate; otherwise the rule that removed it (a
   /// plan rule such as "memory" or "parallel.tp", or "replay" when the replay refused it) and
   /// the rule's message for it.
