@@ -55,3 +55,21 @@ def test_plan_json_is_the_same_whatever_the_jobs(cli):
     assert all(r["flow"]["step_time_s"] > 0 for r in plan["results"]) and len(plan["results"]) == 2
     exact = json.loads(cli("plan", SCENARIO, *PLAN_ARGS, "--jobs", "2").stdout)
     assert "flow_sample" not in exact
+
+
+def test_shards_of_a_sampled_plan_merge_and_refuse_an_exact_shard(cli, tmp_path):
+    args = PLAN_ARGS[:-6] + ["--flow-top", "2"]  # without --top and --format: a shard writes every candidate
+    files = {}
+    for sample, index in (("replica", 1), ("replica", 2), ("full", 1)):
+        out = cli("plan", SCENARIO, *args, "--flow-sample", sample, "--shard", f"{index}/2")
+        assert out.returncode == 0, out.stderr
+        files[sample, index] = tmp_path / f"{sample}-{index}.json"
+        files[sample, index].write_text(out.stdout)
+    merged = cli("plan", "--merge", str(files["replica", 1]), str(files["replica", 2]), "--top", "2", "--format", "json")
+    local = cli("plan", SCENARIO, *PLAN_ARGS, "--flow-sample", "replica")
+    assert merged.returncode == 0, merged.stderr
+    a, b = json.loads(merged.stdout), json.loads(local.stdout)
+    a.pop("search"), b.pop("search")  # how each searched differs (shards replay every candidate)
+    assert a == b and a["flow_sample"] == "replica"
+    mixed = cli("plan", "--merge", str(files["full", 1]), str(files["replica", 2]))
+    assert mixed.returncode == 2 and mixed.stderr.count("\n") == 1, mixed.stderr
