@@ -22,6 +22,7 @@ replay::StepOptions step_options(const replay::Scenario& scenario, EvalContext& 
   options.comm = query.comm;
   options.all_ranks = query.all_ranks;
   options.repeat_lists = query.report_only;
+  options.flow_sample = query.flow_sample;
   options.collective_cache = context.collectives(scenario.cluster_key, scenario.network);
   const bool shared = query.comm == replay::CommModel::kShared ||
                       (query.comm == replay::CommModel::kAuto && scenario.network == network::ModelKind::kFlow);

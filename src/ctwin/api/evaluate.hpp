@@ -35,6 +35,9 @@ struct StepQuery {
   /// Only the report is wanted: repeated chunk passes are replayed by shifting the first
   /// (replay::StepOptions::repeat_lists), which leaves the report identical and is faster.
   bool report_only = false;
+  /// On the shared fabric: every replica's traffic (kFull) or one scalable unit's per stage
+  /// standing for the others (an approximation, replay/flow_sample.hpp).
+  replay::FlowSample flow_sample = replay::FlowSample::kFull;
 };
 
 struct StepResult {

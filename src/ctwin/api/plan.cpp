@@ -164,6 +164,7 @@ PlanEntry evaluate_candidate(const Base& base, const PlanCandidate& candidate, n
     replay::check_step_within_limits(s);
     StepQuery query;
     query.report_only = true;  // the plan keeps only the report
+    query.flow_sample = base.flow_sample;
     const PlanScore score = score_of(evaluate_resolved(s, context, query).report);
     if (network == network::ModelKind::kFlow) entry.flow = score;
     else entry.analytical = score;
@@ -312,6 +313,7 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   PlanResult result;
   static_cast<PlanHeader&>(result) = std::move(planned.header);
   result.flow_top = options.flow_top;
+  result.flow_sample = options.flow_sample;
   result.rules = space.rules;
   result.shard_index = options.shard_index;
   result.shard_count = options.shard_count;
@@ -396,6 +398,7 @@ PlanSetup prepare_plan(const Scenario& scenario, EvalContext& context, const Pla
   }
   base.axes = default_axes(base.resolved.model, base.gpus);
   for (const auto& fix : fixes) (void)apply_fix(base.axes, fix);
+  base.flow_sample = options.flow_sample;
   return base;
 }
 

@@ -48,6 +48,9 @@ struct PlanOptions {
   /// max(top, flow_top)-th best are replayed (plan_search.hpp). Shards replay every candidate.
   std::size_t top = 0;
   bool exhaustive = false;  ///< replay every candidate, whatever its bound (`--exhaustive`)
+  /// The flow phase's replays: exact (kFull) or one scalable unit per stage (`--flow-sample su`,
+  /// an approximation measured in docs/plan.md).
+  replay::FlowSample flow_sample = replay::FlowSample::kFull;
   unsigned jobs = 1;
   std::size_t shard_index = 0;  ///< 0-based
   std::size_t shard_count = 1;
@@ -104,6 +107,7 @@ struct PlanHeader {
 
 struct PlanResult : PlanHeader {
   std::size_t flow_top = 0;
+  replay::FlowSample flow_sample = replay::FlowSample::kFull;  ///< in the JSON only when not full
   RuleCounts rules;  ///< the enumeration's rules; steps the replay refuses count as "replay"
   std::size_t shard_index = 0, shard_count = 1;
   std::string scenario_fingerprint;  ///< of the planned scenario (api/shard.hpp); shards carry it
@@ -145,6 +149,7 @@ struct PlanSetup {
   std::int64_t gpus = 0;
   std::int64_t global_batch = 0;
   PlanAxes axes;
+  replay::FlowSample flow_sample = replay::FlowSample::kFull;  ///< of the flow replays
 };
 
 /// evaluate_plan's first step (options: gpus and fixes), with its errors.

@@ -156,6 +156,8 @@ json plan_json(const PlanResult& result, std::size_t top) {
   out["flow_top"] = result.flow_top;
   out["rules"] = rule_list;
   out["search"] = {{"exhaustive", result.exhaustive}, {"bounded", result.bounded}, {"replayed", result.replayed}};
+  // Only when approximate, so that exact plans keep their bytes.
+  if (result.flow_sample != replay::FlowSample::kFull) out["flow_sample"] = replay::flow_sample_name(result.flow_sample);
   if (result.shard_count > 1) {
     out["shard"] = {{"index", result.shard_index + 1},
                     {"count", result.shard_count},
@@ -200,6 +202,9 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
       merged.seq_len = field(j, "seq_len", source).get<std::int64_t>();
       merged.objective = parse_plan_objective(field(j, "objective", source).get<std::string>());
       merged.flow_top = field(j, "flow_top", source).get<std::size_t>();
+      if (j.contains("flow_sample")) {
+        merged.flow_sample = replay::parse_flow_sample(field(j, "flow_sample", source).get<std::string>(), source);
+      }
       merged.fixes = field(j, "fixes", source).get<std::vector<std::string>>();
       merged.enumerated = field(j, "enumerated", source).get<std::int64_t>();
       merged.survivors = field(j, "survivors", source).get<std::int64_t>();

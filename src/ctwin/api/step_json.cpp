@@ -69,6 +69,11 @@ nlohmann::json scenario_inputs_json(const Scenario& scenario) {
 nlohmann::json step_json(const Scenario& given, const StepResult& result) {
   nlohmann::json out = step_report_json(result.scenario, result.step.report);
   out["inputs"] = scenario_inputs_json(given);
+  // Only for an approximate replay, so that exact reports keep their bytes.
+  if (result.step.flow_sample_gpus > 0) {
+    out["flow_sample"] = {{"kind", replay::flow_sample_name(result.step.flow_sample)},
+                          {"stage_gpus_on_fabric", result.step.flow_sample_gpus}};
+  }
   return out;
 }
 

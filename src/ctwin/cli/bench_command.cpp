@@ -161,11 +161,13 @@ BenchRow bench_evaluate_reuse() {
 // minute (every candidate bounded, those that can still reach the top replayed; both rates are
 // printed); and both phases of Llama 3 405B on 16,384 H100 (the best 32 again on the shared flow
 // fabric), with each phase's wall time.
-BenchRow bench_plan(const std::string& name, const std::string& scenario, std::size_t flow_top, bool rate) {
+BenchRow bench_plan(const std::string& name, const std::string& scenario, std::size_t flow_top, bool rate,
+                    replay::FlowSample flow_sample = replay::FlowSample::kFull) {
   const auto start = Clock::now();
   api::EvalContext context;
   api::PlanOptions options;
   options.flow_top = flow_top;
+  options.flow_sample = flow_sample;
   options.top = 10;
   options.jobs = default_jobs();
   const api::PlanResult plan = api::evaluate_plan(api::Scenario::load(scenario), context, options);
@@ -181,6 +183,8 @@ BenchRow bench_plan(const std::string& name, const std::string& scenario, std::s
       fixed(replayed_per_minute, 0) + " replayed/min" +
       (flow_top > 0 ? "; best " + std::to_string(flow_top) + " on flow in " + fixed(plan.flow_wall_s, 1) + " s"
                     : std::string()) +
+      (flow_sample != replay::FlowSample::kFull ? " (approximate: --flow-sample " + replay::flow_sample_name(flow_sample) + ")"
+                                               : std::string()) +
       "; best tp " + std::to_string(best.split.tp) + " pp " + std::to_string(best.split.pp) + " vpp " +
       std::to_string(best.split.vpp) + " cp " + std::to_string(best.split.cp) + " mb " +
       std::to_string(best.split.micro_batch);
@@ -312,7 +316,7 @@ Action add_bench_command(CLI::App& app) {
                       "run one case: engine, fabric-build, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
                       "goodput-16k, sweep-64, or "
-                      "accept-10k, size-12x4-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k (only when "
+                      "accept-10k, size-12x4-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica (only when "
                       "named: each 15 s to minutes)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -339,6 +343,7 @@ Action add_bench_command(CLI::App& app) {
                                          "sweep-64",
                                          "plan-analytical-70b",
                                          "plan-405b-16k",
+                                         "plan-405b-16k-replica",
                                          "collective-flow-100k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
@@ -375,6 +380,12 @@ Action add_bench_command(CLI::App& app) {
     }
     if (*only == "plan-405b-16k") {
       measure([&] { return bench_plan("plan-405b-16k", "scenarios/llama3-405b-h100-16k.json", 32, false); });
+    }
+    if (*only == "plan-405b-16k-replica") {  // the approximate flow phase (docs/plan.md): minutes
+      measure([&] {
+        return bench_plan("plan-405b-16k-replica", "scenarios/llama3-405b-h100-16k.json", 32, false,
+                          replay::FlowSample::kReplica);
+      });
     }
     // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
     if (*only == "collective-flow-100k") {

@@ -28,6 +28,7 @@ struct PlanOptions {
   std::string objective = "throughput";
   std::vector<std::string> fixes;
   std::size_t flow_top = 32;
+  std::string flow_sample = "full";
   unsigned jobs = default_jobs();
   std::string format = "table";
   std::string shard;
@@ -71,7 +72,12 @@ void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
               << (result.exhaustive ? std::string("all replayed")
                                     : std::to_string(result.replayed) + " replayed, the rest ranked out by a step-time lower bound")
               << " on the analytical network, the best " << std::min<std::int64_t>(static_cast<std::int64_t>(result.flow_top), result.survivors)
-              << " again on the shared flow fabric\n\nRemoved by rule:\n";
+              << " again on the shared flow fabric"
+              << (result.flow_sample == replay::FlowSample::kFull
+                      ? std::string()
+                      : " (approximate: a sample of each stage's DP replicas, --flow-sample " +
+                            replay::flow_sample_name(result.flow_sample) + ")")
+              << "\n\nRemoved by rule:\n";
     Table rules({"rule", "removed", "first removed"});
     const nlohmann::json summary = api::plan_json(result, 1);  // held: a range-for over a temporary's member dangles
     for (const auto& r : summary["rules"]) {
@@ -120,6 +126,13 @@ Action add_plan_command(CLI::App& app) {
   command->add_option("--flow-top", o->flow_top, "best candidates re-ranked on the shared flow fabric")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
+  command->add_option("--flow-sample", o->flow_sample,
+                      "full: every DP replica's traffic on the flow fabric (exact); su: only one scalable unit of "
+                      "each pipeline stage, standing for the others; replica: only one DP replica (whole nodes) of "
+                      "each stage. DP and other groups wider than the sample keep all their traffic. su and replica "
+                      "are approximations (faster on large clusters; leaf-uplink and spine contention under-counted; "
+                      "error measured in docs/plan.md)")
+      ->capture_default_str();
   command->add_option("--jobs", o->jobs, "candidates simulated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
@@ -149,7 +162,7 @@ Action add_plan_command(CLI::App& app) {
     }
     if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
     if (!o->rank_of.empty()) {
-      for (const char* other : {"--top", "--flow-top", "--shard", "--exhaustive"}) {
+      for (const char* other : {"--top", "--flow-top", "--flow-sample", "--shard", "--exhaustive"}) {
         if (command->count(other) > 0) {
           throw InputError("--rank-of", "", std::string("ranks one split on the analytical network: ") + other +
                                                 " does not apply");
@@ -171,6 +184,7 @@ Action add_plan_command(CLI::App& app) {
     options.objective = api::parse_plan_objective(o->objective);
     options.fixes = o->fixes;
     options.flow_top = o->flow_top;
+    options.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
     options.jobs = o->jobs;
     options.top = o->top;
     options.exhaustive = o->exhaustive;

@@ -29,6 +29,7 @@ struct RunOptions {
   std::string trace;
   std::string comm = "auto";
   bool all_ranks = false;
+  std::string flow_sample = "full";
   bool require_fit = false;
   std::vector<std::string> degrade;
 };
@@ -38,6 +39,10 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   const auto& b = r.breakdown;
   std::cout << s.model.name << " on " << s.gpus << " x " << s.gpu.name << " (" << s.cluster.name << "), network "
             << network::name(s.network) << (step.shared_fabric ? ", communication on one shared fabric" : ", each collective alone")
+            << (step.flow_sample_gpus > 0 ? " (approximate: " + std::to_string(step.flow_sample_gpus) +
+                                                " GPUs of each stage on it, --flow-sample " +
+                                                replay::flow_sample_name(step.flow_sample) + ")"
+                                          : std::string())
             << "\n";
   if (!s.calibration.empty()) std::cout << "calibrated by " << s.calibration << "\n";
   // cp only when used, so that reports without CP read as before.
@@ -102,6 +107,12 @@ Action add_run_command(CLI::App& app) {
                     "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
                     "(by default it is reported as fits_memory: false)");
   command->add_option("--degrade", o->degrade, "a degraded part (repeatable): gpu:RANK=SPEED, hbm:RANK=SHARE (HBM bandwidth), nic:RANK=SHARE, link:NAME=SHARE or leaf:ID=uplinks:SHARE (the last three on the shared flow fabric), e.g. gpu:123=0.8");
+  command->add_option("--flow-sample", o->flow_sample,
+                      "full: every DP replica's traffic on the shared flow fabric (exact); su: only one scalable unit "
+                      "of each pipeline stage, standing for the others; replica: only one DP replica (whole nodes) "
+                      "of each stage. DP and other groups wider than the sample keep all their traffic. su and "
+                      "replica are approximations (error measured in docs/plan.md)")
+      ->capture_default_str();
   command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
   return [o] {
     const Format format = parse_format(o->format);
@@ -115,6 +126,7 @@ Action add_run_command(CLI::App& app) {
     api::StepQuery query;
     query.comm = api::parse_comm_model(o->comm, "--comm");
     query.all_ranks = o->all_ranks;
+    query.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
     query.degrade = o->degrade;
     const api::Scenario given =
         api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
@@ -124,6 +136,10 @@ Action add_run_command(CLI::App& app) {
     }();
     const replay::Scenario& scenario = result.scenario;
     const replay::SimulatedStep& step = result.step;
+    if (query.flow_sample != replay::FlowSample::kFull && !step.shared_fabric) {
+      throw InputError("--flow-sample", "", "samples the shared flow fabric; this step ran each collective alone "
+                                            "(--network analytical or --comm isolated)");
+    }
     if (o->require_fit && !step.report.fits_memory) {
       const auto& m = step.report.memory_gib_per_gpu;
       throw InputError(scenario.source, "/parallel",

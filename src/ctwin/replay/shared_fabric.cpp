@@ -29,14 +29,17 @@ int as_gpu(std::int64_t rank) { return static_cast<int>(rank); }
 
 SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus,
                                            engine::Simulator& simulator, CollectiveTimes& plans,
-                                           std::shared_ptr<const fabric::Fabric> healthy)
+                                           std::shared_ptr<const fabric::Fabric> healthy, std::int64_t sample_gpus)
     : fabric_(std::move(built)),
       pace_fabric_(healthy ? std::move(healthy) : fabric_),
       stage_gpus_(stage_gpus),
+      sample_gpus_(sample_gpus > 0 ? sample_gpus : stage_gpus),
       pxn_(fabric_->spec().server.nvlink.has_value()),
       simulator_(simulator),
       plans_(plans),
-      network_(network::make_network_model(network::ModelKind::kFlow, *fabric_, simulator)) {}
+      network_(network::make_network_model(network::ModelKind::kFlow, *fabric_, simulator)) {
+  CTWIN_ASSERT(sample_gpus_ <= stage_gpus_ && stage_gpus_ % sample_gpus_ == 0, "a sample is whole blocks of a stage");
+}
 
 SharedFabricExecutor::~SharedFabricExecutor() = default;
 
@@ -77,7 +80,11 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(co
     const std::int64_t base = stage * stage_gpus_;
     const auto first = group_members(call.group, 0);
     const bool in_node = fabric_->node_of(as_gpu(base + first.front())) == fabric_->node_of(as_gpu(base + first.back()));
-    for (const std::int64_t l : group_leaders(call.group, stage_gpus_)) {
+    // Groups tile blocks of size·stride ranks: when those divide the sample, the groups with a
+    // leader inside it are exactly the groups with every member inside it.
+    const std::int64_t span = call.group.size * call.group.stride;
+    const std::int64_t ranks = sample_gpus_ % span == 0 ? sample_gpus_ : stage_gpus_;
+    for (const std::int64_t l : group_leaders(call.group, ranks)) {
       if (in_node && fabric_->node_of(as_gpu(base + l)) != fabric_->node_of(as_gpu(base))) continue;
       append_group(plan, call, stage, l, traffic);
     }
@@ -91,7 +98,7 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::send_traffic(int from
   Traffic& traffic = traffic_[key];
   traffic.resize(1);
   const std::int64_t first = local == kEveryGroup ? 0 : local;
-  const std::int64_t last = local == kEveryGroup ? stage_gpus_ : local + 1;
+  const std::int64_t last = local == kEveryGroup ? sample_gpus_ : local + 1;
   for (std::int64_t l = first; l < last; ++l) {
     const auto src = as_gpu(from * stage_gpus_ + l);
     const auto dst = as_gpu(to * stage_gpus_ + l);

@@ -23,6 +23,10 @@
 // stage's first node (the others load only their own nodes' NVLink, which nothing else of the
 // replay crosses: sends and DP traffic leave by the NICs, rail-aligned). The groups of one op
 // move through the plan's phases together.
+//
+// Sample (flow_sample.hpp): with sample_gpus below stage_gpus, groups and sends that fit inside
+// a stage's first sample_gpus ranks are put on the fabric for those ranks only; wider groups
+// keep all of theirs.
 
 #include <cstdint>
 #include <functional>
@@ -57,8 +61,10 @@ class SharedFabricExecutor final : public CommExecutor {
   /// `plans`: the collectives' times and plans of the step (outlives the executor).
   /// `healthy`: when `built` has degraded parts, the same build without them, on which the paces
   /// are measured (a degraded part must slow the traffic, not shrink the bytes paced to it).
+  /// `sample_gpus`: stage-local ranks whose narrow groups stand for the stage's (0: stage_gpus).
   SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator,
-                       CollectiveTimes& plans, std::shared_ptr<const fabric::Fabric> healthy = nullptr);
+                       CollectiveTimes& plans, std::shared_ptr<const fabric::Fabric> healthy = nullptr,
+                       std::int64_t sample_gpus = 0);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -115,6 +121,7 @@ class SharedFabricExecutor final : public CommExecutor {
   std::shared_ptr<const fabric::Fabric> fabric_;
   std::shared_ptr<const fabric::Fabric> pace_fabric_;  ///< healthy: `fabric_` unless that is degraded
   std::int64_t stage_gpus_ = 1;
+  std::int64_t sample_gpus_ = 1;  ///< divides stage_gpus_
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;
   CollectiveTimes& plans_;

@@ -38,6 +38,9 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
                                             " GPUs (the scenario has " + std::to_string(scenario.gpus) +
                                             "); without it one rank per stage stands for the rest");
   }
+  if (options.all_ranks && options.flow_sample != FlowSample::kFull) {
+    throw InputError("--flow-sample", "", "samples the one-rank-per-stage replay; --all-ranks replays every rank");
+  }
   ReplayOptions replay_options;
   replay_options.pp_overlap = scenario.overlap.pp_p2p;
   replay_options.all_ranks = options.all_ranks;
@@ -51,8 +54,14 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     std::shared_ptr<const fabric::Fabric> built = options.fabric;
     if (!built) built = std::make_shared<const fabric::Fabric>(scenario.cluster, static_cast<int>(scenario.gpus));
     CTWIN_ASSERT(built->gpus() == scenario.gpus, "a step's shared fabric is a build of the scenario's GPUs");
+    const std::int64_t sample = sampled_stage_gpus(options.flow_sample, scenario.cluster, step.work.stage_gpus,
+                                                   scenario.split.tp * scenario.split.cp);
     executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
-                                                      options.healthy_fabric);
+                                                      options.healthy_fabric, sample);
+    if (sample < step.work.stage_gpus) {
+      step.flow_sample_gpus = sample;
+      step.flow_sample = options.flow_sample;
+    }
   } else {
     executor = std::make_unique<IsolatedExecutor>(simulator);
   }

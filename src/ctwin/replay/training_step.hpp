@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ctwin/replay/degrade.hpp"
+#include "ctwin/replay/flow_sample.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
@@ -38,6 +39,8 @@ struct StepOptions {
   /// on which each op's traffic is paced to its predicted time, so that the degraded parts slow
   /// the traffic that crosses them and nothing else. Null: `fabric` is healthy.
   std::shared_ptr<const fabric::Fabric> healthy_fabric;
+  /// Shared fabric only: which replicas' traffic is put on it (flow_sample.hpp; kFull is exact).
+  FlowSample flow_sample = FlowSample::kFull;
 };
 
 struct SimulatedStep {
@@ -45,6 +48,10 @@ struct SimulatedStep {
   ReplayResult replay;
   StepReport report;
   bool shared_fabric = false;  ///< communication replayed on one flow simulation of the cluster
+  /// Shared fabric only: stage-local ranks whose narrow groups were put on it (flow_sample.hpp);
+  /// 0 when every replica's were (the exact replay).
+  std::int64_t flow_sample_gpus = 0;
+  FlowSample flow_sample = FlowSample::kFull;  ///< the sample asked for (kFull when it was not applied)
 };
 
 /// InputError for what the slice does not model (see build_step_work).
