@@ -151,11 +151,11 @@ def _jobs(jobs: int | None) -> int:
     return jobs or os.cpu_count() or 1
 
 
-def _plan_shard(portable, gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, jobs: int, index: int,
-                count: int) -> str:
+def _plan_shard(portable, gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, flow_sample: str,
+                jobs: int, index: int, count: int) -> str:
     # One shard of one is the whole plan, its best `top` (more shards write every candidate).
     return _core.plan(_rebuild(portable), default_context()._core, gpus, objective, fixes, flow_top, jobs, top, index,
-                      count)
+                      count, flow_sample)
 
 
 def _sweep_shard(portable, grid: list[str], jobs: int, index: int, count: int) -> str:
@@ -177,7 +177,7 @@ def _on_workers(client: Any, task: Callable[..., str], args: tuple, jobs: int | 
 
 def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: int = 10, objective: str = "throughput",
          fix: Mapping[str, Any] | Sequence[str] | None = None, flow_top: int = 32, jobs: int | None = None,
-         client: Any = None, context: EvalContext | None = None) -> PlanResult:
+         client: Any = None, context: EvalContext | None = None, flow_sample: str = "full") -> PlanResult:
     """The best splits of ``scenario``'s model on its cluster, GPU count and global batch
     (``ctwin plan``): every valid split that fits in memory ranked on the analytical network,
     the best ``flow_top`` again on the shared flow fabric.
@@ -189,7 +189,10 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     ``jobs``: candidates simulated at once (default: one per core; per worker with a client).
     ``client``: a ``dask.distributed.Client``; the candidates are cut into one shard per worker
     and merged here, giving the same result as a local run. ``context``: caches for a local
-    run (workers use their own).
+    run (workers use their own). ``flow_sample``: "full" (the exact flow phase), or the opt-in
+    approximations "su" and "replica" of ``--flow-sample`` (one scalable unit or one DP replica
+    of each stage on the fabric; their measured errors are in docs/plan.md); the JSON then
+    carries ``flow_sample``.
 
     Returns a :class:`PlanResult` whose :meth:`~PlanResult.to_json` is what ``ctwin plan
     --format json`` prints. Raises :class:`ctwin.InputError` on bad input, including
@@ -205,10 +208,14 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     fixes = _fix_texts(fix)
     if client is None:
         ctx = context or default_context()
-        return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1))
+        return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1,
+                                     flow_sample))
     if objective not in ("throughput", "mfu"):  # before the workers, which would each refuse it
         raise InputError(f"objective: unknown objective {objective!r} (expected throughput or mfu)", file="objective")
-    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top), jobs)
+    if flow_sample not in ("full", "su", "replica"):  # before the workers, which would each refuse it
+        raise InputError(f"flow_sample: unknown sample {flow_sample!r} (expected full, su or replica)", file="flow_sample")
+    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top, flow_sample),
+                         jobs)
     return PlanResult(shards[0] if len(shards) == 1 else _core.merge_plans(shards, top))
 
 

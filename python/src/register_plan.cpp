@@ -12,6 +12,7 @@
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/replay/flow_sample.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -44,12 +45,13 @@ void register_plan(py::module_& m) {
       "plan",
       [](const api::Scenario& scenario, api::EvalContext& context, std::int64_t gpus, const std::string& objective,
          const std::vector<std::string>& fixes, std::size_t flow_top, int jobs, std::size_t top,
-         std::size_t shard_index, std::size_t shard_count) {
+         std::size_t shard_index, std::size_t shard_count, const std::string& flow_sample) {
         api::PlanOptions options;
         if (gpus != 0) options.gpus = gpus;
         options.objective = api::parse_plan_objective(objective);
         options.fixes = fixes;
         options.flow_top = flow_top;
+        options.flow_sample = replay::parse_flow_sample(flow_sample, "flow_sample");
         options.jobs = jobs_arg(jobs);
         check_shard(shard_index, shard_count);
         if (top < 1) throw InputError("top", "", "must be at least 1");
@@ -63,6 +65,7 @@ void register_plan(py::module_& m) {
       },
       py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("objective"), py::arg("fixes"),
       py::arg("flow_top"), py::arg("jobs"), py::arg("top"), py::arg("shard_index"), py::arg("shard_count"),
+      py::arg("flow_sample") = "full",
       "A plan's JSON (ctwin plan --format json), or with shard_count > 1 one shard's (ctwin plan --shard).");
 
   m.def(

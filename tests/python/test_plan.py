@@ -116,3 +116,20 @@ def test_a_published_split_is_among_the_valid_candidates():
     published = table[(table.tp == 1) & (table.pp == 4) & (table.vpp == 10) & (table.schedule == "interleaved")]
     assert len(published) >= 1, "the published split was removed by a rule"
     assert (published["memory_gib_per_gpu"] > 0).all() and (published["tokens_per_s"] > 0).all()
+
+
+# A plan of Llama 3 8B on 1,024 H100 small enough for its flow phase to be sampled (tests/python/test_flow_sample.py).
+FLOW_SAMPLE_PLAN_ARGS = ["--gpus", "1024", "--fix", "training.global_batch=64", "--fix", "parallel.tp=8", "--fix",
+                         "parallel.pp=2", "--fix", "parallel.cp=1", "--fix", "parallel.vpp=1", "--fix", "training.micro_batch=1",
+                         "--fix", "parallel.recompute=selective", "--top", "2", "--flow-top", "2", "--format", "json"]
+
+
+def test_python_plan_takes_flow_sample_and_prints_the_cli_bytes(cli):
+    fix = {"training.global_batch": 64, "parallel.tp": 8, "parallel.pp": 2, "parallel.cp": 1, "parallel.vpp": 1,
+           "training.micro_batch": 1, "parallel.recompute": "selective"}
+    result = ctwin.plan("scenarios/default.json", gpus=1024, top=2, fix=fix, flow_top=2, jobs=2, flow_sample="replica")
+    printed = cli("plan", "scenarios/default.json", *FLOW_SAMPLE_PLAN_ARGS, "--flow-sample", "replica", "--jobs", "2")
+    assert json.loads(result.to_json()) == json.loads(printed.stdout)
+    with pytest.raises(ctwin.InputError) as refused:
+        ctwin.plan("scenarios/default.json", flow_sample="half")
+    assert refused.value.file == "flow_sample"
