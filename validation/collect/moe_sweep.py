@@ -27,6 +27,8 @@ import time
 
 import torch
 
+from gemm_sweep import time_us  # beside this file: one timing rule for both sweeps
+
 # (model, hidden, expert ffn, experts): expert shapes of the MoE models in models/llm.
 EXPERTS = [
     ("qwen3-30b-a3b", 2048, 768, 128),
@@ -48,19 +50,8 @@ def add(**row):
 
 
 def gpu_ms(run, repeats, inner, warmup):
-    for _ in range(warmup):
-        run()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(inner):
-            run()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop) / inner)
-    return statistics.median(samples)
+    """Median per launch of `repeats` CUDA-event timings of `inner` launches, as the GEMM sweep times."""
+    return time_us(run, repeats, inner, warmup) / 1e3
 
 
 def grouped_runs(groups, rows, k, n):

@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -16,6 +15,7 @@
 #include "ctwin/api/profile_scale.hpp"
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
+#include "ctwin/core/error_stats.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -23,12 +23,6 @@ namespace {
 const std::string kRoot = CTWIN_SOURCE_DIR;
 const std::string kLayers = kRoot + "/validation/layers/h100-layers.json";
 const std::string kLayerProfile = kRoot + "/models/gpus/calibrated/layers/h100-sxm.json";
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 TEST(H100Measurements, TheLayerProfileIsTheRefitOfTheMeasuredLayers) {
   const auto output = std::filesystem::temp_directory_path() / "ctwin-h100-layers-refit.json";
@@ -117,16 +111,16 @@ TEST(H100Measurements, TheLayerScalePredictsThePublishedDenseH100Runs) {
     validation.chosen = chosen;
     run_training_validation(validation, request);
     std::vector<double> errors;
-    for (const auto& result : validation.results) errors.push_back(std::abs(result.error));
-    return errors;
+    for (const auto& result : validation.results) errors.push_back(result.error);
+    return error_stats(errors);
   };
-  const std::vector<double> uncalibrated = dense_h100_errors("");
-  const std::vector<double> scaled = dense_h100_errors(kRoot + "/models/gpus/calibrated/layers");
-  ASSERT_EQ(uncalibrated.size(), 14u);
-  ASSERT_EQ(scaled.size(), 14u);
-  EXPECT_GT(median(uncalibrated), 0.20);
-  EXPECT_LT(median(scaled), 0.05);
-  EXPECT_LT(*std::max_element(scaled.begin(), scaled.end()), 0.20);
+  const ErrorStats uncalibrated = dense_h100_errors("");
+  const ErrorStats scaled = dense_h100_errors(kRoot + "/models/gpus/calibrated/layers");
+  ASSERT_EQ(uncalibrated.count, 14u);
+  ASSERT_EQ(scaled.count, 14u);
+  EXPECT_GT(uncalibrated.median_abs, 0.20);
+  EXPECT_LT(scaled.median_abs, 0.05);
+  EXPECT_LT(scaled.max_abs, 0.20);
 }
 
 }  // namespace
