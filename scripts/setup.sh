@@ -2,11 +2,12 @@
 # Installs the Debian packages ctwin builds with, only those that are missing.
 # Runs as root (or through sudo) on Debian 12; a no-op when everything is present.
 # clang and its runtime (libclang-rt-14-dev: ASan, UBSan, libFuzzer) are for
-# `scripts/test.sh --sanitize` and the fuzz targets (docs/hardening.md).
+# `scripts/test.sh --sanitize` and the fuzz targets (docs/hardening.md). Ninja and ccache make
+# rebuilds faster (docs/development.md); the scripts use them when present.
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ninja-build ccache
   libboost-graph-dev libeigen3-dev libsimgrid-dev nlohmann-json3-dev libtbb-dev
   libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest

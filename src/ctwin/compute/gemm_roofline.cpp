@@ -4,13 +4,9 @@
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/int_math.hpp"
 
 namespace ctwin::compute {
-namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 GemmRoofline gemm_roofline(const GpuSpec& gpu, const GemmShape& shape, double compute_efficiency,
                            double memory_efficiency) {

@@ -3,18 +3,18 @@
 namespace ctwin {
 namespace {
 
-thread_local const std::atomic<bool>* installed = nullptr;
+thread_local const std::atomic<bool>* installed_flag = nullptr;
 
 }  // namespace
 
-const std::atomic<bool>* interrupt_flag() { return installed; }
+const std::atomic<bool>* interrupt_flag() { return installed_flag; }
 
-InterruptScope::InterruptScope(const std::atomic<bool>* flag) : previous_(installed) { installed = flag; }
+InterruptScope::InterruptScope(const std::atomic<bool>* flag) : previous_(installed_flag) { installed_flag = flag; }
 
-InterruptScope::~InterruptScope() { installed = previous_; }
+InterruptScope::~InterruptScope() { installed_flag = previous_; }
 
 void interruption_point() {
-  if (installed != nullptr && installed->load(std::memory_order_relaxed)) throw Interrupted();
+  if (installed_flag != nullptr && installed_flag->load(std::memory_order_relaxed)) throw Interrupted();
 }
 
 }  // namespace ctwin

@@ -3,26 +3,26 @@
 namespace ctwin {
 namespace {
 
-thread_local Progress* installed = nullptr;
+thread_local Progress* current_progress = nullptr;
 
 }  // namespace
 
-Progress* installed_progress() { return installed; }
+Progress* installed_progress() { return current_progress; }
 
-ProgressScope::ProgressScope(Progress* progress) : previous_(installed) { installed = progress; }
+ProgressScope::ProgressScope(Progress* progress) : previous_(current_progress) { current_progress = progress; }
 
-ProgressScope::~ProgressScope() { installed = previous_; }
+ProgressScope::~ProgressScope() { current_progress = previous_; }
 
 void count_events(std::uint64_t events) {
-  if (installed != nullptr) installed->events.fetch_add(events, std::memory_order_relaxed);
+  if (current_progress != nullptr) current_progress->events.fetch_add(events, std::memory_order_relaxed);
 }
 
 void count_items(std::uint64_t total) {
-  if (installed != nullptr) installed->total.fetch_add(total, std::memory_order_relaxed);
+  if (current_progress != nullptr) current_progress->total.fetch_add(total, std::memory_order_relaxed);
 }
 
 void count_done(std::uint64_t items) {
-  if (installed != nullptr) installed->done.fetch_add(items, std::memory_order_relaxed);
+  if (current_progress != nullptr) current_progress->done.fetch_add(items, std::memory_order_relaxed);
 }
 
 }  // namespace ctwin

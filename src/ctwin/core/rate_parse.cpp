@@ -11,8 +11,6 @@
 namespace ctwin {
 namespace {
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
 /// The leading number and the rest, spaces trimmed; UnitError when there is no number.
 std::pair<double, std::string_view> split(std::string_view text, const char* example) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);

@@ -15,8 +15,6 @@ struct Split {
   std::string_view unit;
 };
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
 Split split_number(std::string_view text, const char* example) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
@@ -127,6 +125,8 @@ Bytes parse_nccl_size(std::string_view text) {
   }
   return Bytes(count * factor);
 }
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 std::string format_bandwidth(Bandwidth rate) {
   char text[64];

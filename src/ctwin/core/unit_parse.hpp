@@ -31,6 +31,9 @@ class UnitError : public std::invalid_argument {
 /// powers of 1024 ("8", "128K", "8G").
 [[nodiscard]] Bytes parse_nccl_size(std::string_view text);
 
+/// `text` in single quotes, as error messages cite what the user wrote.
+[[nodiscard]] std::string quoted(std::string_view text);
+
 /// Human-readable forms used in reports: "400 Gbps", "1.50 us", "64 MiB".
 [[nodiscard]] std::string format_bandwidth(Bandwidth rate);
 [[nodiscard]] std::string format_time(SimTime time);

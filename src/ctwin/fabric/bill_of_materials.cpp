@@ -3,18 +3,17 @@
 #include <limits>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/int_math.hpp"
 
 namespace ctwin::fabric {
 namespace {
 
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
-
-std::string gbps(Bandwidth b) {
+std::string catalog_rate(Bandwidth b) {
   const double g = b.gigabits_per_second();
   return std::to_string(static_cast<long long>(g + 0.5)) + "Gbps";
 }
 
-const Part& require(const PartsCatalog& catalog, PartKind kind, const std::string& name, const std::string& used_by,
+const Part& require(const PartsCatalog& catalog, PartCategory kind, const std::string& name, const std::string& used_by,
                     const std::string& origin) {
   const Part* part = catalog.find(kind, name);
   if (part == nullptr) {
@@ -25,7 +24,7 @@ const Part& require(const PartsCatalog& catalog, PartKind kind, const std::strin
 }
 
 // The copper cable that reaches, else none: copper is cheaper and draws nothing at the ends.
-const Part* shortest_covering(const PartsCatalog& catalog, PartKind kind, double length_m,
+const Part* shortest_covering(const PartsCatalog& catalog, PartCategory kind, double length_m,
                               const std::string& medium = "") {
   const Part* best = nullptr;
   for (const Part* part : catalog.of_kind(kind)) {
@@ -39,13 +38,13 @@ const Part* shortest_covering(const PartsCatalog& catalog, PartKind kind, double
 const Part& transceiver_for(const PartsCatalog& catalog, Bandwidth rate, int ports, double length_m,
                             const std::string& end, const std::string& origin) {
   const Part* best = nullptr;
-  for (const Part* part : catalog.of_kind(PartKind::kTransceiver)) {
+  for (const Part* part : catalog.of_kind(PartCategory::kTransceiver)) {
     if (part->ports != ports || part->reach_m + 1e-9 < length_m) continue;
     if (std::abs(part->bandwidth.bytes_per_second() - rate.bytes_per_second()) > 1) continue;
     if (best == nullptr || part->reach_m < best->reach_m) best = part;
   }
   if (best == nullptr) {
-    throw InputError(origin, "", "no transceiver in the parts catalog carries " + gbps(rate) + " on " +
+    throw InputError(origin, "", "no transceiver in the parts catalog carries " + catalog_rate(rate) + " on " +
                                      std::to_string(ports) + "-port modules over " +
                                      std::to_string(static_cast<long long>(length_m + 0.5)) + " m (" + end +
                                      "): add one with --parts FILE");
@@ -92,13 +91,13 @@ BillOfMaterials bill_of_materials(const ClusterSpec& spec, const TierPlan& plan,
   BillOfMaterials bill;
   bill.floor = lay_out(spec, plan, floor);
 
-  const Part& server = require(catalog, PartKind::kServer, spec.server.name, "server.name", origin);
+  const Part& server = require(catalog, PartCategory::kServer, spec.server.name, "server.name", origin);
   bill.lines.push_back(line("servers", CostCategory::kServers, server, summary.nodes));
-  const Part& nic = require(catalog, PartKind::kNic, spec.server.nics.model, "server.nics.model", origin);
+  const Part& nic = require(catalog, PartCategory::kNic, spec.server.nics.model, "server.nics.model", origin);
   bill.lines.push_back(line("NICs", CostCategory::kServers, nic,
                             static_cast<long long>(summary.nodes) * spec.server.nics.count, server.includes_nics));
 
-  const Part& sw = require(catalog, PartKind::kSwitch, spec.fabric.switch_spec.model, "fabric.switch.model", origin);
+  const Part& sw = require(catalog, PartCategory::kSwitch, spec.fabric.switch_spec.model, "fabric.switch.model", origin);
   for (const SwitchTier& tier : summary.switch_tiers) {
     bill.lines.push_back(line(tier.tier + " switches", CostCategory::kSwitches, sw, tier.switches));
     bill.switch_count += tier.switches;
@@ -116,11 +115,11 @@ BillOfMaterials bill_of_materials(const ClusterSpec& spec, const TierPlan& plan,
     run.length_m = bill.floor.length_m(group.kind);
     run.length_class = bill.floor.length_class(group.kind);
     const std::string role = link_role(group.kind);
-    if (const Part* copper = shortest_covering(catalog, PartKind::kCable, run.length_m, "copper")) {
+    if (const Part* copper = shortest_covering(catalog, PartCategory::kCable, run.length_m, "copper")) {
       run.cable = copper->name;
       bill.lines.push_back(line(role + " cables", CostCategory::kOptics, *copper, run.links));
     } else {
-      const Part* fiber = shortest_covering(catalog, PartKind::kCable, run.length_m, "fiber");
+      const Part* fiber = shortest_covering(catalog, PartCategory::kCable, run.length_m, "fiber");
       if (fiber == nullptr) {
         throw InputError(origin, "", "no cable in the parts catalog reaches " +
                                          std::to_string(static_cast<long long>(run.length_m + 0.5)) + " m (" + role +

@@ -4,11 +4,10 @@
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/int_math.hpp"
 
 namespace ctwin::fabric {
 namespace {
-
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 void check(bool ok, const std::string& origin, const std::string& field, const std::string& message) {
   if (!ok) throw InputError(origin, field, message);

@@ -70,11 +70,11 @@ Part read_part(JsonObjectReader reader, const std::string& file) {
   part.name = reader.string("name");
   if (part.name.empty()) reader.fail("name", "must not be empty");
   const std::string kind = reader.choice("kind", {"server", "switch", "nic", "transceiver", "cable"});
-  part.kind = kind == "server"        ? PartKind::kServer
-              : kind == "switch"      ? PartKind::kSwitch
-              : kind == "nic"         ? PartKind::kNic
-              : kind == "transceiver" ? PartKind::kTransceiver
-                                      : PartKind::kCable;
+  part.kind = kind == "server"        ? PartCategory::kServer
+              : kind == "switch"      ? PartCategory::kSwitch
+              : kind == "nic"         ? PartCategory::kNic
+              : kind == "transceiver" ? PartCategory::kTransceiver
+                                      : PartCategory::kCable;
   part.power_typical = read_power(reader, "power_typical");
   part.power_max = read_power(reader, "power_max");
   if (part.power_typical && part.power_max && *part.power_typical > *part.power_max) {
@@ -90,22 +90,22 @@ Part read_part(JsonObjectReader reader, const std::string& file) {
   if (part.sources.empty()) reader.fail("sources", "every part names where its figures come from");
   part.date = reader.string("date");
   switch (part.kind) {
-    case PartKind::kServer: part.includes_nics = reader.boolean_or("includes_nics", false); break;
-    case PartKind::kSwitch:
+    case PartCategory::kServer: part.includes_nics = reader.boolean_or("includes_nics", false); break;
+    case PartCategory::kSwitch:
       part.ports = static_cast<int>(reader.integer("ports", 2, 4096));
       part.bandwidth = reader.bandwidth("port_bandwidth");
       break;
-    case PartKind::kNic:
+    case PartCategory::kNic:
       part.bandwidth = reader.bandwidth("max_bandwidth");
       part.pcie_generation = static_cast<int>(reader.integer("pcie_generation", 1, 7));
       part.pcie_lanes = static_cast<int>(reader.integer("pcie_lanes", 1, 32));
       break;
-    case PartKind::kTransceiver:
+    case PartCategory::kTransceiver:
       part.bandwidth = reader.bandwidth("bandwidth");
       part.ports = static_cast<int>(reader.integer("ports", 1, 8));
       part.reach_m = read_reach(reader);
       break;
-    case PartKind::kCable:
+    case PartCategory::kCable:
       part.medium = reader.choice("medium", {"copper", "fiber"});
       part.reach_m = read_reach(reader);
       break;
@@ -158,14 +158,14 @@ Power parse_power(const std::string& text, const std::string& source, const std:
   return Power::watts(watts);
 }
 
-const Part* PartsCatalog::find(PartKind kind, const std::string& name) const {
+const Part* PartsCatalog::find(PartCategory kind, const std::string& name) const {
   for (const Part& part : parts) {
     if (part.kind == kind && part.name == name) return &part;
   }
   return nullptr;
 }
 
-std::vector<const Part*> PartsCatalog::of_kind(PartKind kind) const {
+std::vector<const Part*> PartsCatalog::of_kind(PartCategory kind) const {
   std::vector<const Part*> found;
   for (const Part& part : parts) {
     if (part.kind == kind) found.push_back(&part);
@@ -213,13 +213,13 @@ PartsCatalog load_parts_catalog(const std::filesystem::path& dir, const std::str
   return catalog;
 }
 
-const char* to_string(PartKind kind) {
+const char* to_string(PartCategory kind) {
   switch (kind) {
-    case PartKind::kServer: return "server";
-    case PartKind::kSwitch: return "switch";
-    case PartKind::kNic: return "nic";
-    case PartKind::kTransceiver: return "transceiver";
-    case PartKind::kCable: return "cable";
+    case PartCategory::kServer: return "server";
+    case PartCategory::kSwitch: return "switch";
+    case PartCategory::kNic: return "nic";
+    case PartCategory::kTransceiver: return "transceiver";
+    case PartCategory::kCable: return "cable";
   }
   return "?";
 }

@@ -40,11 +40,11 @@ struct Price {
   std::string date;
 };
 
-enum class PartKind { kServer, kSwitch, kNic, kTransceiver, kCable };
+enum class PartCategory { kServer, kSwitch, kNic, kTransceiver, kCable };
 
 struct Part {
   std::string name;
-  PartKind kind = PartKind::kServer;
+  PartCategory kind = PartCategory::kServer;
   std::optional<Power> power_typical;
   std::optional<Power> power_max;
   std::string power_note;  ///< why a figure is missing or what it covers
@@ -72,9 +72,9 @@ struct PartsCatalog {
   std::vector<std::string> files;
 
   /// The part called `name` of `kind`, or null.
-  [[nodiscard]] const Part* find(PartKind kind, const std::string& name) const;
+  [[nodiscard]] const Part* find(PartCategory kind, const std::string& name) const;
   /// Parts of `kind`, in name order.
-  [[nodiscard]] std::vector<const Part*> of_kind(PartKind kind) const;
+  [[nodiscard]] std::vector<const Part*> of_kind(PartCategory kind) const;
 };
 
 /// Reads every *.json under `dir` (in name order), then `user_file` if not empty, whose entries
@@ -83,6 +83,6 @@ struct PartsCatalog {
 /// InputError naming the file and field.
 [[nodiscard]] PartsCatalog load_parts_catalog(const std::filesystem::path& dir, const std::string& user_file = "");
 
-[[nodiscard]] const char* to_string(PartKind kind);
+[[nodiscard]] const char* to_string(PartCategory kind);
 
 }  // namespace ctwin::fabric

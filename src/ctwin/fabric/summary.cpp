@@ -4,13 +4,12 @@
 #include <map>
 #include <tuple>
 
+#include "ctwin/core/int_math.hpp"
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/fabric/router.hpp"
 
 namespace ctwin::fabric {
 namespace {
-
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 HopCount measure(const Fabric& fabric, std::string pair_class, GpuId from, GpuId to, bool pxn) {
   HopCount hop;

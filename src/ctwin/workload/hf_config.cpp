@@ -9,8 +9,6 @@
 namespace ctwin::workload {
 namespace {
 
-constexpr std::int64_t kMaxDim = 1 << 24;
-
 // The first of `keys` present, or nullptr: families spell the same figure differently.
 const char* first_present(const JsonObjectReader& reader, std::initializer_list<const char*> keys) {
   for (const char* key : keys) {

@@ -8,9 +8,6 @@
 namespace ctwin::workload {
 namespace {
 
-// Large enough for any published model, small enough that products of two never overflow int64.
-constexpr std::int64_t kMaxDim = 1 << 24;
-
 MoeSpec read_moe(JsonObjectReader reader, std::int64_t layers) {
   MoeSpec moe;
   moe.experts = reader.integer("experts", 1, kMaxDim);

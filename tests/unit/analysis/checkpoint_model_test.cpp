@@ -10,11 +10,10 @@
 
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/workload/parameter_count.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::analysis {
 namespace {
-
-const std::string kRoot = CTWIN_SOURCE_DIR;
 
 StorageTier tier(double aggregate, double per_node) {
   StorageTier t;

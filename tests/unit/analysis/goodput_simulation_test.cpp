@@ -8,12 +8,10 @@
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
+#include "goodput_time.hpp"
 
 namespace ctwin::analysis {
 namespace {
-
-constexpr double kHour = 3600;
-constexpr double kDay = 86400;
 
 GoodputConfig quiet_config() {
   GoodputConfig c;

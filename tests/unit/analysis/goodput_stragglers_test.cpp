@@ -8,12 +8,10 @@
 
 #include "ctwin/analysis/goodput_simulation.hpp"
 #include "ctwin/core/error.hpp"
+#include "goodput_time.hpp"
 
 namespace ctwin::analysis {
 namespace {
-
-constexpr double kHour = 3600;
-constexpr double kDay = 86400;
 
 GoodputConfig config() {
   GoodputConfig c;

@@ -15,11 +15,10 @@
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/fabric/summary.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::analysis {
 namespace {
-
-const std::string kRoot = CTWIN_SOURCE_DIR;
 
 nlohmann::json one_component(const nlohmann::json& component) {
   return {{"name", "t"}, {"detection", "5min"}, {"launch", "10min"}, {"components", nlohmann::json::array({component})}};

@@ -16,23 +16,23 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/training_validation.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::analysis {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = CTWIN_SOURCE_DIR;
-const fs::path kStudies = kRoot / "validation/training/scaling.json";
+const fs::path kStudies = kRootDir / "validation/training/scaling.json";
 
 const ScalingCase& megatron_strong() {
-  static const ScalingCases cases = load_scaling_cases(kStudies, kRoot);
+  static const ScalingCases cases = load_scaling_cases(kStudies, kRootDir);
   return cases.studies.at(0);
 }
 
 // The analytical network keeps the eight sizes to seconds; README gives the flow numbers too.
 const ScalingComparison& analytical_comparison() {
-  static const ScalingComparison comparison = validate_scaling(megatron_strong(), kRoot, network::ModelKind::kAnalytical);
+  static const ScalingComparison comparison = validate_scaling(megatron_strong(), kRootDir, network::ModelKind::kAnalytical);
   return comparison;
 }
 
@@ -50,7 +50,7 @@ TEST(ScalingValidation, BundledStudyIsMegatronStrongScalingAtThePlottedSizes) {
 }
 
 TEST(ScalingValidation, MeasuredPointsAreTheTrainingCasesOfTheSameRuns) {
-  const auto cases = replay::load_training_cases(kRoot / "validation/training/cases.json", kRoot);
+  const auto cases = replay::load_training_cases(kRootDir / "validation/training/cases.json", kRootDir);
   for (const MeasuredMfu& m : megatron_strong().measured) {
     const auto it = std::find_if(cases.cases.begin(), cases.cases.end(), [&](const auto& c) { return c.id == m.run; });
     ASSERT_NE(it, cases.cases.end()) << m.run << " is a training case too";
@@ -105,7 +105,7 @@ class ScalingCasesFile : public ::testing::Test {
             ("ctwin-scaling-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
     std::ofstream(path_) << doc.dump();
     try {
-      (void)load_scaling_cases(path_, kRoot);
+      (void)load_scaling_cases(path_, kRootDir);
     } catch (const InputError& e) {
       const std::string text = e.what();
       if (text.find(path_.string()) != std::string::npos && text.find(pointer) != std::string::npos) {

@@ -18,13 +18,12 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/training_step.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::api {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::string kRoot = CTWIN_SOURCE_DIR;
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "ctwin-calibration-bundle-test";
@@ -53,7 +52,7 @@ fs::path write(const std::string& name, const nlohmann::json& document) {
 
 // The default scenario with the DP gradient reduction and parameter gather exposed (not
 // overlapped), each collective alone on its links, so the DP time in the breakdown is theirs.
-Scenario exposed_dp() {
+Scenario exposed_dp_analytical() {
   return Scenario::load(kRoot + "/scenarios/default.json")
       .with("overlap.dp_grad_reduce", false)
       .with("overlap.dp_param_gather", false)
@@ -61,7 +60,7 @@ Scenario exposed_dp() {
 }
 
 TEST(CalibrationBundle, HalfTheBandwidthDoublesTheExposedDpCommunication) {
-  const Scenario base = exposed_dp();
+  const Scenario base = exposed_dp_analytical();
   const replay::Scenario resolved = base.resolve();
   const fs::path half = write("half.json", scaled_links(resolved.cluster, 0.5));
   EvalContext context;
@@ -92,7 +91,7 @@ TEST(CalibrationBundle, TheDefaultsAsACalibrationChangeNothing) {
 }
 
 TEST(CalibrationBundle, TheScenarioFieldAndTheFlagAreTheSame) {
-  const Scenario base = exposed_dp();
+  const Scenario base = exposed_dp_analytical();
   const fs::path half = write("half-field.json", scaled_links(base.resolve().cluster, 0.5));
   EvalContext context;
   const StepResult by_flag = evaluate(with_calibration(base, half.string()), context);
@@ -179,7 +178,7 @@ TEST(CalibrationBundle, BadInputIsAnInputErrorNamingTheFileAndField) {
 }
 
 TEST(CalibrationBundle, AStepThatDoesNotApplyItsCalibrationRefusesIt) {
-  const fs::path half = write("half-replay.json", scaled_links(exposed_dp().resolve().cluster, 0.5));
+  const fs::path half = write("half-replay.json", scaled_links(exposed_dp_analytical().resolve().cluster, 0.5));
   const replay::Scenario unapplied = replay::load_scenario(kRoot + "/scenarios/default.json", kRoot,
                                                            {"calibration=" + half.string()});
   EXPECT_FALSE(unapplied.calibrated);
@@ -187,7 +186,7 @@ TEST(CalibrationBundle, AStepThatDoesNotApplyItsCalibrationRefusesIt) {
 }
 
 TEST(RunValidation, AMeasurementMadeFromThePredictionHasNoError) {
-  const Scenario base = exposed_dp();
+  const Scenario base = exposed_dp_analytical();
   EvalContext context;
   const StepResult plain = evaluate(base, context);
   const fs::path half = write("half-run.json", scaled_links(plain.scenario.cluster, 0.5));

@@ -12,11 +12,10 @@
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/calibration/gemm_csv.hpp"
 #include "ctwin/core/error.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::api {
 namespace {
-
-const std::string kRoot = CTWIN_SOURCE_DIR;
 
 std::string temp_file(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("ctwin-compute-eval-" + name)).string();

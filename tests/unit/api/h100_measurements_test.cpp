@@ -16,11 +16,11 @@
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error_stats.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::api {
 namespace {
 
-const std::string kRoot = CTWIN_SOURCE_DIR;
 const std::string kLayers = kRoot + "/validation/layers/h100-layers.json";
 const std::string kLayerProfile = kRoot + "/models/gpus/calibrated/layers/h100-sxm.json";
 

@@ -8,21 +8,16 @@
 #include <string>
 
 #include "ctwin/api/evaluate.hpp"
+#include "plan_scenario.hpp"
 
 namespace ctwin::api {
 namespace {
 
 // Llama 3 8B on 64 H100 (tp 2, pp 2: 16 replicas of 4 GPUs, 128 sequences), its DP reduction
-// after the backward: the step's communication is on its critical path.
-Scenario exposed_dp() {
-  return Scenario::load(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json")
-      .with("overlap.dp_grad_reduce", false)
-      .with("overlap.dp_param_gather", false);
-}
-
+// after the backward (exposed_dp_scenario): the step's communication is on its critical path.
 TEST(ShrunkJobs, TheSmallerJobsShareComesFromTheTwinNotTheLinearRule) {
   EvalContext context;
-  ShrunkJobs jobs(exposed_dp(), context, 16, 4);
+  ShrunkJobs jobs(exposed_dp_scenario(), context, 16, 4);
   // Half the replicas keep the 128 sequences: twice the micro-batches each, over which the
   // pipeline bubble and the exposed DP reduction are spread, so half the job keeps more than half
   // the tokens per second.
@@ -38,7 +33,7 @@ TEST(ShrunkJobs, TheSmallerJobsShareComesFromTheTwinNotTheLinearRule) {
   // The same numbers as `ctwin scale --batch nearest` at that size.
   ScalingOptions options;
   options.gpus = {32, 64};
-  const auto study = evaluate_scaling(exposed_dp(), context, options);
+  const auto study = evaluate_scaling(exposed_dp_scenario(), context, options);
   EXPECT_DOUBLE_EQ(half, study.points[0].report.tokens_per_s / study.points[1].report.tokens_per_s);
   // Computed once per replica count.
   EXPECT_DOUBLE_EQ(jobs.share(8), half);

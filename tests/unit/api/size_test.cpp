@@ -10,11 +10,10 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/core/error.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::api {
 namespace {
-
-const std::string kRoot = CTWIN_SOURCE_DIR;
 
 SizeQuery small_query() {
   SizeQuery query;

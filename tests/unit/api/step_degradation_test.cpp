@@ -11,15 +11,12 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/core/error.hpp"
+#include "plan_scenario.hpp"
 
 namespace ctwin::api {
 namespace {
 
 Scenario base() { return Scenario::load(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json"); }
-
-// The default scenario with its DP gradient reduction after the backward, not overlapped with it:
-// the DP traffic (rail-aligned rings over 4 nodes per stage) is on the step's critical path.
-Scenario exposed_dp() { return base().with("overlap.dp_grad_reduce", false).with("overlap.dp_param_gather", false); }
 
 StepResult step(const Scenario& s, const std::vector<std::string>& degrade, replay::CommModel comm = replay::CommModel::kAuto) {
   EvalContext context;
@@ -32,18 +29,18 @@ StepResult step(const Scenario& s, const std::vector<std::string>& degrade, repl
 std::string report(const StepResult& r) { return step_report_json(r.scenario, r.step.report).dump(); }
 
 TEST(StepDegradation, ASlowNicOnExposedDpTrafficLengthensTheStep) {
-  const double healthy = step(exposed_dp(), {}).step.report.step_time_s;
-  const double slow = step(exposed_dp(), {"nic:0=0.25"}).step.report.step_time_s;
+  const double healthy = step(exposed_dp_scenario(), {}).step.report.step_time_s;
+  const double slow = step(exposed_dp_scenario(), {"nic:0=0.25"}).step.report.step_time_s;
   // Rank 0's NIC carries rail 0 of its stage's DP ring and of the pipeline sends: at a quarter of
   // its rate each of those transfers takes up to four times as long.
   EXPECT_GT(slow, healthy * 1.01) << healthy << " s healthy";
   // Only part of the step crosses it, so it costs less than running the whole step's traffic at 1/4.
   EXPECT_LT(slow, healthy * 4);
   // Rank 8 (node 1, rail 0: one NIC per GPU on a DGX H100) is another NIC of the same rail's ring.
-  const double other = step(exposed_dp(), {"nic:8=0.25"}).step.report.step_time_s;
+  const double other = step(exposed_dp_scenario(), {"nic:8=0.25"}).step.report.step_time_s;
   EXPECT_GT(other, healthy * 1.01);
   // Slower still at a lower share (monotone).
-  EXPECT_GT(step(exposed_dp(), {"nic:0=0.1"}).step.report.step_time_s, slow);
+  EXPECT_GT(step(exposed_dp_scenario(), {"nic:0=0.1"}).step.report.step_time_s, slow);
 }
 
 TEST(StepDegradation, ALinkNoFlowCrossesLeavesTheStepUnchangedByteForByte) {
@@ -57,13 +54,13 @@ TEST(StepDegradation, ALinkNoFlowCrossesLeavesTheStepUnchangedByteForByte) {
 }
 
 TEST(StepDegradation, FullShareChangesNothing) {
-  const std::string healthy = report(step(exposed_dp(), {}));
-  EXPECT_EQ(report(step(exposed_dp(), {"nic:0=1"})), healthy);
-  EXPECT_EQ(report(step(exposed_dp(), {"link:n0.nic0=1"})), healthy);
+  const std::string healthy = report(step(exposed_dp_scenario(), {}));
+  EXPECT_EQ(report(step(exposed_dp_scenario(), {"nic:0=1"})), healthy);
+  EXPECT_EQ(report(step(exposed_dp_scenario(), {"link:n0.nic0=1"})), healthy);
 }
 
 TEST(StepDegradation, TheIsolatedStepRefusesFabricPartsAndTheSharedAnalyticalOneTakesThem) {
-  const Scenario analytical = exposed_dp().with("network", "analytical");
+  const Scenario analytical = exposed_dp_scenario().with("network", "analytical");
   try {
     (void)step(analytical, {"nic:0=0.25"});
     FAIL() << "a fabric part on an isolated step was accepted";
@@ -73,7 +70,7 @@ TEST(StepDegradation, TheIsolatedStepRefusesFabricPartsAndTheSharedAnalyticalOne
     EXPECT_NE(what.find("isolated"), std::string::npos) << what;
   }
   // The isolated step of the flow network likewise.
-  EXPECT_THROW((void)step(exposed_dp(), {"link:n0.nic0=0.5"}, replay::CommModel::kIsolated), InputError);
+  EXPECT_THROW((void)step(exposed_dp_scenario(), {"link:n0.nic0=0.5"}, replay::CommModel::kIsolated), InputError);
   // A GPU's terms need no fabric.
   EXPECT_GT(step(analytical, {"gpu:0=0.5"}).step.report.step_time_s, step(analytical, {}).step.report.step_time_s);
   // With every op's traffic on the shared flow fabric the analytical network's step takes them.

@@ -9,13 +9,10 @@
 #include "cli/cli_runner.hpp"
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/core/error.hpp"
+#include "plan_scenario.hpp"
 
 namespace ctwin::api {
 namespace {
-
-Scenario base() {
-  return Scenario::load(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json").with("network", "analytical");
-}
 
 std::vector<GridAxis> grid() {
   // Five points, one of them invalid (144 sequences over dp 32): shards of 3 are uneven and
@@ -42,10 +39,10 @@ std::vector<nlohmann::json> shards_of(const Scenario& scenario, std::size_t coun
 
 TEST(SweepShards, MergedShardsEqualTheOneMachineJsonByteForByte) {
   EvalContext context;
-  const std::string whole = sweep_json(evaluate_sweep(base(), grid(), context, {1, {}})).dump(2);
+  const std::string whole = sweep_json(evaluate_sweep(analytical_default_scenario(), grid(), context, {1, {}})).dump(2);
   ASSERT_NE(whole.find("invalid"), std::string::npos) << whole;
   for (std::size_t count : {2u, 3u, 5u, 7u}) {
-    auto shards = shards_of(base(), count, context);
+    auto shards = shards_of(analytical_default_scenario(), count, context);
     std::size_t points = 0;
     for (const auto& s : shards) points += s["points"].size();
     EXPECT_EQ(points, 5u);
@@ -57,12 +54,12 @@ TEST(SweepShards, MergedShardsEqualTheOneMachineJsonByteForByte) {
 
 TEST(SweepShards, MissingRepeatedOrForeignShardsAreRefused) {
   EvalContext context;
-  const auto shards = shards_of(base(), 3, context);
+  const auto shards = shards_of(analytical_default_scenario(), 3, context);
   const std::vector<std::string> two{"a.json", "b.json"}, three{"a.json", "b.json", "c.json"};
   EXPECT_THROW((void)merge_sweeps({shards[0], shards[1]}, two), InputError);              // one missing
   EXPECT_THROW((void)merge_sweeps({shards[0], shards[1], shards[1]}, three), InputError);  // one twice
   // The same model and grid on another scenario (a --set), and on another grid.
-  const auto other = shards_of(base().with("overlap.dp_grad_reduce", false), 3, context);
+  const auto other = shards_of(analytical_default_scenario().with("overlap.dp_grad_reduce", false), 3, context);
   try {
     (void)merge_sweeps({shards[0], shards[1], other[2]}, three);
     FAIL() << "shards of two sweeps were merged";

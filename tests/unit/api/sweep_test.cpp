@@ -7,13 +7,10 @@
 #include "cli/cli_runner.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/core/error.hpp"
+#include "plan_scenario.hpp"
 
 namespace ctwin::api {
 namespace {
-
-Scenario base() {
-  return Scenario::load(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json").with("network", "analytical");
-}
 
 std::vector<GridAxis> axes(const std::vector<std::string>& texts) {
   std::vector<GridAxis> out;
@@ -25,7 +22,7 @@ std::vector<GridAxis> axes(const std::vector<std::string>& texts) {
 TEST(Sweep, EveryPointIsTheStepOfItsScenarioInGridOrder) {
   EvalContext context;
   const auto grid = axes({"parallel.tp=1,2,4", "training.micro_batch=1,2"});
-  const SweepResult result = evaluate_sweep(base(), grid, context, {2, {}});
+  const SweepResult result = evaluate_sweep(analytical_default_scenario(), grid, context, {2, {}});
   ASSERT_EQ(result.points.size(), 6u);
   std::size_t i = 0;
   for (int tp : {1, 2, 4}) {
@@ -34,7 +31,7 @@ TEST(Sweep, EveryPointIsTheStepOfItsScenarioInGridOrder) {
       EXPECT_EQ(point.values, (std::vector<std::string>{std::to_string(tp), std::to_string(mb)}));
       ASSERT_TRUE(point.invalid.empty()) << point.invalid;
       EvalContext fresh;
-      const auto alone = evaluate(base().with("parallel.tp", tp).with("training.micro_batch", mb), fresh);
+      const auto alone = evaluate(analytical_default_scenario().with("parallel.tp", tp).with("training.micro_batch", mb), fresh);
       EXPECT_EQ(step_report_json(alone.scenario, point.report).dump(),
                 step_report_json(alone.scenario, alone.step.report).dump());
     }
@@ -44,8 +41,8 @@ TEST(Sweep, EveryPointIsTheStepOfItsScenarioInGridOrder) {
 TEST(Sweep, SameBytesWhateverTheJobs) {
   const auto grid = axes({"parallel.pp=1,2,4", "cluster.server.nics.bandwidth=200Gbps,400Gbps"});
   EvalContext one, three;
-  EXPECT_EQ(sweep_json(evaluate_sweep(base(), grid, one, {1, {}})).dump(),
-            sweep_json(evaluate_sweep(base(), grid, three, {3, {}})).dump());
+  EXPECT_EQ(sweep_json(evaluate_sweep(analytical_default_scenario(), grid, one, {1, {}})).dump(),
+            sweep_json(evaluate_sweep(analytical_default_scenario(), grid, three, {3, {}})).dump());
 }
 
 // 144 sequences split over dp 16 (pp 2) but not over dp 32 (pp 1): each value is fine alone,
@@ -53,7 +50,7 @@ TEST(Sweep, SameBytesWhateverTheJobs) {
 TEST(Sweep, CombinationThatCannotRunIsAPointWithItsReason) {
   EvalContext context;
   const auto result =
-      evaluate_sweep(base(), axes({"parallel.pp=1,2", "training.global_batch=128,144"}), context, {1, {}});
+      evaluate_sweep(analytical_default_scenario(), axes({"parallel.pp=1,2", "training.global_batch=128,144"}), context, {1, {}});
   ASSERT_EQ(result.points.size(), 4u);
   EXPECT_TRUE(result.points[0].invalid.empty());
   EXPECT_FALSE(result.points[1].invalid.empty());  // pp 1, batch 144
@@ -65,7 +62,7 @@ TEST(Sweep, ValueThatCannotStandAloneIsAnInputErrorNamingIt) {
   EvalContext context;
   for (const char* bad : {"parallel.tpp=1,2", "cluster.server.nics.bandwidth=400,800Gbps", "parallel.tp=1,3"}) {
     try {
-      (void)evaluate_sweep(base(), axes({bad}), context);
+      (void)evaluate_sweep(analytical_default_scenario(), axes({bad}), context);
       FAIL() << bad << " was accepted";
     } catch (const InputError& e) {
       EXPECT_EQ(e.source(), "--grid") << bad;

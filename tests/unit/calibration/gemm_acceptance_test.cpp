@@ -21,6 +21,7 @@
 #include "ctwin/calibration/gemm_fit.hpp"
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/compute/memory_kernels.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::calibration {
 namespace {
@@ -28,7 +29,6 @@ namespace {
 using compute::Dtype;
 namespace fs = std::filesystem;
 
-const fs::path kRoot(CTWIN_SOURCE_DIR);
 const char* const kGpus[] = {"a100-sxm-80gb", "h100-sxm", "b200", "l40s"};
 
 // Acceptance targets this model misses, with the error measured when that was found (README,
@@ -50,13 +50,13 @@ double allowed(const KnownMiss* begin, const KnownMiss* end, const std::string& 
 }
 
 compute::GpuSpec uncalibrated(const std::string& gpu) {
-  compute::GpuSpec spec = compute::load_gpu_spec(kRoot / "models/gpus" / (gpu + ".json"));
+  compute::GpuSpec spec = compute::load_gpu_spec(kRootDir / "models/gpus" / (gpu + ".json"));
   spec.gemm_table.reset();
   return spec;
 }
 
 GemmSweep sweep(const std::string& gpu, const std::string& split) {
-  return read_gemm_csv(kRoot / "validation/gemm" / (gpu + "-" + split + ".csv"), MeasurementColumn::kRequired);
+  return read_gemm_csv(kRootDir / "validation/gemm" / (gpu + "-" + split + ".csv"), MeasurementColumn::kRequired);
 }
 
 // A shipped table equals a refit up to the 5 significant digits the file keeps.
@@ -162,7 +162,7 @@ TEST(GemmAcceptance, EdgeEfficiencyPredictsBeyondTheGridBetterThanTheDefaults) {
 TEST(GemmAcceptance, ShippedProfilesAreFittedToTheFitSplitOnly) {
   for (const std::string gpu : kGpus) {
     SCOPED_TRACE(gpu);
-    const compute::GpuSpec shipped = compute::load_gpu_spec(kRoot / "models/gpus" / (gpu + ".json"));
+    const compute::GpuSpec shipped = compute::load_gpu_spec(kRootDir / "models/gpus" / (gpu + ".json"));
     const compute::GemmEfficiencyTable refit = fit_gemm_table(uncalibrated(gpu), sweep(gpu, "fit"));
     expect_table_is_the_refit(shipped, refit);
   }
@@ -179,7 +179,7 @@ TEST(GemmAcceptance, OwnSweepProfilesAreFittedToTheirFitSplitOnly) {
   for (const OwnSweep own : {OwnSweep{"h200", "h200"}, OwnSweep{"h100-sxm", "h100-sweep"}}) {
     SCOPED_TRACE(own.sweep);
     const compute::GpuSpec shipped =
-        compute::load_gpu_spec(kRoot / "models/gpus/calibrated/gemm" / (std::string(own.base) + ".json"));
+        compute::load_gpu_spec(kRootDir / "models/gpus/calibrated/gemm" / (std::string(own.base) + ".json"));
     const compute::GemmEfficiencyTable refit = fit_gemm_table(uncalibrated(own.base), sweep(own.sweep, "fit"));
     expect_table_is_the_refit(shipped, refit);
     std::vector<double> large_bf16;
@@ -236,14 +236,14 @@ std::vector<std::string> mamf_gpu_column(const fs::path& path) {
 }
 
 TEST(GemmAcceptance, MamfBestShapesWithin10Percent) {
-  const fs::path mamf_csv = kRoot / "validation/gemm/mamf.csv";
+  const fs::path mamf_csv = kRootDir / "validation/gemm/mamf.csv";
   const GemmSweep mamf = read_gemm_csv(mamf_csv, MeasurementColumn::kRequired);
   const std::vector<std::string> gpu_of_line = mamf_gpu_column(mamf_csv);
   ASSERT_EQ(mamf.rows.size(), 5u);
   ASSERT_EQ(gpu_of_line.size(), mamf.rows.size());
   for (std::size_t i = 0; i < mamf.rows.size(); ++i) {
     const auto& row = mamf.rows[i];
-    const compute::GpuSpec spec = compute::load_gpu_spec(kRoot / "models/gpus" / (gpu_of_line[i] + ".json"));
+    const compute::GpuSpec spec = compute::load_gpu_spec(kRootDir / "models/gpus" / (gpu_of_line[i] + ".json"));
     const compute::GemmEstimate estimate = compute::estimate_gemm(spec, row.shape);
     const double measured_tflops = row.shape.flops().count() / row.time_s * 1e-12;
     const double error = estimate.rate().teraflops() / measured_tflops - 1;

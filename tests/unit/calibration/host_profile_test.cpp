@@ -12,24 +12,24 @@
 namespace ctwin::calibration {
 namespace {
 
-const std::string kProfile = std::string(CTWIN_SOURCE_DIR) + "/validation/kernels/h200-kernel-profile.json";
+const std::string kH200Profile = std::string(CTWIN_SOURCE_DIR) + "/validation/kernels/h200-kernel-profile.json";
 
 TEST(HostProfile, RecoversTheFactorsSyntheticRowsWereMadeWith) {
-  KernelProfile p = read_kernel_profile(kProfile);
+  KernelProfile p = read_kernel_profile(kH200Profile);
   const double launch_ms = p.launch_host_us * 1e-3;
   for (auto& r : p.routing) {
     r.router_host_ms = launch_ms * kRouterKernels * 2.0;
     r.permute_host_ms = launch_ms * kPermuteKernels * 2.0;
   }
   for (auto& r : p.experts) r.grouped_host_ms = launch_ms * kGroupedBlockKernels * 3.0;
-  const HostProfileFit fit = fit_host_profile(p, kProfile);
+  const HostProfileFit fit = fit_host_profile(p, kH200Profile);
   EXPECT_NEAR(fit.op_factor, 2.0, 1e-9);
   EXPECT_NEAR(fit.grouped_factor, 3.0, 1e-9);
   EXPECT_NEAR(fit.held_out.max_abs, 0, 1e-9);
 }
 
 TEST(HostProfile, TheStepsConstantsAreTheH200Fit) {
-  const HostProfileFit fit = fit_host_profile(read_kernel_profile(kProfile), kProfile);
+  const HostProfileFit fit = fit_host_profile(read_kernel_profile(kH200Profile), kH200Profile);
   EXPECT_NEAR(fit.launch_us, 21.0016, 1e-9);
   EXPECT_NEAR(fit.op_factor, replay::kHostOpFactor, 0.005);
   EXPECT_NEAR(fit.grouped_factor, replay::kHostGroupedFactor, 0.005);
@@ -42,9 +42,9 @@ TEST(HostProfile, TheStepsConstantsAreTheH200Fit) {
 }
 
 TEST(HostProfile, AProfileWithoutALaunchRowIsAnInputError) {
-  KernelProfile p = read_kernel_profile(kProfile);
+  KernelProfile p = read_kernel_profile(kH200Profile);
   p.launch_host_us = 0;
-  EXPECT_THROW((void)fit_host_profile(p, kProfile), InputError);
+  EXPECT_THROW((void)fit_host_profile(p, kH200Profile), InputError);
 }
 
 }  // namespace

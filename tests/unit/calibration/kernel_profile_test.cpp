@@ -16,11 +16,11 @@
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/error_stats.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::calibration {
 namespace {
 
-const std::string kRoot = CTWIN_SOURCE_DIR;
 const std::string kProfile = kRoot + "/validation/kernels/h200-kernel-profile.json";
 const std::string kH200 = kRoot + "/models/gpus/calibrated/gemm/h200.json";
 

@@ -31,14 +31,14 @@ const char* const kRow2 =
     "     2097152        524288     float     sum      -1    30.00   69.91   69.91    N/A    30.00   69.91   69.91    N/A\n";
 const char* const kFooter = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 61.17\n#\n";
 
-NcclLog parse(const std::string& text) {
+NcclLog parse_log(const std::string& text) {
   std::istringstream in(text);
   return parse_nccl_log(in, "run.log");
 }
 
 std::string error_of(const std::string& text) {
   try {
-    (void)parse(text);
+    (void)parse_log(text);
   } catch (const InputError& error) {
     return error.what();
   }
@@ -49,7 +49,7 @@ std::string error_of(const std::string& text) {
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(NcclLogHardening, CompleteLogIsRead) {
-  const NcclLog log = parse(std::string(kHead) + kRow1 + kRow2 + kFooter);
+  const NcclLog log = parse_log(std::string(kHead) + kRow1 + kRow2 + kFooter);
   EXPECT_EQ(log.rows.size(), 2U);
   EXPECT_NO_THROW(require_fit_ready(log, NcclOp::kAllReduce, 2));
 }
@@ -66,7 +66,7 @@ TEST(NcclLogHardening, ForeignLineInsideTheTableIsRefused) {
   EXPECT_TRUE(contains(message, "line 11")) << message;
   EXPECT_TRUE(contains(message, "neither a data row nor an NCCL message")) << message;
   // NCCL's own messages may sit between rows (lazy connection set-up prints them).
-  EXPECT_NO_THROW((void)parse(std::string(kHead) + kRow1 +
+  EXPECT_NO_THROW((void)parse_log(std::string(kHead) + kRow1 +
                               "node01:41234:41290 [1] NCCL INFO Channel 00/32 :    0   1\n" + kRow2 + kFooter));
 }
 
@@ -79,7 +79,7 @@ TEST(NcclLogHardening, RowTimedZeroIsRefused) {
 }
 
 TEST(NcclLogHardening, RankCountThatDisagreesWithTheLogIsRefused) {
-  const NcclLog log = parse(std::string(kHead) + kRow1 + kRow2 + kFooter);
+  const NcclLog log = parse_log(std::string(kHead) + kRow1 + kRow2 + kFooter);
   try {
     require_fit_ready(log, NcclOp::kAllReduce, 7);
     ADD_FAILURE() << "a 2-rank log read as 7 ranks was accepted";
@@ -96,7 +96,7 @@ TEST(NcclLogHardening, UnlistedRanksStillMeetTheBusbwCheck) {
                            "#  Rank  1 Group  0 Pid  41235 on     node01 device  1 [0x2a] NVIDIA H100 80GB HBM3\n"}) {
     text.erase(text.find(rank), std::string(rank).size());
   }
-  const NcclLog log = parse(text);
+  const NcclLog log = parse_log(text);
   EXPECT_FALSE(log.ranks.has_value());
   EXPECT_NO_THROW(require_fit_ready(log, NcclOp::kAllReduce, 2));
   EXPECT_THROW(require_fit_ready(log, NcclOp::kAllReduce, 16), InputError);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "source_root.hpp"
 
 namespace {
 
@@ -16,19 +17,17 @@ using ctwin::cli_testing::one_line_error;
 using ctwin::cli_testing::run_ctwin;
 using ctwin::cli_testing::shell_quote;
 
-const std::string kRoot = CTWIN_SOURCE_DIR;
-
 class CalibrationCli : public ctwin::cli_testing::TempDirTest {
  protected:
   std::string bundle_with_h100_profile() const {
     const std::string bundle = write("bundle.json", "");
     std::filesystem::remove(bundle);
     const Outcome merged =
-        run_ctwin("calibrate --bundle " + shell_quote(bundle) + " --merge " + shell_quote(kRoot + "/models/gpus/calibrated/h100-sxm.json"));
+        run_ctwin("calibrate --bundle " + shell_quote(bundle) + " --merge " + shell_quote(ctwin::kRoot + "/models/gpus/calibrated/h100-sxm.json"));
     EXPECT_EQ(merged.status, 0) << merged.output;
     return bundle;
   }
-  static std::string scenario() { return shell_quote(kRoot + "/scenarios/default.json"); }
+  static std::string scenario() { return shell_quote(ctwin::kRoot + "/scenarios/default.json"); }
 };
 
 TEST_F(CalibrationCli, RunScaleAndSweepApplyTheBundle) {
@@ -49,14 +48,14 @@ TEST_F(CalibrationCli, RunScaleAndSweepApplyTheBundle) {
 }
 
 TEST_F(CalibrationCli, ValidateRunAndKernelsPrint) {
-  const Outcome run = run_ctwin("validate --run " + shell_quote(kRoot + "/validation/runs/example-llama3-70b-h100.json") +
+  const Outcome run = run_ctwin("validate --run " + shell_quote(ctwin::kRoot + "/validation/runs/example-llama3-70b-h100.json") +
                                 " --format json");
   ASSERT_EQ(run.status, 0) << run.output;
   const auto v = nlohmann::json::parse(run.output);
   EXPECT_DOUBLE_EQ(v["measured"]["tokens_per_s_per_gpu"].get<double>(), 1602.0);
   EXPECT_TRUE(v["calibrated"].is_null());
-  const Outcome kernels = run_ctwin("validate --kernels " + shell_quote(kRoot + "/validation/kernels/h200-kernel-profile.json") +
-                                    " --gpu " + shell_quote(kRoot + "/models/gpus/calibrated/gemm/h200.json") + " --format csv");
+  const Outcome kernels = run_ctwin("validate --kernels " + shell_quote(ctwin::kRoot + "/validation/kernels/h200-kernel-profile.json") +
+                                    " --gpu " + shell_quote(ctwin::kRoot + "/models/gpus/calibrated/gemm/h200.json") + " --format csv");
   EXPECT_EQ(kernels.status, 0) << kernels.output;
 }
 
@@ -68,13 +67,13 @@ TEST_F(CalibrationCli, BadInputIsOneLine) {
                              {not_a_bundle, "ctwin_calibration"}));
   // --bundle over a file that is not one is refused before anything is fitted or written.
   EXPECT_TRUE(one_line_error(run_ctwin("calibrate --bundle " + shell_quote(not_a_bundle) + " --merge " +
-                                       shell_quote(kRoot + "/models/gpus/h100-sxm.json")),
+                                       shell_quote(ctwin::kRoot + "/models/gpus/h100-sxm.json")),
                              {not_a_bundle}));
-  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --merge " + shell_quote(kRoot + "/models/gpus/h100-sxm.json")), {"--merge"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --merge " + shell_quote(ctwin::kRoot + "/models/gpus/h100-sxm.json")), {"--merge"}));
   EXPECT_TRUE(one_line_error(run_ctwin("calibrate --bundle " + missing), {"--bundle"}));
   // A borrowed GEMM table cannot stand alone in a bundle (h200 borrows H100 SXM's).
   EXPECT_TRUE(one_line_error(run_ctwin("calibrate --bundle " + shell_quote((dir_ / "b.json").string()) + " --merge " +
-                                       shell_quote(kRoot + "/models/gpus/h200.json")),
+                                       shell_quote(ctwin::kRoot + "/models/gpus/h200.json")),
                              {"gemm_table_from"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --run " + missing), {"missing.json"}));
   const std::string two = write("two.json", R"({"scenario": "scenarios/default.json",
@@ -85,7 +84,7 @@ TEST_F(CalibrationCli, BadInputIsOneLine) {
   EXPECT_TRUE(one_line_error(run_ctwin("validate --run " + shell_quote(negative)), {negative, "tokens_per_s_per_gpu"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --run " + shell_quote(two) + " --training"), {"--training"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --calibration " + missing), {"--calibration"}));
-  EXPECT_TRUE(one_line_error(run_ctwin("validate --kernels " + shell_quote(kRoot + "/validation/kernels/h200-kernel-profile.json")),
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --kernels " + shell_quote(ctwin::kRoot + "/validation/kernels/h200-kernel-profile.json")),
                              {"--gpu"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --gpu h200"), {"--gpu"}));
 }

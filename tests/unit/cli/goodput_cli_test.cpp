@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "source_root.hpp"
 
 namespace {
 
@@ -18,10 +19,8 @@ using ctwin::cli_testing::one_line_error;
 using ctwin::cli_testing::run_ctwin;
 using ctwin::cli_testing::shell_quote;
 
-const std::string kRoot = CTWIN_SOURCE_DIR;
-
 std::string quick(const std::string& extra) {
-  return "goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+  return "goodput " + shell_quote(ctwin::kRoot + "/scenarios/default.json") +
          " --days 3 --runs 40 --step-time 2s --checkpoint-interval 30min " + extra;
 }
 
@@ -50,7 +49,7 @@ TEST_F(GoodputCli, QuickRunIsDeterministicAndConsistent) {
 }
 
 TEST_F(GoodputCli, AutoIntervalSearchesBesideYoungDaly) {
-  const Outcome o = run_ctwin("goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+  const Outcome o = run_ctwin("goodput " + shell_quote(ctwin::kRoot + "/scenarios/default.json") +
                               " --days 5 --runs 30 --step-time 2s --format json");
   ASSERT_EQ(o.status, 0) << o.output;
   const auto j = nlohmann::json::parse(o.output);
@@ -110,7 +109,7 @@ TEST_F(GoodputCli, ShrinkTakesTheSmallerJobsStepFromTheTwin) {
 }
 
 TEST_F(GoodputCli, BadInputGetsOneLineNamingIt) {
-  std::ifstream in(kRoot + "/models/reliability/gpu-cluster.json");
+  std::ifstream in(ctwin::kRoot + "/models/reliability/gpu-cluster.json");
   nlohmann::json model = nlohmann::json::parse(in);
   model["components"][0]["rate"] = "1.51e-5";
   const std::string unitless = write("unitless.json", model.dump(2));
@@ -119,11 +118,11 @@ TEST_F(GoodputCli, BadInputGetsOneLineNamingIt) {
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--hot-swap -30s")), {"--hot-swap", "negative"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--spares 9")), {"--spares", "more than the 8 nodes"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--spares 2 --cold-spares 7")), {"--spares", "8 nodes"}));
-  EXPECT_TRUE(one_line_error(run_ctwin("goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+  EXPECT_TRUE(one_line_error(run_ctwin("goodput " + shell_quote(ctwin::kRoot + "/scenarios/default.json") +
                                        " --days 3 --runs 5 --step-time 2s --checkpoint-interval 1s"),
                              {"--checkpoint-interval", "shorter than the checkpoint write"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--days -2")), {"--days"}));
-  EXPECT_TRUE(one_line_error(run_ctwin("goodput " + shell_quote(kRoot + "/scenarios/default.json") +
+  EXPECT_TRUE(one_line_error(run_ctwin("goodput " + shell_quote(ctwin::kRoot + "/scenarios/default.json") +
                                        " --days 3 --runs 5 --step-time 2s --checkpoint-interval 30"),
                              {"--checkpoint-interval", "unit"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--storage tape")), {"--storage", "tape"}));

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "source_root.hpp"
 
 namespace {
 
@@ -20,8 +21,6 @@ using ctwin::cli_testing::one_line_error;
 using ctwin::cli_testing::run_ctwin;
 using ctwin::cli_testing::shell_quote;
 using ctwin::cli_testing::topology;
-
-const std::string kDefault = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
 
 std::string text_of(const std::string& path) {
   std::ifstream in(path);
@@ -61,7 +60,7 @@ class Hardening : public ctwin::cli_testing::TempDirTest {
   static std::string fabric_args(const std::string& cluster) {
     return "fabric --cluster " + shell_quote(cluster) + " --gpus 16";
   }
-  static std::string run_args(const std::string& extra) { return "run " + shell_quote(kDefault) + " " + extra; }
+  static std::string run_args(const std::string& extra) { return "run " + shell_quote(ctwin::kDefaultScenario) + " " + extra; }
 };
 
 // Row 1: `1e999` as any JSON number was "internal error: ... number overflow".
@@ -85,7 +84,7 @@ TEST_F(Hardening, AbsurdlySlowNicIsRefusedWhereItIsRead) {
 // range) still asks for a step far beyond what int64 picoseconds hold.
 TEST_F(Hardening, HugeSequenceIsRefusedBeforeTheReplay) {
   EXPECT_TRUE(one_line_error(run_ctwin(run_args("--set training.seq_len=1073741824")),
-                             {kDefault, "/training/seq_len", "out of range"}));
+                             {ctwin::kDefaultScenario, "/training/seq_len", "out of range"}));
   EXPECT_TRUE(one_line_error(run_ctwin(run_args("--set training.seq_len=16777216")),
                              {"/training/seq_len", "s of compute per GPU"}));
 }

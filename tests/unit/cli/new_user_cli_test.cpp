@@ -10,14 +10,13 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "source_root.hpp"
 
 namespace {
 
 using ctwin::cli_testing::one_line_error;
 using ctwin::cli_testing::run_ctwin;
 using ctwin::cli_testing::shell_quote;
-
-const std::string kDefault = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -53,7 +52,7 @@ TEST_F(NewUserCli, BundledNamesWorkWhereFilesAre) {
   // A scenario by name, and a scenario naming its model and cluster by bundled name.
   const auto by_name = run_ctwin("run default --network analytical --format json");
   ASSERT_EQ(by_name.status, 0) << by_name.output;
-  const auto by_path = run_ctwin("run " + shell_quote(kDefault) + " --network analytical --format json");
+  const auto by_path = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --network analytical --format json");
   ASSERT_EQ(by_path.status, 0) << by_path.output;
   EXPECT_EQ(nlohmann::json::parse(by_name.output).at("step_time_s"), nlohmann::json::parse(by_path.output).at("step_time_s"));
 
@@ -80,9 +79,9 @@ TEST_F(NewUserCli, BundledNamesWorkWhereFilesAre) {
 }
 
 TEST_F(NewUserCli, DashReadsStandardInput) {
-  const auto piped = run_ctwin("run - --network analytical --format json < " + shell_quote(kDefault));
+  const auto piped = run_ctwin("run - --network analytical --format json < " + shell_quote(ctwin::kDefaultScenario));
   ASSERT_EQ(piped.status, 0) << piped.output;
-  const auto direct = run_ctwin("run " + shell_quote(kDefault) + " --network analytical --format json");
+  const auto direct = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --network analytical --format json");
   EXPECT_EQ(nlohmann::json::parse(piped.output).at("step_time_s"), nlohmann::json::parse(direct.output).at("step_time_s"));
   EXPECT_TRUE(one_line_error(run_ctwin("run - < /dev/null"), {"<stdin>"}));
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "source_root.hpp"
 
 namespace {
 
@@ -16,12 +17,10 @@ using ctwin::cli_testing::one_line_error;
 using ctwin::cli_testing::run_ctwin;
 using ctwin::cli_testing::shell_quote;
 
-const std::string kDefault = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
-
 class RunCli : public ctwin::cli_testing::TempDirTest {
  protected:
   std::string edited_scenario(const std::string& name, const std::string& key, const nlohmann::json& value) const {
-    std::ifstream in(kDefault);
+    std::ifstream in(ctwin::kDefaultScenario);
     nlohmann::json doc = nlohmann::json::parse(in);
     doc[key] = value;
     // Relative paths in the copy resolve against the repository root.
@@ -30,9 +29,9 @@ class RunCli : public ctwin::cli_testing::TempDirTest {
 };
 
 TEST_F(RunCli, PrintsTheJsonContractTheSameBytesEveryTime) {
-  const auto first = run_ctwin("run " + shell_quote(kDefault) + " --format json");
+  const auto first = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --format json");
   ASSERT_EQ(first.status, 0) << first.output;
-  const auto second = run_ctwin("run " + shell_quote(kDefault) + " --format json");
+  const auto second = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --format json");
   ASSERT_EQ(second.status, 0) << second.output;
   const auto out = nlohmann::json::parse(second.output);
   for (const char* key : {"step_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu"}) {
@@ -45,7 +44,7 @@ TEST_F(RunCli, PrintsTheJsonContractTheSameBytesEveryTime) {
     EXPECT_GT(out.at("memory_gib_per_gpu").at(key).get<double>(), 0) << key;
   }
   EXPECT_TRUE(out.at("fits_memory").is_boolean());
-  const auto third = run_ctwin("run " + shell_quote(kDefault) + " --format json");
+  const auto third = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --format json");
   EXPECT_EQ(second.output, third.output);
 }
 
@@ -53,32 +52,32 @@ TEST_F(RunCli, RequireFitFailsOnlyWhenTheSplitDoesNotFit) {
   // Llama 3 8B unsharded on one stage, 8 sequences of 8k tokens per micro-batch: far over 80 GB.
   const std::string huge = " --set parallel.tp=1 --set parallel.pp=1 --set training.micro_batch=8 "
                            "--set training.global_batch=512 --set parallel.recompute=\"none\"";
-  const auto reported = run_ctwin("run " + shell_quote(kDefault) + huge + " --format json");
+  const auto reported = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + huge + " --format json");
   ASSERT_EQ(reported.status, 0) << reported.output;
   EXPECT_FALSE(nlohmann::json::parse(reported.output).at("fits_memory").get<bool>());
-  const auto refused = run_ctwin("run " + shell_quote(kDefault) + huge + " --require-fit");
+  const auto refused = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + huge + " --require-fit");
   EXPECT_TRUE(one_line_error(refused, {"default.json", "/parallel", "does not fit in memory", "activations"}));
-  EXPECT_EQ(run_ctwin("run " + shell_quote(kDefault) + " --require-fit --format json").status, 0);
+  EXPECT_EQ(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --require-fit --format json").status, 0);
 }
 
 TEST_F(RunCli, CommunicationModelsAndEveryRank) {
-  const auto shared = run_ctwin("run " + shell_quote(kDefault) + " --comm shared --format json");
-  const auto isolated = run_ctwin("run " + shell_quote(kDefault) + " --comm isolated --format json");
+  const auto shared = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --comm shared --format json");
+  const auto isolated = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --comm isolated --format json");
   ASSERT_EQ(shared.status, 0) << shared.output;
   ASSERT_EQ(isolated.status, 0) << isolated.output;
   EXPECT_GE(nlohmann::json::parse(shared.output).at("step_time_s").get<double>(),
             nlohmann::json::parse(isolated.output).at("step_time_s").get<double>());
-  const auto bad = run_ctwin("run " + shell_quote(kDefault) + " --comm fast");
+  const auto bad = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --comm fast");
   EXPECT_TRUE(one_line_error(bad, {"--comm", "fast"}));
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --all-ranks --set gpus=8192 --set training.global_batch=4096"),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --all-ranks --set gpus=8192 --set training.global_batch=4096"),
                              {"--all-ranks", "4096"}));
-  const auto every = run_ctwin("run " + shell_quote(kDefault) + " --all-ranks --format json");
+  const auto every = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --all-ranks --format json");
   ASSERT_EQ(every.status, 0) << every.output;
   EXPECT_EQ(nlohmann::json::parse(every.output).at("step_time_s"), nlohmann::json::parse(shared.output).at("step_time_s"));
 }
 
 TEST_F(RunCli, SetAndNetworkOverrideTheScenario) {
-  const auto outcome = run_ctwin("run " + shell_quote(kDefault) +
+  const auto outcome = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) +
                                  " --network analytical --set parallel.tp=4 --set parallel.pp=1 --format json");
   ASSERT_EQ(outcome.status, 0) << outcome.output;
   const auto out = nlohmann::json::parse(outcome.output);
@@ -89,7 +88,7 @@ TEST_F(RunCli, SetAndNetworkOverrideTheScenario) {
 
 TEST_F(RunCli, WritesATraceWithOneTrackPerRankAndStream) {
   const std::string trace = (dir_ / "trace.json").string();
-  const auto outcome = run_ctwin("run " + shell_quote(kDefault) + " --trace " + shell_quote(trace));
+  const auto outcome = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --trace " + shell_quote(trace));
   ASSERT_EQ(outcome.status, 0) << outcome.output;
   std::ifstream in(trace);
   const auto doc = nlohmann::json::parse(in);
@@ -102,26 +101,26 @@ TEST_F(RunCli, WritesATraceWithOneTrackPerRankAndStream) {
 }
 
 TEST_F(RunCli, InvalidSplitNamesTheScenarioAndField) {
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.tp=16"),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --set parallel.tp=16"),
                              {"scenarios/default.json", "/parallel/tp", "kv_heads"}));
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.tp=3"),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --set parallel.tp=3"),
                              {"scenarios/default.json", "/gpus"}));
 }
 
 TEST_F(RunCli, BadContextParallelInputNamesTheField) {
   // 8196 tokens do not split into 2·cp = 8 load-balancing chunks.
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.cp=4 --set training.seq_len=8196"),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --set parallel.cp=4 --set training.seq_len=8196"),
                              {"scenarios/default.json", "/training/seq_len", "2·cp 8"}));
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.cp=2 --set parallel.cp_comm=\"a2a\""),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --set parallel.cp=2 --set parallel.cp_comm=\"a2a\""),
                              {"scenarios/default.json", "/parallel/cp_comm"}));
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set parallel.cp=2 --set training.attention=unfused"),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --set parallel.cp=2 --set training.attention=unfused"),
                              {"scenarios/default.json", "/training/attention", "fused attention"}));
 }
 
 TEST_F(RunCli, UnknownKeyNamesTheScenarioAndPointer) {
   const auto path = edited_scenario("bad.json", "learning_rate", 0.001);
   EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(path)), {"bad.json", "/learning_rate"}));
-  const auto nested = run_ctwin("run " + shell_quote(kDefault) + " --set overlap.tp_overlap=true");
+  const auto nested = run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --set overlap.tp_overlap=true");
   EXPECT_TRUE(one_line_error(nested, {"scenarios/default.json", "/overlap/tp_overlap"}));
 }
 

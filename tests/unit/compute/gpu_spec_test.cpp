@@ -129,7 +129,7 @@ TEST(GpuSpec, BorrowedTablesComeFromTheSameSilicon) {
   EXPECT_FALSE(load_gpu_spec(kGpus / "mi300x.json").gemm_table.has_value());
 }
 
-class BorrowedTableFiles : public testing::Test {
+class BorrowedTableFiles : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() / ("ctwin-borrow-" + std::to_string(::getpid()));

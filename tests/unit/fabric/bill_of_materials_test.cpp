@@ -12,7 +12,7 @@
 namespace ctwin::fabric {
 namespace {
 
-const std::filesystem::path kParts = std::filesystem::path(CTWIN_SOURCE_DIR) / "models" / "parts";
+const std::filesystem::path kBundledParts = std::filesystem::path(CTWIN_SOURCE_DIR) / "models" / "parts";
 
 struct Built {
   Fabric fabric;
@@ -22,7 +22,7 @@ struct Built {
 
 Built bill_of(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {},
               const FloorPlan& floor = {}) {
-  static const PartsCatalog catalog = load_parts_catalog(kParts);
+  static const PartsCatalog catalog = load_parts_catalog(kBundledParts);
   Fabric fabric = testing::bundled_fabric(topology, gpus, overrides);
   FabricSummary summary = summarize(fabric);
   BillOfMaterials bill = bill_of_materials(fabric.spec(), fabric.tiers(), summary, catalog, floor);

@@ -81,9 +81,9 @@ TEST(PartsCatalog, CoversEveryBundledTopology) {
     ++topologies;
     const ClusterSpec spec = load_cluster(entry.path());
     SCOPED_TRACE(entry.path().string());
-    EXPECT_NE(catalog.find(PartKind::kServer, spec.server.name), nullptr) << spec.server.name;
-    EXPECT_NE(catalog.find(PartKind::kNic, spec.server.nics.model), nullptr) << spec.server.nics.model;
-    const Part* sw = catalog.find(PartKind::kSwitch, spec.fabric.switch_spec.model);
+    EXPECT_NE(catalog.find(PartCategory::kServer, spec.server.name), nullptr) << spec.server.name;
+    EXPECT_NE(catalog.find(PartCategory::kNic, spec.server.nics.model), nullptr) << spec.server.nics.model;
+    const Part* sw = catalog.find(PartCategory::kSwitch, spec.fabric.switch_spec.model);
     ASSERT_NE(sw, nullptr) << spec.fabric.switch_spec.model;
     EXPECT_EQ(sw->ports, spec.fabric.switch_spec.ports);
   }
@@ -139,7 +139,7 @@ TEST(PartsCatalog, UserFileReplacesEntries) {
        "power_max": "9W", "price": {"amount": 800, "currency": "USD", "basis": "my quote", "source": "vendor quote", "date": "2026-11"},
        "sources": ["my quote"], "date": "2026-11"}]})json");
   const PartsCatalog catalog = load_parts_catalog(kParts, (scratch.dir / "a.json").string());
-  const Part* part = catalog.find(PartKind::kTransceiver, "OSFP 400G SR4 (MMA4Z00-NS400)");
+  const Part* part = catalog.find(PartCategory::kTransceiver, "OSFP 400G SR4 (MMA4Z00-NS400)");
   ASSERT_NE(part, nullptr);
   ASSERT_TRUE(part->price);
   EXPECT_DOUBLE_EQ(part->price->amount, 800);

@@ -13,6 +13,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/router.hpp"
 #include "ctwin/fabric/summary.hpp"
+#include "cables_of.hpp"
 
 namespace ctwin::fabric {
 namespace {
@@ -24,14 +25,6 @@ int switches_of(const FabricSummary& summary, const std::string& tier) {
     if (t.tier == tier) return t.switches;
   }
   return 0;
-}
-
-long long cables_of(const FabricSummary& summary, LinkKind kind) {
-  long long cables = 0;
-  for (const auto& group : summary.cables) {
-    if (group.kind == kind) cables += group.cables;
-  }
-  return cables;
 }
 
 bool is_switch(VertexKind kind) { return kind == VertexKind::kLeaf || kind == VertexKind::kSpine; }

@@ -7,6 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/summary.hpp"
+#include "cables_of.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,14 +43,6 @@ const SwitchTier* find_tier(const FabricSummary& summary, const std::string& nam
     if (tier.tier == name) return &tier;
   }
   return nullptr;
-}
-
-long long cables_of(const FabricSummary& summary, LinkKind kind) {
-  long long total = 0;
-  for (const auto& group : summary.cables) {
-    if (group.kind == kind) total += group.cables;
-  }
-  return total;
 }
 
 int switches_in(const FabricSummary& summary, const std::string& name) {

@@ -12,13 +12,10 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/training_step.hpp"
+#include "test_scenario.hpp"
 
 namespace ctwin::replay {
 namespace {
-
-Scenario scenario(const std::vector<std::string>& overrides) {
-  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides);
-}
 
 double step_time(const Scenario& s, const std::vector<GpuSlowdown>& slow) {
   StepOptions options;

@@ -10,16 +10,13 @@
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/replay/flow_sample.hpp"
 #include "ctwin/replay/training_step.hpp"
+#include "test_scenario.hpp"
 
 namespace ctwin::replay {
 namespace {
 
 fabric::ClusterSpec superpod() {
   return fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
-}
-
-Scenario scenario(const std::vector<std::string>& overrides) {
-  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides);
 }
 
 StepOptions shared(FlowSample sample) {

@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "ctwin/replay/host_issue.hpp"
+#include "test_scenario.hpp"
 
 namespace ctwin::replay {
 namespace {
-
-SimTime us(double v) { return SimTime::from_seconds(v * 1e-6); }
 
 TEST(HostIssue, KernelsLongerThanALaunchExposeOneLaunch) {
   const std::vector<IssuedKernel> kernels{{us(50)}, {us(30)}, {us(100)}};

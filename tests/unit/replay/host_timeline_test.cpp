@@ -4,13 +4,12 @@
 // left untouched.
 
 #include "ctwin/replay/host_timeline.hpp"
+#include "test_scenario.hpp"
 
 #include <gtest/gtest.h>
 
 namespace ctwin::replay {
 namespace {
-
-SimTime us(double v) { return SimTime::from_seconds(v * 1e-6); }
 
 Scenario host_scenario(double launch_us, bool graphs = false) {
   Scenario s;

@@ -16,13 +16,10 @@
 #include "ctwin/replay/op_graph.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
 #include "ctwin/replay/training_step.hpp"
+#include "test_scenario.hpp"
 
 namespace ctwin::replay {
 namespace {
-
-Scenario scenario(const std::vector<std::string>& overrides) {
-  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides);
-}
 
 // The first DP reduce-scatter of stage 0's backward passes.
 CommCall dp_reduce_scatter(const StepWork& work) {

@@ -10,15 +10,12 @@
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
 #include "ctwin/replay/training_step.hpp"
+#include "test_scenario.hpp"
 
 namespace ctwin::replay {
 namespace {
 
 using namespace ctwin::literals;
-
-Scenario scenario(const std::vector<std::string>& overrides) {
-  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides);
-}
 
 StepOptions comm(CommModel model, bool all_ranks = false) {
   StepOptions options;

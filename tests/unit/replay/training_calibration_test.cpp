@@ -14,13 +14,13 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/training_calibration.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::replay {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = CTWIN_SOURCE_DIR;
 const std::optional<network::ModelKind> kAnalytical = network::ModelKind::kAnalytical;
 
 // Bundled cases (all fast on `analytical`) whose measurements are replaced by what the twin
@@ -28,7 +28,7 @@ const std::optional<network::ModelKind> kAnalytical = network::ModelKind::kAnaly
 class SyntheticRuns : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (cases_ == nullptr) cases_ = new TrainingCases(load_training_cases(kRoot / "validation/training/cases.json", kRoot));
+    if (cases_ == nullptr) cases_ = new TrainingCases(load_training_cases(kRootDir / "validation/training/cases.json", kRootDir));
   }
   const TrainingCase& bundled(const std::string& id) const {
     for (const auto& c : cases_->cases) {
@@ -172,14 +172,14 @@ TEST_F(SyntheticRuns, CrossValidationKeepsEachRunOutOfTheFitThatPredictsIt) {
 // GEMM rates and all, with the scale its fit report gives; none is missing its report.
 TEST(CalibratedProfiles, AreTheBundledOnesWithTheirFittedScale) {
   std::size_t seen = 0;
-  for (const auto& entry : fs::directory_iterator(kRoot / "models/gpus/calibrated")) {
+  for (const auto& entry : fs::directory_iterator(kRootDir / "models/gpus/calibrated")) {
     // Subfolders hold profiles calibrated otherwise (gemm/: GEMM tables fitted to a measured sweep).
     if (!entry.is_regular_file()) continue;
     const std::string stem = entry.path().stem().string();
     SCOPED_TRACE(stem);
     const auto calibrated = compute::load_gpu_spec(entry.path());
-    const auto base = compute::load_gpu_spec(kRoot / "models/gpus" / (stem + ".json"));
-    const auto report = load_json_file(kRoot / "validation/training/calibration" / (stem + ".json"));
+    const auto base = compute::load_gpu_spec(kRootDir / "models/gpus" / (stem + ".json"));
+    const auto report = load_json_file(kRootDir / "validation/training/calibration" / (stem + ".json"));
     EXPECT_EQ(calibrated.name, base.name) << "a calibrated profile keeps its base's name (--profiles matches on it)";
     EXPECT_DOUBLE_EQ(base.training_time_scale, 1.0);
     EXPECT_DOUBLE_EQ(calibrated.training_time_scale, report.at("training_time_scale").get<double>());

@@ -12,13 +12,10 @@
 #include "ctwin/replay/training_step.hpp"
 #include "ctwin/workload/flops.hpp"
 #include "kernel_sum.hpp"
+#include "test_scenario.hpp"
 
 namespace ctwin::replay {
 namespace {
-
-Scenario scenario(const std::vector<std::string>& overrides) {
-  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides);
-}
 
 TEST(TrainingStep, WithoutPipelineAndFreeCommunicationStepIsTheSumOfKernelTimes) {
   for (const std::string recompute : {"none", "selective", "full", "selective unfused"}) {

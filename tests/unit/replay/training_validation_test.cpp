@@ -14,22 +14,22 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/replay/training_step.hpp"
 #include "ctwin/replay/training_validation.hpp"
+#include "source_root.hpp"
 
 namespace ctwin::replay {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRoot = CTWIN_SOURCE_DIR;
-const fs::path kCases = kRoot / "validation/training/cases.json";
+const fs::path kCases = kRootDir / "validation/training/cases.json";
 
 const TrainingCases& bundled() {
-  static const TrainingCases cases = load_training_cases(kCases, kRoot);
+  static const TrainingCases cases = load_training_cases(kCases, kRootDir);
   return cases;
 }
 
 TEST(TrainingValidation, EveryPublishedRunIsACaseOrNotExpressibleExactlyOnce) {
-  const auto runs = load_json_file(kRoot / "validation/training/training_runs.json");
+  const auto runs = load_json_file(kRootDir / "validation/training/training_runs.json");
   std::set<std::string> published;
   for (const auto& run : runs.at("runs")) published.insert(run.at("id").get<std::string>());
   ASSERT_EQ(published.size(), runs.at("runs").size()) << "run ids of training_runs.json are unique";
@@ -62,14 +62,14 @@ class TrainingCasesFile : public ::testing::Test {
 TEST_F(TrainingCasesFile, RejectsAnUnknownKeyInACase) {
   auto doc = original();
   doc["cases"][0]["measured"]["tflops"] = 1;
-  EXPECT_THROW((void)load_training_cases(write(doc), kRoot), InputError);
+  EXPECT_THROW((void)load_training_cases(write(doc), kRootDir), InputError);
 }
 
 TEST_F(TrainingCasesFile, RejectsARunListedTwice) {
   auto doc = original();
   doc["not_expressible"].push_back({{"id", doc["cases"][0]["id"]}, {"group", "g"}, {"source", "s"}, {"reason", "r"}});
   try {
-    (void)load_training_cases(write(doc), kRoot);
+    (void)load_training_cases(write(doc), kRootDir);
     FAIL() << "a duplicate id was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("more than once"), std::string::npos) << e.what();
@@ -79,16 +79,16 @@ TEST_F(TrainingCasesFile, RejectsARunListedTwice) {
 TEST_F(TrainingCasesFile, RejectsAnUnknownMetricAndAMissingScenarioField) {
   auto doc = original();
   doc["cases"][0]["measured"]["metric"] = "tflops";
-  EXPECT_THROW((void)load_training_cases(write(doc), kRoot), InputError);
+  EXPECT_THROW((void)load_training_cases(write(doc), kRootDir), InputError);
   doc = original();
   doc["cases"][0]["scenario"].erase("gpus");
-  EXPECT_THROW((void)load_training_cases(write(doc), kRoot), InputError);
+  EXPECT_THROW((void)load_training_cases(write(doc), kRootDir), InputError);
 }
 
 TEST_F(TrainingCasesFile, RejectsAnMfuGivenAsAPercentage) {
   auto doc = original();
   doc["cases"][0]["measured"] = {{"metric", "mfu"}, {"value", 47}, {"conversion", "percent by mistake"}};
-  EXPECT_THROW((void)load_training_cases(write(doc), kRoot), InputError);
+  EXPECT_THROW((void)load_training_cases(write(doc), kRootDir), InputError);
 }
 
 // SC'21 Table 1 reports hardware FLOPs with full recompute: 96·B·s·l·h²·(1 + s/6h + V/16lh) per

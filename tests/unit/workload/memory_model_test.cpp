@@ -23,7 +23,7 @@ struct KorthikantiCase {
   double five_as_over_h;  // the paper's worked ratio 5as/h (§4: 80 for GPT-3, 64 for MT-NLG)
 };
 
-const KorthikantiCase kCases[] = {{"GPT-3 175B", 96, 12288, 96, 80}, {"MT-NLG 530B", 105, 20480, 128, 64}};
+const KorthikantiCase kKorthikantiCases[] = {{"GPT-3 175B", 96, 12288, 96, 80}, {"MT-NLG 530B", 105, 20480, 128, 64}};
 
 ParallelConfig tp_split(std::int64_t t, bool sp, Recompute recompute) {
   ParallelConfig s;
@@ -36,7 +36,7 @@ ParallelConfig tp_split(std::int64_t t, bool sp, Recompute recompute) {
 }
 
 TEST(ActivationMemory, KorthikantiTableTwoForGpt3AndMtNlg) {
-  for (const auto& c : kCases) {
+  for (const auto& c : kKorthikantiCases) {
     const auto model = megatron_gpt(c.layers, c.hidden, c.heads);
     const double sbh = 2048.0 * 1 * static_cast<double>(c.hidden);
     const double r = 5.0 * static_cast<double>(c.heads) * 2048 / static_cast<double>(c.hidden);
@@ -61,7 +61,7 @@ TEST(ActivationMemory, Fp8KeepsGemmInputsInOneByte) {
   // GPT layer: the QKV, projection and first MLP inputs (2sbh each) and the second MLP GEMM's
   // input (8sbh) are saved as fp8, so 34sbh becomes 34 − (1 + 1 + 1 + 4) = 27sbh; with TP and SP
   // the replicated QKV and MLP inputs are sharded like the rest.
-  for (const auto& c : kCases) {
+  for (const auto& c : kKorthikantiCases) {
     const auto model = megatron_gpt(c.layers, c.hidden, c.heads);
     const double sbh = 2048.0 * 1 * static_cast<double>(c.hidden);
     for (const auto& [tp, sp] : {std::pair<std::int64_t, bool>{1, false}, {8, true}}) {

@@ -4,11 +4,10 @@
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/int_math.hpp"
 
 namespace ctwin::fabric {
 namespace {
-
-int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
 
 // Smallest divisor d of `links` such that `groups` groups of links/d links fit in `ports`.
 int smallest_fitting_divisor(int links, long long groups, int ports) {
