@@ -23,17 +23,17 @@ double probe_size(const std::vector<double>& fractions) {
   return std::max(double(std::int64_t{1} << 30), double(std::int64_t{16} << 20) / smallest);
 }
 
-int as_gpu(std::int64_t rank) { return static_cast<int>(rank); }
-
 }  // namespace
 
 SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus,
                                            engine::Simulator& simulator, CollectiveTimes& plans,
-                                           std::shared_ptr<const fabric::Fabric> healthy, std::int64_t sample_gpus)
+                                           std::shared_ptr<const fabric::Fabric> healthy, std::int64_t sample_gpus,
+                                           const Placement* placement)
     : fabric_(std::move(built)),
       pace_fabric_(healthy ? std::move(healthy) : fabric_),
       stage_gpus_(stage_gpus),
       sample_gpus_(sample_gpus > 0 ? sample_gpus : stage_gpus),
+      placement_(placement != nullptr && !placement->identity() ? std::optional<Placement>(*placement) : std::nullopt),
       pxn_(fabric_->spec().server.nvlink.has_value()),
       simulator_(simulator),
       plans_(plans),
@@ -45,7 +45,6 @@ SharedFabricExecutor::~SharedFabricExecutor() = default;
 
 void SharedFabricExecutor::append_group(const collectives::Plan& plan, const CommCall& call, int stage,
                                         std::int64_t leader, Traffic& out) const {
-  const std::int64_t base = stage * stage_gpus_;
   const auto members = group_members(call.group, leader);
   CTWIN_ASSERT(plan.ranks == static_cast<int>(members.size()), "a group's plan has one GPU per member");
   if (out.empty()) out.resize(plan.phases.size());
@@ -54,8 +53,8 @@ void SharedFabricExecutor::append_group(const collectives::Plan& plan, const Com
     const auto& phase = plan.phases[p];
     out[p].repeat = phase.repeat;
     for (const auto& t : phase.transfers) {
-      const auto src = as_gpu(base + members[static_cast<std::size_t>(t.src)]);
-      const auto dst = as_gpu(base + members[static_cast<std::size_t>(t.dst)]);
+      const auto src = gpu_of(stage, members[static_cast<std::size_t>(t.src)]);
+      const auto dst = gpu_of(stage, members[static_cast<std::size_t>(t.dst)]);
       fabric::RouteOptions route = t.route;
       // The plan's nodes are the group's members per node; on the cluster PXN is decided by the
       // real nodes (the same ones wherever the stride divides a node).
@@ -77,15 +76,23 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(co
   } else if (call.group.size * call.group.stride > stage_gpus_) {
     append_group(plan, call, stage, 0, traffic);
   } else {
-    const std::int64_t base = stage * stage_gpus_;
-    const auto first = group_members(call.group, 0);
-    const bool in_node = fabric_->node_of(as_gpu(base + first.front())) == fabric_->node_of(as_gpu(base + first.back()));
     // Groups tile blocks of size·stride ranks: when those divide the sample, the groups with a
     // leader inside it are exactly the groups with every member inside it.
     const std::int64_t span = call.group.size * call.group.stride;
     const std::int64_t ranks = sample_gpus_ % span == 0 ? sample_gpus_ : stage_gpus_;
+    const auto first = group_members(call.group, 0);
+    const int first_node = fabric_->node_of(gpu_of(stage, 0));
+    const bool in_node = fabric_->node_of(gpu_of(stage, first.front())) == fabric_->node_of(gpu_of(stage, first.back()));
     for (const std::int64_t l : group_leaders(call.group, ranks)) {
-      if (in_node && fabric_->node_of(as_gpu(base + l)) != fabric_->node_of(as_gpu(base))) continue;
+      if (in_node && fabric_->node_of(gpu_of(stage, l)) != first_node) {
+        // Where the stage's first group fits in a node, so do the others, unless the placement
+        // makes one straddle two (contiguous ranks on 72-GPU domains): that one is put on too.
+        const auto members = group_members(call.group, l);
+        const int node = fabric_->node_of(gpu_of(stage, l));
+        const bool inside = std::all_of(members.begin(), members.end(),
+                                        [&](std::int64_t m) { return fabric_->node_of(gpu_of(stage, m)) == node; });
+        if (inside) continue;
+      }
       append_group(plan, call, stage, l, traffic);
     }
   }
@@ -100,8 +107,8 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::send_traffic(int from
   const std::int64_t first = local == kEveryGroup ? 0 : local;
   const std::int64_t last = local == kEveryGroup ? sample_gpus_ : local + 1;
   for (std::int64_t l = first; l < last; ++l) {
-    const auto src = as_gpu(from * stage_gpus_ + l);
-    const auto dst = as_gpu(to * stage_gpus_ + l);
+    const auto src = gpu_of(from, l);
+    const auto dst = gpu_of(to, l);
     for (int f = 0; f < kFlowsPerPair; ++f) {
       fabric::RouteOptions route;
       route.flow_label = static_cast<std::uint64_t>(f);

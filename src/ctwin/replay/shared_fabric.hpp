@@ -24,6 +24,9 @@
 // replay crosses: sends and DP traffic leave by the NICs, rail-aligned). The groups of one op
 // move through the plan's phases together.
 //
+// Placement (placement.hpp): rank r of the job (stage · stage_gpus + stage-local rank) is the
+// build's GPU placement.gpu(r); every transfer goes between the GPUs its ranks sit on.
+//
 // Sample (flow_sample.hpp): with sample_gpus below stage_gpus, groups and sends that fit inside
 // a stage's first sample_gpus ranks are put on the fabric for those ranks only; wider groups
 // keep all of theirs.
@@ -32,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -62,9 +66,10 @@ class SharedFabricExecutor final : public CommExecutor {
   /// `healthy`: when `built` has degraded parts, the same build without them, on which the paces
   /// are measured (a degraded part must slow the traffic, not shrink the bytes paced to it).
   /// `sample_gpus`: stage-local ranks whose narrow groups stand for the stage's (0: stage_gpus).
+  /// `placement`: the GPU of each rank (null: rank r on GPU r).
   SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator,
                        CollectiveTimes& plans, std::shared_ptr<const fabric::Fabric> healthy = nullptr,
-                       std::int64_t sample_gpus = 0);
+                       std::int64_t sample_gpus = 0, const Placement* placement = nullptr);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -120,8 +125,14 @@ class SharedFabricExecutor final : public CommExecutor {
 
   std::shared_ptr<const fabric::Fabric> fabric_;
   std::shared_ptr<const fabric::Fabric> pace_fabric_;  ///< healthy: `fabric_` unless that is degraded
+  [[nodiscard]] fabric::GpuId gpu_of(std::int64_t stage, std::int64_t local) const {
+    const std::int64_t rank = stage * stage_gpus_ + local;
+    return static_cast<fabric::GpuId>(placement_ ? placement_->gpu(rank) : rank);
+  }
+
   std::int64_t stage_gpus_ = 1;
   std::int64_t sample_gpus_ = 1;  ///< divides stage_gpus_
+  std::optional<Placement> placement_;
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;
   CollectiveTimes& plans_;
