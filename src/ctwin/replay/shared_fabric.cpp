@@ -44,7 +44,7 @@ SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric>
 SharedFabricExecutor::~SharedFabricExecutor() = default;
 
 void SharedFabricExecutor::append_group(const collectives::Plan& plan, const CommCall& call, int stage,
-                                        std::int64_t leader, Traffic& out) const {
+                                        std::int64_t leader, Traffic& out, std::uint32_t group_class) const {
   const auto members = group_members(call.group, leader);
   CTWIN_ASSERT(plan.ranks == static_cast<int>(members.size()), "a group's plan has one GPU per member");
   if (out.empty()) out.resize(plan.phases.size());
@@ -59,9 +59,24 @@ void SharedFabricExecutor::append_group(const collectives::Plan& plan, const Com
       // The plan's nodes are the group's members per node; on the cluster PXN is decided by the
       // real nodes (the same ones wherever the stride divides a node).
       route.pxn = pxn_ && fabric_->node_of(src) != fabric_->node_of(dst) && route.leg == fabric::SwitchLeg::kWhole;
-      out[p].flows.push_back({src, dst, t.fraction, route});
+      out[p].flows.push_back({src, dst, t.fraction, route, group_class});
     }
   }
+}
+
+std::uint32_t SharedFabricExecutor::class_of(const CommCall& call, const collectives::Plan& plan, int stage,
+                                            std::int64_t leader, Classes& classes) {
+  // The group's predicted time over the op's (exactly 1 where laid out like the reference).
+  const double ratio = plans_.placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
+  if (ratio == 1.0) return 0;
+  for (std::uint32_t c = 1; c < classes.size(); ++c) {
+    if (classes[c].ratio == ratio) return c;
+  }
+  const TrafficKey key{static_cast<int>(call.op), call.group.size, call.group.stride, static_cast<int>(plan.algorithm),
+                       stage, leader};
+  const Traffic* alone = leader == kEveryGroup ? nullptr : &collective_traffic(call, plan, stage, leader);
+  classes.push_back({ratio, key, alone});
+  return static_cast<std::uint32_t>(classes.size() - 1);
 }
 
 const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(const CommCall& call,
@@ -71,8 +86,15 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(co
                        stage, leader};
   if (const auto it = traffic_.find(key); it != traffic_.end()) return it->second;
   Traffic& traffic = traffic_[key];
+  Classes classes{GroupClass{}};
   if (leader != kEveryGroup) {
-    append_group(plan, call, stage, leader, traffic);
+    // Paced on itself when it is not laid out like the reference: its own traffic is `traffic`.
+    const double ratio = plans_.placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
+    append_group(plan, call, stage, leader, traffic, ratio == 1.0 ? 0 : 1);
+    if (ratio != 1.0) {
+      classes.front().ratio = 0;  // no group of the reference's layout: its time does not bound the op
+      classes.push_back({ratio, key, &traffic});
+    }
   } else if (call.group.size * call.group.stride > stage_gpus_) {
     append_group(plan, call, stage, 0, traffic);
   } else {
@@ -83,6 +105,7 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(co
     const auto first = group_members(call.group, 0);
     const int first_node = fabric_->node_of(gpu_of(stage, 0));
     const bool in_node = fabric_->node_of(gpu_of(stage, first.front())) == fabric_->node_of(gpu_of(stage, first.back()));
+    bool reference = false;
     for (const std::int64_t l : group_leaders(call.group, ranks)) {
       if (in_node && fabric_->node_of(gpu_of(stage, l)) != first_node) {
         // Where the stage's first group fits in a node, so do the others, unless the placement
@@ -93,9 +116,13 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(co
                                         [&](std::int64_t m) { return fabric_->node_of(gpu_of(stage, m)) == node; });
         if (inside) continue;
       }
-      append_group(plan, call, stage, l, traffic);
+      const std::uint32_t group_class = class_of(call, plan, stage, l, classes);
+      reference = reference || group_class == 0;
+      append_group(plan, call, stage, l, traffic, group_class);
     }
+    if (!reference) classes.front().ratio = 0;
   }
+  if (classes.size() > 1) classes_[key] = std::move(classes);
   return traffic;
 }
 
@@ -148,8 +175,22 @@ const SharedFabricExecutor::Pace& SharedFabricExecutor::pace_of(const TrafficKey
   return paces_[one_group] = pace;
 }
 
-void SharedFabricExecutor::launch(const Traffic& traffic, const Pace& pace, SimTime isolated, Done done) {
-  const SimTime deadline = simulator_.now() + isolated;
+void SharedFabricExecutor::launch(const Traffic& traffic, const Classes* classes, const Pace& pace, SimTime isolated,
+                                  Done done) {
+  // Collective bytes that one group alone moves in its predicted time, per class: the op's
+  // `isolated` for the reference, `ratio` times it for a group laid out otherwise.
+  std::vector<double> sizes{std::max(0.0, (isolated.seconds() - pace.fixed_s) / pace.per_byte_s)};
+  double longest = classes != nullptr ? classes->front().ratio : 1;
+  if (classes != nullptr) {
+    for (std::size_t c = 1; c < classes->size(); ++c) {
+      const GroupClass& g = (*classes)[c];
+      const Pace& own = pace_of(g.one_group, *g.traffic);
+      sizes.push_back(std::max(0.0, (isolated.seconds() * g.ratio - own.fixed_s) / own.per_byte_s));
+      longest = std::max(longest, g.ratio);
+    }
+  }
+  const SimTime deadline =
+      simulator_.now() + (longest == 1 ? isolated : SimTime::from_seconds(isolated.seconds() * longest));
   if (traffic.empty()) {
     simulator_.schedule_at(deadline, std::move(done));
     return;
@@ -162,9 +203,7 @@ void SharedFabricExecutor::launch(const Traffic& traffic, const Pace& pace, SimT
     slot = free_slots_.back();
     free_slots_.pop_back();
   }
-  // Collective bytes that one group alone moves in `isolated`.
-  const double size = std::max(0.0, (isolated.seconds() - pace.fixed_s) / pace.per_byte_s);
-  pending_[slot] = {&traffic, 0, 0, size, deadline, std::move(done)};
+  pending_[slot] = {&traffic, 0, 0, std::move(sizes), deadline, std::move(done)};
   start_phase(slot);
 }
 
@@ -172,10 +211,9 @@ void SharedFabricExecutor::start_phase(std::uint32_t slot) {
   Pending& p = pending_[slot];
   const Phase& phase = (*p.traffic)[p.phase];
   p.left = phase.flows.size();
-  const double size = p.size;
   const int index = static_cast<int>(p.phase);
   for (const Flow& f : phase.flows) {
-    const Bytes bytes(static_cast<std::int64_t>(std::llround(f.fraction * phase.repeat * size)));
+    const Bytes bytes(static_cast<std::int64_t>(std::llround(f.fraction * phase.repeat * p.sizes[f.group_class])));
     if (log_) log_->push_back({index, phase.repeat, f.src, f.dst, f.fraction, bytes, f.route, simulator_.now()});
     network_->start_transfer({f.src, f.dst, bytes, f.route}, [this, slot] { flow_done(slot); });
   }
@@ -202,13 +240,15 @@ void SharedFabricExecutor::start_collective(const CommCall& call, SimTime isolat
   const Traffic& traffic = collective_traffic(call, *plan, stage, leader);
   const Traffic& one_group = collective_traffic(call, *plan, 0, 0);
   const TrafficKey key{static_cast<int>(call.op), call.group.size, call.group.stride, static_cast<int>(plan->algorithm), 0, 0};
-  launch(traffic, pace_of(key, one_group), isolated, std::move(done));
+  const auto classes = classes_.find({static_cast<int>(call.op), call.group.size, call.group.stride,
+                                      static_cast<int>(plan->algorithm), stage, leader});
+  launch(traffic, classes == classes_.end() ? nullptr : &classes->second, pace_of(key, one_group), isolated, std::move(done));
 }
 
 void SharedFabricExecutor::start_send(const CommCall&, SimTime isolated, int from, int to, std::int64_t local, Done done) {
   const Traffic& traffic = send_traffic(from, to, local);
   const Traffic& first_rank = send_traffic(from, to, 0);
-  launch(traffic, pace_of({-1, from, to, 0, 0, 0}, first_rank), isolated, std::move(done));
+  launch(traffic, nullptr, pace_of({-1, from, to, 0, 0, 0}, first_rank), isolated, std::move(done));
 }
 
 }  // namespace ctwin::replay

@@ -89,6 +89,7 @@ class SharedFabricExecutor final : public CommExecutor {
     fabric::GpuId dst = 0;
     double fraction = 0;  // of the collective's size, one step
     fabric::RouteOptions route;
+    std::uint32_t group_class = 0;  // index into the op's GroupClass list (0: paced like the reference group)
   };
   struct Phase {
     std::vector<Flow> flows;
@@ -100,26 +101,39 @@ class SharedFabricExecutor final : public CommExecutor {
     double fixed_s = 0;
     double per_byte_s = 0;
   };
+  // (op, group size, stride, algorithm, stage, leader) of a collective; (−1, from, to, 0, local, 0) of a send.
+  using TrafficKey = std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t, std::int64_t>;
+  // Groups of an op laid out unlike the shape's reference group (stage 0, leader 0) and so
+  // predicted apart (CollectiveTimes::placed_time: one straddling two NVLink domains): their
+  // time is `ratio` times the op's, and their traffic is paced on one of them alone. Class 0 is
+  // the reference's (ratio 1).
+  struct GroupClass {
+    double ratio = 1;
+    TrafficKey one_group;
+    const Traffic* traffic = nullptr;
+  };
+  using Classes = std::vector<GroupClass>;
   // An op whose flows are in flight; slots are reused, so a flow's completion captures an index.
   struct Pending {
     const Traffic* traffic = nullptr;
     std::size_t phase = 0;
     std::size_t left = 0;
-    double size = 0;  // collective bytes the traffic moves
+    std::vector<double> sizes;  // collective bytes the traffic moves, per group class
     SimTime deadline;
     Done done;
   };
-  // (op, group size, stride, algorithm, stage, leader) of a collective; (−1, from, to, 0, local, 0) of a send.
-  using TrafficKey = std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t, std::int64_t>;
 
   void append_group(const collectives::Plan& plan, const CommCall& call, int stage, std::int64_t leader,
-                    Traffic& out) const;
+                    Traffic& out, std::uint32_t group_class = 0) const;
+  // The class of the group led by `leader` in `stage` among `classes` (added when new).
+  std::uint32_t class_of(const CommCall& call, const collectives::Plan& plan, int stage, std::int64_t leader,
+                         Classes& classes);
   [[nodiscard]] const Traffic& collective_traffic(const CommCall& call, const collectives::Plan& plan, int stage,
                                                   std::int64_t leader);
   [[nodiscard]] const Traffic& send_traffic(int from, int to, std::int64_t local);
   [[nodiscard]] const Pace& pace_of(const TrafficKey& one_group, const Traffic& traffic);
   [[nodiscard]] double alone_s(const Traffic& traffic, double size);
-  void launch(const Traffic& traffic, const Pace& pace, SimTime isolated, Done done);
+  void launch(const Traffic& traffic, const Classes* classes, const Pace& pace, SimTime isolated, Done done);
   void start_phase(std::uint32_t slot);
   void flow_done(std::uint32_t slot);
 
@@ -140,6 +154,7 @@ class SharedFabricExecutor final : public CommExecutor {
   engine::Simulator probe_simulator_;  ///< for the paces: one group's traffic alone
   std::unique_ptr<network::NetworkModel> probe_network_;
   std::map<TrafficKey, Traffic> traffic_;
+  std::map<TrafficKey, Classes> classes_;  // of a collective's traffic, by the same key
   std::map<TrafficKey, Pace> paces_;  // keyed by the traffic of one group (stage 0, leader 0; a send's first rank)
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_slots_;

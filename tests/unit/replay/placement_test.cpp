@@ -93,29 +93,30 @@ TEST(Placement, BadListsAndNamesAreErrorsNamingTheField) {
   EXPECT_EQ(read_placement("contiguous", "s.json").policy, PlacementPolicy::kContiguous);
 }
 
-// Qwen3-30B-A3B on 8 GPUs of a DGX H100 build, EP 8 = DP 8, two layers, no pipeline; gradients
-// reduced after the last backward, so the EP all-to-alls run alone.
-Scenario qwen_on(const std::string& gpus, const std::string& network) {
+// Qwen3-30B-A3B on 16 ranks of a DGX H100 build (8-GPU NVLink domains), two EP 8 groups, two
+// layers, no pipeline; gradients reduced after the last backward, so the EP all-to-alls run
+// alone. The first group sits in node 0; `second` places the other.
+Scenario qwen_on(const std::string& second, const std::string& network) {
   return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/qwen3-30b-a3b-h100-16.json", CTWIN_SOURCE_DIR,
-                       {"gpus=8", "model.layers=2", "parallel.pp=1", "parallel.vpp=1", "parallel.schedule=\"1f1b\"",
-                        "training.global_batch=32", "overlap.dp_grad_reduce=false", "overlap.dp_param_gather=false",
-                        "placement={\"gpus\": " + gpus + "}", "network=\"" + network + "\""});
+                       {"gpus=16", "model.layers=2", "parallel.pp=1", "parallel.vpp=1", "parallel.schedule=\"1f1b\"",
+                        "training.global_batch=64", "overlap.dp_grad_reduce=false", "overlap.dp_param_gather=false",
+                        "placement={\"gpus\": [0,1,2,3,4,5,6,7," + second + "]}", "network=\"" + network + "\""});
 }
 
 TEST(Placement, StraddlingEpGroupCostsTheSameOnAnalyticalAsOnFlow) {
-  const std::string in_node = "[0,1,2,3,4,5,6,7]";
-  const std::string even = "[4,5,6,7,8,9,10,11]";   // 4 members in each of two nodes
-  const std::string uneven = "[2,3,4,5,6,7,8,9]";   // 6 and 2
-  const double alone = simulate_step(qwen_on(in_node, "analytical")).report.step_time_s;
-  for (const std::string& gpus : {even, uneven}) {
-    const auto analytical = simulate_step(qwen_on(gpus, "analytical"));
-    const auto flow = simulate_step(qwen_on(gpus, "flow"));
-    ASSERT_TRUE(flow.shared_fabric);
-    const double a = analytical.report.step_time_s;
-    const double f = flow.report.step_time_s;
-    // Not vacuous: crossing the network costs the step well over the tolerance.
-    EXPECT_GT(f, alone * 1.05) << gpus;
-    EXPECT_NEAR(a / f, 1.0, 0.01) << gpus << ": analytical " << a << " s, flow " << f << " s";
+  const auto alone = simulate_step(qwen_on("8,9,10,11,12,13,14,15", "analytical")).report;
+  // The second group across nodes 1 and 2: 4 + 4 (a slice of 4 GPUs per node), then 6 + 2 (its
+  // plan mapped onto the build's GPUs).
+  for (const std::string second : {"12,13,14,15,16,17,18,19", "10,11,12,13,14,15,16,17"}) {
+    const auto analytical = simulate_step(qwen_on(second, "analytical")).report;
+    const auto flow_step = simulate_step(qwen_on(second, "flow"));
+    ASSERT_TRUE(flow_step.shared_fabric);
+    const auto& flow = flow_step.report;
+    // Not vacuous: crossing the network costs the EP all-to-alls, and the step, well over the tolerance.
+    EXPECT_GT(flow.breakdown.exposed_comm_s.ep, alone.breakdown.exposed_comm_s.ep * 1.5) << second;
+    EXPECT_GT(flow.step_time_s, alone.step_time_s * 1.05) << second;
+    EXPECT_NEAR(analytical.step_time_s / flow.step_time_s, 1.0, 0.01) << second;
+    EXPECT_NEAR(analytical.breakdown.exposed_comm_s.ep / flow.breakdown.exposed_comm_s.ep, 1.0, 0.01) << second;
   }
 }
 
