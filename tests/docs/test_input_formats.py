@@ -38,7 +38,8 @@ SECTIONS = {
 # format -> the sources that read it (JSON formats; the CSV reader's extra columns are ignored, not read)
 LOADERS = {
     "scenario": ["src/ctwin/replay/scenario.cpp", "src/ctwin/workload/parallel_config.cpp",
-                 "src/ctwin/replay/tp_overlap.cpp", "src/ctwin/replay/moe_runtime.cpp"],
+                 "src/ctwin/replay/tp_overlap.cpp", "src/ctwin/replay/moe_runtime.cpp",
+                 "src/ctwin/replay/placement.cpp"],
     "topology": ["src/ctwin/fabric/cluster_spec.cpp"],
     "gpu": ["src/ctwin/compute/gpu_spec.cpp", "src/ctwin/compute/gemm_table.cpp", "src/ctwin/compute/dtype.cpp"],
     "model": ["src/ctwin/workload/model_spec.cpp"],

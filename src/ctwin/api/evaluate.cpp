@@ -26,7 +26,8 @@ replay::StepOptions step_options(const replay::Scenario& scenario, EvalContext& 
   options.collective_cache = context.collectives(scenario.cluster_key, scenario.network);
   const bool shared = query.comm == replay::CommModel::kShared ||
                       (query.comm == replay::CommModel::kAuto && scenario.network == network::ModelKind::kFlow);
-  if (shared) options.fabric = context.fabric(scenario.cluster_key, scenario.cluster, scenario.gpus);
+  // The build holds every GPU the placement puts a rank on (idle ones of a domain-aligned job too).
+  if (shared) options.fabric = context.fabric(scenario.cluster_key, scenario.cluster, replay::place_ranks(scenario).cluster_gpus());
   return options;
 }
 

@@ -34,7 +34,7 @@ void apply_step_degradation(const replay::Scenario& scenario, const std::vector<
                                      "--network flow or --comm shared");
   }
   // A degraded build is built apart: the context's cache holds healthy builds only.
-  auto degraded = std::make_shared<fabric::Fabric>(scenario.cluster, static_cast<int>(scenario.gpus));
+  auto degraded = std::make_shared<fabric::Fabric>(scenario.cluster, static_cast<int>(options.fabric->gpus()));
   for (const auto& part : parts) fabric::apply_degradation(*degraded, fabric::parse_degradation(part, origin, *degraded));
   options.healthy_fabric = std::move(options.fabric);
   options.fabric = std::move(degraded);

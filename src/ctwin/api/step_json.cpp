@@ -74,6 +74,18 @@ nlohmann::json step_json(const Scenario& given, const StepResult& result) {
     out["flow_sample"] = {{"kind", replay::flow_sample_name(result.step.flow_sample)},
                           {"stage_gpus_on_fabric", result.step.flow_sample_gpus}};
   }
+  // Said where it moves a rank off the contiguous layout or the scenario names one, so that the
+  // reports of builds whose domains hold whole groups keep their bytes.
+  const replay::Placement& placement = result.step.placement;
+  if (!placement.identity() || placement.named()) {
+    out["placement"] = {{"policy", replay::placement_name(placement.policy())},
+                        {"nvlink_group_gpus", placement.block()},
+                        {"domain_gpus", placement.domain_gpus()},
+                        {"domains", placement.domains()},
+                        {"build_gpus", placement.cluster_gpus()},
+                        {"idle_gpus", placement.idle_gpus()},
+                        {"straddling_groups", placement.straddling_blocks()}};
+  }
   return out;
 }
 

@@ -45,6 +45,11 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
                                           : std::string())
             << "\n";
   if (!s.calibration.empty()) std::cout << "calibrated by " << s.calibration << "\n";
+  if (const auto& p = step.placement; !p.identity() || p.named()) {
+    std::cout << "placement: " << replay::placement_name(p.policy()) << ", groups of " << p.block()
+              << " on " << p.domains() << " NVLink domains of " << p.domain_gpus() << " GPUs, " << p.idle_gpus()
+              << " idle, " << p.straddling_blocks() << " groups straddling domains\n";
+  }
   // cp only when used, so that reports without CP read as before.
   const std::string cp = s.split.cp > 1 ? ", cp " + std::to_string(s.split.cp) + " (" +
                                               workload::cp_comm_name(s.split.cp_comm) + ")"

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <memory>
+#include <optional>
 
 #include "ctwin/collectives/plan_timing.hpp"
 #include "ctwin/core/error.hpp"
@@ -46,6 +47,20 @@ std::vector<Bytes> size_sweep(Bytes begin, Bytes end, double factor) {
     sizes.emplace_back(static_cast<std::int64_t>(size));
   }
   return sizes;
+}
+
+SimTime plan_time(const Plan& plan, const fabric::Fabric& fabric, Bytes size, int element_bytes,
+                  network::ModelKind network, const CollectiveTuning& tuning) {
+  const Bytes rounded = rounded_size(plan.op, size, plan.ranks, element_bytes);
+  const PlanProfile profile(plan, fabric, network);
+  std::optional<SimTime> best;
+  for (Protocol protocol : concrete_protocols()) {
+    if (!tuning.cost(plan.context(), protocol, HopClass::kNvlink).supported) continue;
+    const SimTime time = profile.time(rounded, protocol, tuning) + profile.pipeline_fill(rounded, protocol, tuning);
+    if (!best || time < *best) best = time;
+  }
+  CTWIN_ASSERT(best.has_value(), "some protocol runs every algorithm");
+  return *best;
 }
 
 CollectiveResult predict_collective(const fabric::Fabric& fabric, const CollectiveQuery& query) {

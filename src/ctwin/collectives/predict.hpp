@@ -42,6 +42,13 @@ struct CollectiveResult {
 
 [[nodiscard]] CollectiveResult predict_collective(const fabric::Fabric& fabric, const CollectiveQuery& query);
 
+/// The time of `plan` (made on `fabric`, or mapped onto its GPUs) for `size` bytes as nccl-tests
+/// counts them, with the fastest protocol the tuning supports for it: what predict_collective
+/// gives the plan's algorithm. Used for a group whose members sit on the nodes of a real build
+/// (replay/comm_groups.hpp, a group straddling NVLink domains).
+[[nodiscard]] SimTime plan_time(const Plan& plan, const fabric::Fabric& fabric, Bytes size, int element_bytes,
+                                network::ModelKind network, const CollectiveTuning& tuning);
+
 /// nccl-tests' -b/-e/-f: begin, begin·f, ... up to end.
 [[nodiscard]] std::vector<Bytes> size_sweep(Bytes begin, Bytes end, double factor);
 

@@ -35,9 +35,12 @@ class CommExecutor {
 
 class IsolatedExecutor final : public CommExecutor {
  public:
-  explicit IsolatedExecutor(engine::Simulator& simulator) : simulator_(simulator) {}
-  void start_collective(const CommCall&, SimTime isolated, int, std::int64_t, Done done) override {
-    simulator_.schedule_in(isolated, std::move(done));
+  /// `placed`: prices each group on the nodes the placement puts its members on
+  /// (CollectiveTimes::placed_time); null: every group the op's time.
+  explicit IsolatedExecutor(engine::Simulator& simulator, CollectiveTimes* placed = nullptr)
+      : simulator_(simulator), placed_(placed) {}
+  void start_collective(const CommCall& call, SimTime isolated, int stage, std::int64_t leader, Done done) override {
+    simulator_.schedule_in(placed_ ? placed_->placed_time(call, isolated, stage, leader) : isolated, std::move(done));
   }
   void start_send(const CommCall&, SimTime isolated, int, int, std::int64_t, Done done) override {
     simulator_.schedule_in(isolated, std::move(done));
@@ -45,6 +48,7 @@ class IsolatedExecutor final : public CommExecutor {
 
  private:
   engine::Simulator& simulator_;
+  CollectiveTimes* placed_ = nullptr;
 };
 
 }  // namespace ctwin::replay

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -25,6 +26,18 @@ fabric::ClusterSpec gpus_per_node_slice(fabric::ClusterSpec spec, int k) {
   spec.fabric.rails_per_leaf = std::gcd(spec.fabric.rails_per_leaf, server.nics.count);
   spec.name += k == 1 ? " (one rail's slice)" : " (" + std::to_string(k) + " GPUs of each node)";
   return spec;
+}
+
+// The buffer nccl-tests would be asked for: whole elements, and for all_gather / reduce_scatter a
+// whole number of per-rank shards.
+std::int64_t query_bytes(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
+  const std::int64_t elements = std::max<std::int64_t>(1, (size.count() + element_bytes - 1) / element_bytes);
+  std::int64_t rounded = elements * element_bytes;
+  if (op == collectives::Op::kAllGather || op == collectives::Op::kReduceScatter) {
+    const std::int64_t unit = group.size * element_bytes;
+    rounded = (rounded + unit - 1) / unit * unit;
+  }
+  return rounded;
 }
 
 }  // namespace
@@ -88,36 +101,157 @@ CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 
-std::shared_ptr<const fabric::Fabric> CollectiveTimes::fabric_for(GroupShape group) {
+void CollectiveTimes::place(const Placement& placement, std::int64_t stage_gpus) {
+  placement_ = placement;
+  stage_gpus_ = stage_gpus;
+}
+
+namespace {
+
+// How a group's members sit on the build's nodes: runs of consecutive members in one node.
+// Uniform when every run but the last holds `per_node` members, the last at most that many, and
+// no two runs share a node: what a fabric of `per_node` GPUs per node assumes (0: one node).
+struct Layout {
+  bool uniform = true;
+  std::int64_t per_node = 0;
+  std::int64_t largest_run = 0;
+};
+
+Layout layout_of(const std::vector<std::int64_t>& gpus, std::int64_t node_gpus) {
+  std::vector<std::int64_t> runs;
+  std::vector<std::int64_t> nodes;
+  for (std::size_t j = 0; j < gpus.size(); ++j) {
+    const std::int64_t node = gpus[j] / node_gpus;
+    if (j == 0 || node != nodes.back()) {
+      runs.push_back(0);
+      nodes.push_back(node);
+    }
+    ++runs.back();
+  }
+  Layout layout;
+  layout.largest_run = *std::max_element(runs.begin(), runs.end());
+  if (runs.size() == 1) return layout;
+  layout.per_node = runs.front();
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    if (r + 1 < runs.size() ? runs[r] != layout.per_node : runs[r] > layout.per_node) layout.uniform = false;
+  }
+  std::sort(nodes.begin(), nodes.end());
+  if (std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end()) layout.uniform = false;
+  return layout;
+}
+
+}  // namespace
+
+std::int64_t CollectiveTimes::members_per_node(GroupShape group) const {
   const std::int64_t node = cluster_.server.gpus;
-  const bool in_node = group.stride * group.size <= node;
+  if (placement_ && group.size > 1 && (group.size - 1) * group.stride < stage_gpus_) {
+    // The shape's group of stage 0 where the placement puts it.
+    std::vector<std::int64_t> gpus;
+    for (const std::int64_t m : group_members(group, 0)) gpus.push_back(placement_->gpu(m));
+    const Layout layout = layout_of(gpus, node);
+    if (layout.uniform) return layout.per_node;
+  }
+  if (group.stride * group.size <= node) return 0;
   // Members per node of a group spanning nodes: consecutive members are `stride` GPUs apart.
-  const std::int64_t per_node = in_node ? 0 : std::clamp<std::int64_t>(node / group.stride, 1, group.size);
+  return std::clamp<std::int64_t>(node / group.stride, 1, group.size);
+}
+
+std::shared_ptr<const fabric::Fabric> CollectiveTimes::fabric_for(GroupShape group, std::int64_t per_node) {
   return cache_->fabric({per_node, group.size}, [&] {
-    return fabric::Fabric(in_node ? cluster_ : gpus_per_node_slice(cluster_, static_cast<int>(per_node)),
+    return fabric::Fabric(per_node == 0 ? cluster_ : gpus_per_node_slice(cluster_, static_cast<int>(per_node)),
                           static_cast<int>(group.size));
   });
 }
 
-CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
+SimTime CollectiveTimes::placed_time(const CommCall& call, SimTime isolated, int stage, std::int64_t leader) {
+  if (!placement_ || free_ || call.group.size <= 1 || call.size.count() <= 0) return isolated;
+  const GroupShape group = call.group;
+  if ((group.size - 1) * group.stride >= stage_gpus_) return isolated;  // not a group inside a stage
+  const auto key = std::tuple{static_cast<int>(call.op), group, call.size.count(), call.element_bytes, stage, leader};
+  if (const auto it = placed_.find(key); it != placed_.end()) return it->second;
+  std::vector<std::int64_t> leaders = leader < 0 ? group_leaders(group, stage_gpus_) : std::vector{leader};
+  if (leaders.empty()) leaders.push_back(0);
+  const std::int64_t node = cluster_.server.gpus;
+  const std::int64_t reference = members_per_node(group);
+  const double reference_s = predict(call.op, group, reference, call.size, call.element_bytes).time.seconds();
+  std::map<std::vector<std::int64_t>, SimTime> seen;  // by members' nodes and places in them, relative
+  SimTime worst;
+  for (const std::int64_t l : leaders) {
+    std::vector<std::int64_t> gpus;
+    for (const std::int64_t m : group_members(group, l)) gpus.push_back(placement_->gpu(std::int64_t{stage} * stage_gpus_ + m));
+    const Layout layout = layout_of(gpus, node);
+    SimTime time = isolated;
+    if (!layout.uniform || layout.per_node != reference) {
+      // Groups alike up to a shift by whole nodes cost the same.
+      std::vector<std::int64_t> shape;
+      const std::int64_t first_node = gpus.front() / node;
+      for (const std::int64_t g : gpus) shape.push_back(g - first_node * node);
+      auto found = seen.find(shape);
+      if (found == seen.end()) {
+        const double own_s = layout.uniform
+                                 ? predict(call.op, group, layout.per_node, call.size, call.element_bytes).time.seconds()
+                                 : remapped_time(call, gpus, layout.largest_run).seconds();
+        // The op's time scaled by what this layout costs against the shape's own: ops that carry
+        // part of a collective (a chunk of it) keep their share.
+        const SimTime scaled = reference_s > 0 ? SimTime::from_seconds(isolated.seconds() * own_s / reference_s) : isolated;
+        found = seen.emplace(std::move(shape), scaled).first;
+      }
+      time = found->second;
+    }
+    worst = std::max(worst, time);
+  }
+  placed_.emplace(key, worst);
+  return worst;
+}
+
+SimTime CollectiveTimes::remapped_time(const CommCall& call, const std::vector<std::int64_t>& gpus,
+                                       std::int64_t largest_run) {
+  using collectives::Algorithm;
+  const std::int64_t node = cluster_.server.gpus;
+  // The plan's structure from a fabric with the largest run per node (its rings and channels
+  // span nodes), then each member moved to its GPU of the build.
+  const std::int64_t per_node = largest_run >= call.group.size ? 0 : largest_run;
+  const auto shaped = fabric_for(call.group, per_node);
+  Algorithm algorithm = predict(call.op, call.group, per_node, call.size, call.element_bytes).algorithm;
+  // NVLink SHARP reduces inside one NVSwitch: members in other domains cannot join it, so such a
+  // group runs rings, as NCCL does where NVLS does not apply.
+  if (algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree) algorithm = Algorithm::kRing;
+  const int channels = tuning_.channels > 0 ? tuning_.channels : collectives::default_channels(*shaped);
+  collectives::Plan plan = collectives::make_plan(call.op, algorithm, *shaped, channels);
+  const std::int64_t build_gpus = placement_->cluster_gpus();
+  const auto build = cache_->fabric({-1, build_gpus}, [&] { return fabric::Fabric(cluster_, static_cast<int>(build_gpus)); });
+  const bool nvlink = cluster_.server.nvlink.has_value();
+  for (auto& phase : plan.phases) {
+    for (auto& t : phase.transfers) {
+      t.src = static_cast<fabric::GpuId>(gpus[static_cast<std::size_t>(t.src)]);
+      t.dst = static_cast<fabric::GpuId>(gpus[static_cast<std::size_t>(t.dst)]);
+      const bool across = build->node_of(t.src) != build->node_of(t.dst);
+      t.hop = across ? collectives::HopClass::kNet : nvlink ? collectives::HopClass::kNvlink : collectives::HopClass::kPcie;
+      // NCCL >= 2.12 sends cross-node traffic through the NVLink peer on the right rail (PXN).
+      t.route.pxn = across && nvlink && t.route.leg == fabric::SwitchLeg::kWhole;
+    }
+  }
+  std::vector<std::int64_t> nodes;
+  for (const std::int64_t g : gpus) nodes.push_back(g / node);
+  std::sort(nodes.begin(), nodes.end());
+  plan.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+  plan.multi_node = plan.nodes > 1;
+  return collectives::plan_time(plan, *build, Bytes(query_bytes(call.op, call.group, call.size, call.element_bytes)),
+                                call.element_bytes, network_, tuning_);
+}
+
+CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape group, std::int64_t per_node, Bytes size,
+                                              int element_bytes) {
   if (free_ || group.size <= 1 || size.count() <= 0) return {};
-  const auto key = std::tuple{static_cast<int>(op), group, size.count(), element_bytes};
+  const auto key = std::tuple{static_cast<int>(op), group, per_node, size.count(), element_bytes};
   if (const auto known = cache_->find(key)) return *known;
   collectives::CollectiveQuery query;
   query.op = op;
-  // nccl-tests sizes are whole elements; round the buffer up to one.
-  const std::int64_t elements = std::max<std::int64_t>(1, (size.count() + element_bytes - 1) / element_bytes);
-  std::int64_t rounded = elements * element_bytes;
-  // all_gather / reduce_scatter buffers hold a whole number of per-rank shards.
-  if (op == collectives::Op::kAllGather || op == collectives::Op::kReduceScatter) {
-    const std::int64_t unit = group.size * element_bytes;
-    rounded = (rounded + unit - 1) / unit * unit;
-  }
-  query.sizes = {Bytes(rounded)};
+  query.sizes = {Bytes(query_bytes(op, group, size, element_bytes))};
   query.element_bytes = element_bytes;
   query.network = network_;
   query.tuning = tuning_;
-  const auto result = collectives::predict_collective(*fabric_for(group), query);
+  const auto result = collectives::predict_collective(*fabric_for(group, per_node), query);
   CTWIN_ASSERT(result.rows.size() == 1, "one size asked, one row returned");
   ++predictions_;
   const CollectivePrediction prediction{result.rows.front().time, result.rows.front().algorithm};
@@ -128,8 +262,9 @@ CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape gro
 std::shared_ptr<const collectives::Plan> CollectiveTimes::plan(const CommCall& call) {
   if (free_ || call.group.size <= 1 || call.size.count() <= 0) return nullptr;
   const collectives::Algorithm algorithm = predict(call.op, call.group, call.size, call.element_bytes).algorithm;
-  const auto built = fabric_for(call.group);
-  return cache_->plan({static_cast<int>(call.op), call.group, static_cast<int>(algorithm)}, [&] {
+  const std::int64_t per_node = members_per_node(call.group);
+  const auto built = fabric_for(call.group, per_node);
+  return cache_->plan({static_cast<int>(call.op), call.group, per_node, static_cast<int>(algorithm)}, [&] {
     // The channels predict_collective planned with.
     const int channels = tuning_.channels > 0 ? tuning_.channels : collectives::default_channels(*built);
     return collectives::make_plan(call.op, algorithm, *built, channels);

@@ -17,7 +17,14 @@
 //     leaf and that sharing is missed here (the shared-fabric replay, shared_fabric.hpp, puts it
 //     back); concurrent collectives of different groups (TP beside DP) do not share one fabric
 //     simulation here either.
-// Results are cached per (op, group shape, size, element bytes), in a CollectiveCache that many
+// Placement (placement.hpp): with place() the members per node are those of the shape's group of
+// stage 0 where the placement puts it (64 of a 72-GPU rack for EP 64 under domain_aligned), and
+// placed_time() prices every other group where its members really sit: a group laid out as the
+// shape's fabric assumes keeps the op's time, one with another whole number per node is predicted
+// on that slice, and one spread unevenly (straddling two NVLink domains under the contiguous
+// placement: 8 members in one rack, 56 in the next) has the shape's plan mapped onto its GPUs of
+// the real build and timed there, each transfer on the path it really takes.
+// Results are cached per (op, group shape, members per node, size, element bytes), in a CollectiveCache that many
 // steps on the same cluster and network may share (api::EvalContext keeps one per pair), with
 // the algorithm the communication twin chose, whose plan (collectives/plan.hpp, on the group's
 // fabric) is the traffic a shared-fabric replay puts on the cluster (shared_fabric.hpp).
@@ -39,6 +46,7 @@
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/network/network_model.hpp"
+#include "ctwin/replay/placement.hpp"
 
 namespace ctwin::replay {
 
@@ -82,9 +90,11 @@ struct CollectivePrediction {
 
 class CollectiveCache {
  public:
-  using Key = std::tuple<int, GroupShape, std::int64_t, int>;  ///< op, group, size in bytes, element bytes
-  using FabricKey = std::pair<std::int64_t, std::int64_t>;     ///< members per node (0: one node), size
-  using PlanKey = std::tuple<int, GroupShape, int>;            ///< op, group, algorithm
+  /// op, group, members per node (0: one node), size in bytes, element bytes
+  using Key = std::tuple<int, GroupShape, std::int64_t, std::int64_t, int>;
+  /// members per node (0: one node; −1: the whole build), size (GPUs of the build for −1)
+  using FabricKey = std::pair<std::int64_t, std::int64_t>;
+  using PlanKey = std::tuple<int, GroupShape, std::int64_t, int>;  ///< op, group, members per node, algorithm
 
   [[nodiscard]] std::optional<CollectivePrediction> find(const Key& key) const;
   void insert(const Key& key, CollectivePrediction prediction);
@@ -126,12 +136,28 @@ class CollectiveTimes {
   [[nodiscard]] std::shared_ptr<const collectives::Plan> plan(const CommCall& call);
   /// The fabric shaped like `group` that its collectives are predicted and planned on.
   [[nodiscard]] std::shared_ptr<const fabric::Fabric> group_fabric(GroupShape group) { return fabric_for(group); }
+  /// Ranks sit where `placement` puts them, pipeline stages being `stage_gpus` consecutive ranks
+  /// (see the top of this file). Without it ranks are contiguous from GPU 0 and a group's members
+  /// per node follow from its stride.
+  void place(const Placement& placement, std::int64_t stage_gpus);
+  /// The time of `call` for the group of `stage` led by `leader` (kEveryGroup: every group of
+  /// its shape in the stage, the slowest counting) on the nodes its members occupy, `isolated`
+  /// being the op's time for the shape's own layout. `isolated` without a placement.
+  [[nodiscard]] SimTime placed_time(const CommCall& call, SimTime isolated, int stage, std::int64_t leader);
   /// Distinct predictions made (cache misses), for reports and tests.
   [[nodiscard]] std::int64_t predictions() const { return predictions_; }
 
  private:
-  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group);
-  CollectivePrediction predict(collectives::Op op, GroupShape group, Bytes size, int element_bytes);
+  // Members per node of the shape's fabric (0: one node).
+  [[nodiscard]] std::int64_t members_per_node(GroupShape group) const;
+  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group) { return fabric_for(group, members_per_node(group)); }
+  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group, std::int64_t per_node);
+  CollectivePrediction predict(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
+    return predict(op, group, members_per_node(group), size, element_bytes);
+  }
+  CollectivePrediction predict(collectives::Op op, GroupShape group, std::int64_t per_node, Bytes size, int element_bytes);
+  // The time of `call` for members on the build's GPUs `gpus`, spread unevenly over nodes.
+  SimTime remapped_time(const CommCall& call, const std::vector<std::int64_t>& gpus, std::int64_t largest_run);
 
   fabric::ClusterSpec cluster_;
   network::ModelKind network_;
@@ -139,6 +165,10 @@ class CollectiveTimes {
   collectives::CollectiveTuning tuning_;
   std::int64_t predictions_ = 0;
   std::shared_ptr<CollectiveCache> cache_;
+  std::optional<Placement> placement_;
+  std::int64_t stage_gpus_ = 0;
+  // placed_time's answers: op, group, size, element bytes, stage, leader.
+  std::map<std::tuple<int, GroupShape, std::int64_t, int, int, std::int64_t>, SimTime> placed_;
 };
 
 }  // namespace ctwin::replay

@@ -1,5 +1,6 @@
 #include "ctwin/replay/scenario.hpp"
 
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -157,6 +158,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
                      "--sequence-parallel)");
   }
   s.network = network::parse_model_kind(reader.choice_or("network", {"analytical", "flow"}, "flow"), source, "/network");
+  if (const auto* placement = reader.optional("placement")) s.placement = read_placement(*placement, source);
   // Read here, applied by api::Scenario::resolve (the file format lives in the calibration layer,
   // above this one); simulate_step refuses a scenario whose calibration was not applied.
   if (const auto* calibration = reader.optional("calibration"); calibration != nullptr && !calibration->is_null()) {
@@ -167,7 +169,17 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   reader.finish();
   workload::validate(s.model, s.split, s.gpus);
   check_step_within_limits(s);
+  (void)place_ranks(s);  // an explicit list that does not fit the job is the file's error, named now
   return s;
+}
+
+std::int64_t nvlink_block(const workload::ParallelConfig& split) {
+  return std::lcm(split.tp * split.cp, split.expert_tp * split.ep);
+}
+
+Placement place_ranks(const Scenario& scenario) {
+  return Placement(scenario.placement, scenario.gpus, nvlink_block(scenario.split), scenario.cluster.server.gpus,
+                   scenario.source);
 }
 
 }  // namespace ctwin::replay

@@ -24,6 +24,7 @@
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/network/network_model.hpp"
 #include "ctwin/replay/moe_runtime.hpp"
+#include "ctwin/replay/placement.hpp"
 #include "ctwin/replay/tp_overlap.hpp"
 #include "ctwin/workload/model_spec.hpp"
 #include "ctwin/workload/parallel_config.hpp"
@@ -56,6 +57,7 @@ struct Scenario {
   /// (replay/host_issue.hpp).
   bool cuda_graphs = false;
   network::ModelKind network = network::ModelKind::kFlow;  ///< analytical or flow
+  PlacementSpec placement;  ///< "placement": where ranks sit on the cluster's GPUs (placement.hpp)
   /// The calibration file the scenario names (its `calibration` field, resolved), empty for none.
   /// api::Scenario::resolve applies it to `cluster`, `gpu` and `tuning` and sets `calibrated`.
   std::string calibration;
@@ -100,5 +102,11 @@ class GpuProfileCache {
                                       const std::filesystem::path& dir, const std::filesystem::path& repo_root,
                                       const std::vector<Override>& changes, const std::string& origin,
                                       GpuProfileCache* profiles = nullptr);
+
+/// Ranks whose groups want one NVLink domain: lcm(tp·cp, expert_tp·ep) (placement.hpp).
+[[nodiscard]] std::int64_t nvlink_block(const workload::ParallelConfig& split);
+
+/// The scenario's placement of its ranks on its cluster (InputError naming /placement).
+[[nodiscard]] Placement place_ranks(const Scenario& scenario);
 
 }  // namespace ctwin::replay

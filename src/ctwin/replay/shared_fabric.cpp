@@ -23,17 +23,17 @@ double probe_size(const std::vector<double>& fractions) {
   return std::max(double(std::int64_t{1} << 30), double(std::int64_t{16} << 20) / smallest);
 }
 
-int as_gpu(std::int64_t rank) { return static_cast<int>(rank); }
-
 }  // namespace
 
 SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus,
                                            engine::Simulator& simulator, CollectiveTimes& plans,
-                                           std::shared_ptr<const fabric::Fabric> healthy, std::int64_t sample_gpus)
+                                           std::shared_ptr<const fabric::Fabric> healthy, std::int64_t sample_gpus,
+                                           const Placement* placement)
     : fabric_(std::move(built)),
       pace_fabric_(healthy ? std::move(healthy) : fabric_),
       stage_gpus_(stage_gpus),
       sample_gpus_(sample_gpus > 0 ? sample_gpus : stage_gpus),
+      placement_(placement != nullptr && !placement->identity() ? std::optional<Placement>(*placement) : std::nullopt),
       pxn_(fabric_->spec().server.nvlink.has_value()),
       simulator_(simulator),
       plans_(plans),
@@ -44,8 +44,7 @@ SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric>
 SharedFabricExecutor::~SharedFabricExecutor() = default;
 
 void SharedFabricExecutor::append_group(const collectives::Plan& plan, const CommCall& call, int stage,
-                                        std::int64_t leader, Traffic& out) const {
-  const std::int64_t base = stage * stage_gpus_;
+                                        std::int64_t leader, Traffic& out, std::uint32_t group_class) const {
   const auto members = group_members(call.group, leader);
   CTWIN_ASSERT(plan.ranks == static_cast<int>(members.size()), "a group's plan has one GPU per member");
   if (out.empty()) out.resize(plan.phases.size());
@@ -54,15 +53,30 @@ void SharedFabricExecutor::append_group(const collectives::Plan& plan, const Com
     const auto& phase = plan.phases[p];
     out[p].repeat = phase.repeat;
     for (const auto& t : phase.transfers) {
-      const auto src = as_gpu(base + members[static_cast<std::size_t>(t.src)]);
-      const auto dst = as_gpu(base + members[static_cast<std::size_t>(t.dst)]);
+      const auto src = gpu_of(stage, members[static_cast<std::size_t>(t.src)]);
+      const auto dst = gpu_of(stage, members[static_cast<std::size_t>(t.dst)]);
       fabric::RouteOptions route = t.route;
       // The plan's nodes are the group's members per node; on the cluster PXN is decided by the
       // real nodes (the same ones wherever the stride divides a node).
       route.pxn = pxn_ && fabric_->node_of(src) != fabric_->node_of(dst) && route.leg == fabric::SwitchLeg::kWhole;
-      out[p].flows.push_back({src, dst, t.fraction, route});
+      out[p].flows.push_back({src, dst, t.fraction, route, group_class});
     }
   }
+}
+
+std::uint32_t SharedFabricExecutor::class_of(const CommCall& call, const collectives::Plan& plan, int stage,
+                                            std::int64_t leader, Classes& classes) {
+  // The group's predicted time over the op's (exactly 1 where laid out like the reference).
+  const double ratio = plans_.placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
+  if (ratio == 1.0) return 0;
+  for (std::uint32_t c = 1; c < classes.size(); ++c) {
+    if (classes[c].ratio == ratio) return c;
+  }
+  const TrafficKey key{static_cast<int>(call.op), call.group.size, call.group.stride, static_cast<int>(plan.algorithm),
+                       stage, leader};
+  const Traffic* alone = leader == kEveryGroup ? nullptr : &collective_traffic(call, plan, stage, leader);
+  classes.push_back({ratio, key, alone});
+  return static_cast<std::uint32_t>(classes.size() - 1);
 }
 
 const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(const CommCall& call,
@@ -72,23 +86,43 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(co
                        stage, leader};
   if (const auto it = traffic_.find(key); it != traffic_.end()) return it->second;
   Traffic& traffic = traffic_[key];
+  Classes classes{GroupClass{}};
   if (leader != kEveryGroup) {
-    append_group(plan, call, stage, leader, traffic);
+    // Paced on itself when it is not laid out like the reference: its own traffic is `traffic`.
+    const double ratio = plans_.placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
+    append_group(plan, call, stage, leader, traffic, ratio == 1.0 ? 0 : 1);
+    if (ratio != 1.0) {
+      classes.front().ratio = 0;  // no group of the reference's layout: its time does not bound the op
+      classes.push_back({ratio, key, &traffic});
+    }
   } else if (call.group.size * call.group.stride > stage_gpus_) {
     append_group(plan, call, stage, 0, traffic);
   } else {
-    const std::int64_t base = stage * stage_gpus_;
-    const auto first = group_members(call.group, 0);
-    const bool in_node = fabric_->node_of(as_gpu(base + first.front())) == fabric_->node_of(as_gpu(base + first.back()));
     // Groups tile blocks of size·stride ranks: when those divide the sample, the groups with a
     // leader inside it are exactly the groups with every member inside it.
     const std::int64_t span = call.group.size * call.group.stride;
     const std::int64_t ranks = sample_gpus_ % span == 0 ? sample_gpus_ : stage_gpus_;
+    const auto first = group_members(call.group, 0);
+    const int first_node = fabric_->node_of(gpu_of(stage, 0));
+    const bool in_node = fabric_->node_of(gpu_of(stage, first.front())) == fabric_->node_of(gpu_of(stage, first.back()));
+    bool reference = false;
     for (const std::int64_t l : group_leaders(call.group, ranks)) {
-      if (in_node && fabric_->node_of(as_gpu(base + l)) != fabric_->node_of(as_gpu(base))) continue;
-      append_group(plan, call, stage, l, traffic);
+      if (in_node && fabric_->node_of(gpu_of(stage, l)) != first_node) {
+        // Where the stage's first group fits in a node, so do the others, unless the placement
+        // makes one straddle two (contiguous ranks on 72-GPU domains): that one is put on too.
+        const auto members = group_members(call.group, l);
+        const int node = fabric_->node_of(gpu_of(stage, l));
+        const bool inside = std::all_of(members.begin(), members.end(),
+                                        [&](std::int64_t m) { return fabric_->node_of(gpu_of(stage, m)) == node; });
+        if (inside) continue;
+      }
+      const std::uint32_t group_class = class_of(call, plan, stage, l, classes);
+      reference = reference || group_class == 0;
+      append_group(plan, call, stage, l, traffic, group_class);
     }
+    if (!reference) classes.front().ratio = 0;
   }
+  if (classes.size() > 1) classes_[key] = std::move(classes);
   return traffic;
 }
 
@@ -100,8 +134,8 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::send_traffic(int from
   const std::int64_t first = local == kEveryGroup ? 0 : local;
   const std::int64_t last = local == kEveryGroup ? sample_gpus_ : local + 1;
   for (std::int64_t l = first; l < last; ++l) {
-    const auto src = as_gpu(from * stage_gpus_ + l);
-    const auto dst = as_gpu(to * stage_gpus_ + l);
+    const auto src = gpu_of(from, l);
+    const auto dst = gpu_of(to, l);
     for (int f = 0; f < kFlowsPerPair; ++f) {
       fabric::RouteOptions route;
       route.flow_label = static_cast<std::uint64_t>(f);
@@ -141,8 +175,22 @@ const SharedFabricExecutor::Pace& SharedFabricExecutor::pace_of(const TrafficKey
   return paces_[one_group] = pace;
 }
 
-void SharedFabricExecutor::launch(const Traffic& traffic, const Pace& pace, SimTime isolated, Done done) {
-  const SimTime deadline = simulator_.now() + isolated;
+void SharedFabricExecutor::launch(const Traffic& traffic, const Classes* classes, const Pace& pace, SimTime isolated,
+                                  Done done) {
+  // Collective bytes that one group alone moves in its predicted time, per class: the op's
+  // `isolated` for the reference, `ratio` times it for a group laid out otherwise.
+  std::vector<double> sizes{std::max(0.0, (isolated.seconds() - pace.fixed_s) / pace.per_byte_s)};
+  double longest = classes != nullptr ? classes->front().ratio : 1;
+  if (classes != nullptr) {
+    for (std::size_t c = 1; c < classes->size(); ++c) {
+      const GroupClass& g = (*classes)[c];
+      const Pace& own = pace_of(g.one_group, *g.traffic);
+      sizes.push_back(std::max(0.0, (isolated.seconds() * g.ratio - own.fixed_s) / own.per_byte_s));
+      longest = std::max(longest, g.ratio);
+    }
+  }
+  const SimTime deadline =
+      simulator_.now() + (longest == 1 ? isolated : SimTime::from_seconds(isolated.seconds() * longest));
   if (traffic.empty()) {
     simulator_.schedule_at(deadline, std::move(done));
     return;
@@ -155,9 +203,7 @@ void SharedFabricExecutor::launch(const Traffic& traffic, const Pace& pace, SimT
     slot = free_slots_.back();
     free_slots_.pop_back();
   }
-  // Collective bytes that one group alone moves in `isolated`.
-  const double size = std::max(0.0, (isolated.seconds() - pace.fixed_s) / pace.per_byte_s);
-  pending_[slot] = {&traffic, 0, 0, size, deadline, std::move(done)};
+  pending_[slot] = {&traffic, 0, 0, std::move(sizes), deadline, std::move(done)};
   start_phase(slot);
 }
 
@@ -165,10 +211,9 @@ void SharedFabricExecutor::start_phase(std::uint32_t slot) {
   Pending& p = pending_[slot];
   const Phase& phase = (*p.traffic)[p.phase];
   p.left = phase.flows.size();
-  const double size = p.size;
   const int index = static_cast<int>(p.phase);
   for (const Flow& f : phase.flows) {
-    const Bytes bytes(static_cast<std::int64_t>(std::llround(f.fraction * phase.repeat * size)));
+    const Bytes bytes(static_cast<std::int64_t>(std::llround(f.fraction * phase.repeat * p.sizes[f.group_class])));
     if (log_) log_->push_back({index, phase.repeat, f.src, f.dst, f.fraction, bytes, f.route, simulator_.now()});
     network_->start_transfer({f.src, f.dst, bytes, f.route}, [this, slot] { flow_done(slot); });
   }
@@ -195,13 +240,15 @@ void SharedFabricExecutor::start_collective(const CommCall& call, SimTime isolat
   const Traffic& traffic = collective_traffic(call, *plan, stage, leader);
   const Traffic& one_group = collective_traffic(call, *plan, 0, 0);
   const TrafficKey key{static_cast<int>(call.op), call.group.size, call.group.stride, static_cast<int>(plan->algorithm), 0, 0};
-  launch(traffic, pace_of(key, one_group), isolated, std::move(done));
+  const auto classes = classes_.find({static_cast<int>(call.op), call.group.size, call.group.stride,
+                                      static_cast<int>(plan->algorithm), stage, leader});
+  launch(traffic, classes == classes_.end() ? nullptr : &classes->second, pace_of(key, one_group), isolated, std::move(done));
 }
 
 void SharedFabricExecutor::start_send(const CommCall&, SimTime isolated, int from, int to, std::int64_t local, Done done) {
   const Traffic& traffic = send_traffic(from, to, local);
   const Traffic& first_rank = send_traffic(from, to, 0);
-  launch(traffic, pace_of({-1, from, to, 0, 0, 0}, first_rank), isolated, std::move(done));
+  launch(traffic, nullptr, pace_of({-1, from, to, 0, 0, 0}, first_rank), isolated, std::move(done));
 }
 
 }  // namespace ctwin::replay

@@ -24,6 +24,9 @@
 // replay crosses: sends and DP traffic leave by the NICs, rail-aligned). The groups of one op
 // move through the plan's phases together.
 //
+// Placement (placement.hpp): rank r of the job (stage · stage_gpus + stage-local rank) is the
+// build's GPU placement.gpu(r); every transfer goes between the GPUs its ranks sit on.
+//
 // Sample (flow_sample.hpp): with sample_gpus below stage_gpus, groups and sends that fit inside
 // a stage's first sample_gpus ranks are put on the fabric for those ranks only; wider groups
 // keep all of theirs.
@@ -32,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -62,9 +66,10 @@ class SharedFabricExecutor final : public CommExecutor {
   /// `healthy`: when `built` has degraded parts, the same build without them, on which the paces
   /// are measured (a degraded part must slow the traffic, not shrink the bytes paced to it).
   /// `sample_gpus`: stage-local ranks whose narrow groups stand for the stage's (0: stage_gpus).
+  /// `placement`: the GPU of each rank (null: rank r on GPU r).
   SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator,
                        CollectiveTimes& plans, std::shared_ptr<const fabric::Fabric> healthy = nullptr,
-                       std::int64_t sample_gpus = 0);
+                       std::int64_t sample_gpus = 0, const Placement* placement = nullptr);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -84,6 +89,7 @@ class SharedFabricExecutor final : public CommExecutor {
     fabric::GpuId dst = 0;
     double fraction = 0;  // of the collective's size, one step
     fabric::RouteOptions route;
+    std::uint32_t group_class = 0;  // index into the op's GroupClass list (0: paced like the reference group)
   };
   struct Phase {
     std::vector<Flow> flows;
@@ -95,33 +101,52 @@ class SharedFabricExecutor final : public CommExecutor {
     double fixed_s = 0;
     double per_byte_s = 0;
   };
+  // (op, group size, stride, algorithm, stage, leader) of a collective; (−1, from, to, 0, local, 0) of a send.
+  using TrafficKey = std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t, std::int64_t>;
+  // Groups of an op laid out unlike the shape's reference group (stage 0, leader 0) and so
+  // predicted apart (CollectiveTimes::placed_time: one straddling two NVLink domains): their
+  // time is `ratio` times the op's, and their traffic is paced on one of them alone. Class 0 is
+  // the reference's (ratio 1).
+  struct GroupClass {
+    double ratio = 1;
+    TrafficKey one_group;
+    const Traffic* traffic = nullptr;
+  };
+  using Classes = std::vector<GroupClass>;
   // An op whose flows are in flight; slots are reused, so a flow's completion captures an index.
   struct Pending {
     const Traffic* traffic = nullptr;
     std::size_t phase = 0;
     std::size_t left = 0;
-    double size = 0;  // collective bytes the traffic moves
+    std::vector<double> sizes;  // collective bytes the traffic moves, per group class
     SimTime deadline;
     Done done;
   };
-  // (op, group size, stride, algorithm, stage, leader) of a collective; (−1, from, to, 0, local, 0) of a send.
-  using TrafficKey = std::tuple<int, std::int64_t, std::int64_t, int, std::int64_t, std::int64_t>;
 
   void append_group(const collectives::Plan& plan, const CommCall& call, int stage, std::int64_t leader,
-                    Traffic& out) const;
+                    Traffic& out, std::uint32_t group_class = 0) const;
+  // The class of the group led by `leader` in `stage` among `classes` (added when new).
+  std::uint32_t class_of(const CommCall& call, const collectives::Plan& plan, int stage, std::int64_t leader,
+                         Classes& classes);
   [[nodiscard]] const Traffic& collective_traffic(const CommCall& call, const collectives::Plan& plan, int stage,
                                                   std::int64_t leader);
   [[nodiscard]] const Traffic& send_traffic(int from, int to, std::int64_t local);
   [[nodiscard]] const Pace& pace_of(const TrafficKey& one_group, const Traffic& traffic);
   [[nodiscard]] double alone_s(const Traffic& traffic, double size);
-  void launch(const Traffic& traffic, const Pace& pace, SimTime isolated, Done done);
+  void launch(const Traffic& traffic, const Classes* classes, const Pace& pace, SimTime isolated, Done done);
   void start_phase(std::uint32_t slot);
   void flow_done(std::uint32_t slot);
 
   std::shared_ptr<const fabric::Fabric> fabric_;
   std::shared_ptr<const fabric::Fabric> pace_fabric_;  ///< healthy: `fabric_` unless that is degraded
+  [[nodiscard]] fabric::GpuId gpu_of(std::int64_t stage, std::int64_t local) const {
+    const std::int64_t rank = stage * stage_gpus_ + local;
+    return static_cast<fabric::GpuId>(placement_ ? placement_->gpu(rank) : rank);
+  }
+
   std::int64_t stage_gpus_ = 1;
   std::int64_t sample_gpus_ = 1;  ///< divides stage_gpus_
+  std::optional<Placement> placement_;
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;
   CollectiveTimes& plans_;
@@ -129,6 +154,7 @@ class SharedFabricExecutor final : public CommExecutor {
   engine::Simulator probe_simulator_;  ///< for the paces: one group's traffic alone
   std::unique_ptr<network::NetworkModel> probe_network_;
   std::map<TrafficKey, Traffic> traffic_;
+  std::map<TrafficKey, Classes> classes_;  // of a collective's traffic, by the same key
   std::map<TrafficKey, Pace> paces_;  // keyed by the traffic of one group (stage 0, leader 0; a send's first rank)
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_slots_;

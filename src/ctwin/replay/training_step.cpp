@@ -19,6 +19,10 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache,
                        scenario.tuning);
   SimulatedStep step;
+  step.placement = place_ranks(scenario);
+  // Stages are tp·cp·dp consecutive ranks (op_graph.cpp); the groups' members per node follow
+  // from where the placement puts them.
+  comm.place(step.placement, scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus));
   step.work = build_step_work(scenario, comm);
   std::map<double, StepWork> slow_hbm;  // the work again at each degraded HBM bandwidth
   for (const auto& s : options.slowdowns) {
@@ -52,18 +56,29 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   std::unique_ptr<CommExecutor> executor;
   if (shared) {
     std::shared_ptr<const fabric::Fabric> built = options.fabric;
-    if (!built) built = std::make_shared<const fabric::Fabric>(scenario.cluster, static_cast<int>(scenario.gpus));
-    CTWIN_ASSERT(built->gpus() == scenario.gpus, "a step's shared fabric is a build of the scenario's GPUs");
-    const std::int64_t sample = sampled_stage_gpus(options.flow_sample, scenario.cluster, step.work.stage_gpus,
-                                                   scenario.split.tp * scenario.split.cp);
+    const std::int64_t build_gpus = step.placement.cluster_gpus();
+    if (!built) built = std::make_shared<const fabric::Fabric>(scenario.cluster, static_cast<int>(build_gpus));
+    CTWIN_ASSERT(built->gpus() == build_gpus, "a step's shared fabric is a build of the GPUs its placement uses");
+    // A sample stands for replicas placed alike in whole nodes: with ranks moved off the
+    // contiguous layout that no longer holds, so the whole stage goes on the fabric.
+    const std::int64_t sample = step.placement.identity()
+                                    ? sampled_stage_gpus(options.flow_sample, scenario.cluster, step.work.stage_gpus,
+                                                         scenario.split.tp * scenario.split.cp)
+                                    : step.work.stage_gpus;
     executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
-                                                      options.healthy_fabric, sample);
+                                                      options.healthy_fabric, sample, &step.placement);
     if (sample < step.work.stage_gpus) {
       step.flow_sample_gpus = sample;
       step.flow_sample = options.flow_sample;
     }
   } else {
-    executor = std::make_unique<IsolatedExecutor>(simulator);
+    // Contiguous ranks whose stages start on node boundaries (or pack whole into nodes) lay every
+    // group of a shape out alike: each op's own time is every group's. Otherwise each group is
+    // priced where it sits (a group straddling two NVLink domains pays the network).
+    const std::int64_t node = scenario.cluster.server.gpus;
+    const std::int64_t stage = step.work.stage_gpus;
+    const bool alike = step.placement.identity() && (stage % node == 0 || node % stage == 0);
+    executor = std::make_unique<IsolatedExecutor>(simulator, alike ? nullptr : &comm);
   }
   step.replay = replay_step(step.work, order, replay_options, simulator, *executor);
   step.report = make_step_report(scenario, step.replay);

@@ -52,6 +52,7 @@ struct SimulatedStep {
   /// 0 when every replica's were (the exact replay).
   std::int64_t flow_sample_gpus = 0;
   FlowSample flow_sample = FlowSample::kFull;  ///< the sample asked for (kFull when it was not applied)
+  Placement placement;  ///< where the ranks sat (placement.hpp)
 };
 
 /// InputError for what the slice does not model (see build_step_work).
