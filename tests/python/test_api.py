@@ -105,6 +105,18 @@ def test_bad_input_raises_input_error_naming_the_field():
         ctwin.collective("dgx-h100-superpod", 64, op="all_reduce_fast")
 
 
+def test_gpu_counts_out_of_range_are_refused_naming_the_argument_not_wrapped():
+    # Issue 36: gpus=2**32+64 went through a 32-bit cast and built 64 GPUs.
+    for gpus in (2**32 + 64, 2**64, 0, -8, 8.0, True):
+        with pytest.raises(ctwin.InputError) as raised:
+            ctwin.fabric("dgx-h100-superpod", gpus)
+        assert raised.value.file == "gpus", gpus
+        assert "gpus" in str(raised.value)
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.plan("scenarios/default.json", gpus=2**32 + 64)
+    assert raised.value.file == "gpus"
+
+
 def test_threads_give_the_serial_results():
     # Steps of about a second each (Llama 3 70B on 1,024 GPUs, every op's traffic on one flow
     # simulation).

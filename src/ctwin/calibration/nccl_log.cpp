@@ -126,6 +126,7 @@ class Parser {
     } else if (fields[0] == "size" && contains(fields, "time") && contains(fields, "busbw")) {
       layout_ = column_header(fields, line);
       footer_ = false;
+      table_start_ = log_.rows.size();
     }
   }
 
@@ -259,6 +260,14 @@ class Parser {
     NcclRow row;
     row.line = line;
     row.size = Bytes(integer(fields[layout.size], line, layout.size + 1));
+    // nccl-tests prints each size of its sweep once, ascending; a size again or smaller is a
+    // row pasted or reordered by hand, and the fit would weigh it twice (issue 36).
+    if (log_.rows.size() > table_start_ && row.size <= log_.rows.back().size) {
+      fail(line, layout.size + 1, "size " + std::to_string(row.size.count()) + " after " +
+                                      std::to_string(log_.rows.back().size.count()) + " on line " +
+                                      std::to_string(log_.rows.back().line) +
+                                      ": nccl-tests prints each size once, ascending");
+    }
     if (layout.count) row.count = integer(fields[*layout.count], line, *layout.count + 1);
     if (layout.type) row.type = std::string(fields[*layout.type]);
     if (layout.redop) row.redop = std::string(fields[*layout.redop]);
@@ -274,6 +283,7 @@ class Parser {
   std::set<std::string> ranks_;
   bool seen_text_ = false;
   bool footer_ = false;  // `# Avg bus bandwidth` seen: the table is over
+  std::size_t table_start_ = 0;  // the current table's first row in log_.rows
 };
 
 }  // namespace

@@ -70,6 +70,17 @@ TEST(NcclLogHardening, ForeignLineInsideTheTableIsRefused) {
                               "node01:41234:41290 [1] NCCL INFO Channel 00/32 :    0   1\n" + kRow2 + kFooter));
 }
 
+// Issue 36: a row pasted twice or rows put in another order were fitted, the repeated size
+// weighing twice. nccl-tests prints each size once, ascending.
+TEST(NcclLogHardening, RepeatedOrReversedRowsAreRefused) {
+  for (const std::string rows : {std::string(kRow1) + kRow1, std::string(kRow2) + kRow1}) {
+    const std::string what = error_of(std::string(kHead) + rows + kFooter);
+    EXPECT_TRUE(contains(what, "run.log")) << what;
+    EXPECT_TRUE(contains(what, "line 11")) << what;
+    EXPECT_TRUE(contains(what, "each size once, ascending")) << what;
+  }
+}
+
 TEST(NcclLogHardening, RowTimedZeroIsRefused) {
   const std::string zero =
       "     1048576        262144     float     sum      -1     0.00   52.43   52.43    N/A    19.50   53.77   53.77    N/A\n";
