@@ -55,9 +55,13 @@ FlopRate GpuSpec::peak(Dtype dtype) const {
 namespace {
 
 // A table relative to the roofline may say more than 1 (the roofline's tile and wave steps
-// are pessimistic), but never that a measured GEMM ran faster than the GPU's peak: a profile
-// with efficiency 1e9 made `ctwin gemm` print 8.3 times the peak (issue 36). Checked at the
-// grid's own points, where the table says what was measured.
+// are pessimistic), but not that a GEMM runs well past the GPU's peak: a profile with
+// efficiency 1e9 made `ctwin gemm` print 8.3 times the peak (issue 36). Checked at the grid's
+// own points. The grid is a least-squares fit over measured shapes, each at most the peak
+// (read_gemm_csv), and may overshoot between them: the shipped A100 table reaches 1.033 times
+// its peak at 512x768x16384. Past kTableOvershoot it is no fit of measurements.
+constexpr double kTableOvershoot = 1.10;
+
 void check_table_below_peak(const GpuSpec& spec, const std::string& source) {
   if (!spec.gemm_table) return;
   for (const auto& [dtype, grid] : spec.gemm_table->grids()) {
@@ -68,10 +72,10 @@ void check_table_below_peak(const GpuSpec& spec, const std::string& source) {
         for (std::size_t l = 0; l < grid.k.size(); ++l) {
           const GemmShape shape{grid.m[i], grid.n[j], grid.k[l], dtype};
           const double rate = estimate_gemm(spec, shape).rate().per_second();
-          if (rate > peak * (1 + 1e-9)) {
+          if (rate > peak * kTableOvershoot) {
             const std::size_t at = grid.index(i, j, l);
             char text[200];
-            std::snprintf(text, sizeof text, "%g at %lldx%lldx%lld runs the GEMM at %.4g TFLOP/s, above the %.4g TFLOP/s peak",
+            std::snprintf(text, sizeof text, "%g at %lldx%lldx%lld runs the GEMM at %.4g TFLOP/s, more than 10%% above the %.4g TFLOP/s peak",
                           grid.efficiency[at], static_cast<long long>(shape.m), static_cast<long long>(shape.n),
                           static_cast<long long>(shape.k), rate * 1e-12, peak * 1e-12);
             throw InputError(source, "/gemm_table/" + dtype_name(dtype) + "/efficiency/" + std::to_string(at), text);

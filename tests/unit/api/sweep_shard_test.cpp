@@ -96,7 +96,16 @@ TEST(SweepShards, EditedFiguresAndCountsAreRefusedNamingTheField) {
     }
   };
   // Shard 2 holds points 1 and 3 (0-based), both valid.
-  refused([](nlohmann::json& j) { j["grid_points"] = 1'000'000'000'000'000'000ULL; }, "/grid_points");
+  // A count both files agree on, but not their axes' product: refused at the first file.
+  auto huge = shards;
+  for (auto& shard : huge) shard["grid_points"] = 1'000'000'000'000'000'000ULL;
+  try {
+    (void)merge_sweeps(huge, two);
+    ADD_FAILURE() << "a grid of 10^18 points was merged";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "a.json");
+    EXPECT_EQ(e.pointer(), "/grid_points");
+  }
   refused([](nlohmann::json& j) { j["points"][0]["step_time_s"] = -5.0; }, "/points/1/step_time_s");
   refused([](nlohmann::json& j) { j["points"][0]["mfu"] = 7.5; }, "/points/1/mfu");
   refused([](nlohmann::json& j) { j["points"][1]["tokens_per_s"] = 0.0; }, "/points/3/tokens_per_s");

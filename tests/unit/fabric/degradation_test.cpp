@@ -96,12 +96,12 @@ TEST(Degradation, ASharePastTheFloorIsRefusedWithTheReason) {
     }
   }
   EXPECT_DOUBLE_EQ(parse_degradation("nic:3=0.001", "--degrade", fabric).factor, 0.001);
-  // A 1 Gbps NIC (a legal file) at 0.0005 would be 0.5 Mbps: refused for the link, not the share.
+  // A 100 Mbps NIC (a legal file) at 0.005 would be 0.5 Mbps: refused for the link, not the share.
   ClusterSpec slow = fabric.spec();
-  slow.server.nics.link.bandwidth = Bandwidth::bits_per_second(1e9);
+  slow.server.nics.link.bandwidth = Bandwidth::bits_per_second(100e6);
   const Fabric slow_fabric(slow, 64);
   try {
-    (void)parse_degradation("nic:3=0.0009", "--degrade", slow_fabric);
+    (void)parse_degradation("nic:3=0.005", "--degrade", slow_fabric);
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("below the 1 Mbps"), std::string::npos) << e.what();
