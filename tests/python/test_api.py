@@ -117,6 +117,13 @@ def test_gpu_counts_out_of_range_are_refused_naming_the_argument_not_wrapped():
     assert raised.value.file == "gpus"
 
 
+def test_deep_nesting_is_an_input_error_not_a_dead_interpreter():
+    # Issue 36: a pipeline_layout of 30,000 '(' overflowed the stack and killed the interpreter.
+    layout = "(" * 30000 + "t" + ")" * 30000
+    with pytest.raises(ctwin.InputError, match="nested deeper than 16"):
+        ctwin.Scenario.load("scenarios/default.json").with_(**{"parallel.pipeline_layout": layout}).validate()
+
+
 def test_threads_give_the_serial_results():
     # Steps of about a second each (Llama 3 70B on 1,024 GPUs, every op's traffic on one flow
     # simulation).

@@ -73,8 +73,9 @@ void require_finite_non_negative(double value, const char* what) {
 }
 
 int gpu_count(std::int64_t gpus, const std::string& flag) {
-  if (gpus < 1 || gpus > kMaxGpus) {
-    throw InputError(flag, "", std::to_string(gpus) + " is not a number of GPUs ctwin builds (1 to 2^24 = " +
+  if (gpus < 1) throw InputError(flag, "", "must be a positive number of GPUs, got " + std::to_string(gpus));
+  if (gpus > kMaxGpus) {
+    throw InputError(flag, "", std::to_string(gpus) + " GPUs is beyond any build ctwin models (at most 2^24 = " +
                                    std::to_string(kMaxGpus) + ")");
   }
   return static_cast<int>(gpus);
