@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
+#include "source_root.hpp"
 
 namespace {
 
@@ -19,8 +20,6 @@ using ctwin::cli_testing::Outcome;
 using ctwin::cli_testing::run_ctwin;
 using ctwin::cli_testing::shell_quote;
 using ctwin::cli_testing::topology;
-
-const std::string kDefault = std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json";
 
 class HardeningRound2 : public ctwin::cli_testing::TempDirTest {};
 
@@ -33,13 +32,13 @@ TEST_F(HardeningRound2, DeeplyNestedScenarioIsOneLine) {
 // Crash: a pipeline_layout of 30,000 '(' segfaulted `run` and `model`.
 TEST_F(HardeningRound2, DeeplyNestedPipelineLayoutIsOneLine) {
   const std::string layout = std::string(30000, '(') + "t" + std::string(30000, ')');
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --set " + shell_quote("parallel.pipeline_layout=" + layout)),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --set " + shell_quote("parallel.pipeline_layout=" + layout)),
                              {"pipeline_layout", "nested deeper than 16"}));
 }
 
 // Internal error: `--degrade nic:3=1e-12` tripped the drain queue's assertion.
 TEST_F(HardeningRound2, ANicAtATrillionthIsAFailedPart) {
-  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(kDefault) + " --degrade nic:3=1e-12"),
+  EXPECT_TRUE(one_line_error(run_ctwin("run " + shell_quote(ctwin::kDefaultScenario) + " --degrade nic:3=1e-12"),
                              {"--degrade", "nic:3=1e-12", "failed part"}));
 }
 
