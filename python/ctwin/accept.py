@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from . import _core
-from .build import _changes, _cluster
+from .build import _changes, _cluster, _gpus
 from .context import EvalContext, default_context
 
 
@@ -52,7 +52,7 @@ def accept(cluster: str | os.PathLike, gpus: int, plan: str | os.PathLike = "sce
     1 + u, u uniform in [-noise, noise] from ``seed``.
     """
     ctx = context or default_context()
-    report, markdown = _core.accept(_cluster(cluster), gpus, _changes(changes), os.fspath(calibration or ""),
+    report, markdown = _core.accept(_cluster(cluster), _gpus(gpus), _changes(changes), os.fspath(calibration or ""),
                                     os.fspath(plan), os.fspath(measured or ""), list(degraded or []),
                                     degraded is not None, float(noise), int(seed), int(jobs or os.cpu_count() or 1),
                                     ctx._core)

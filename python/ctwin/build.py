@@ -10,11 +10,24 @@ import pandas as pd
 
 from . import _core
 from .context import EvalContext, default_context
+from .errors import InputError
 from .results import FabricResult, TrafficResult
 
 
 def _changes(changes: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     return [(path, json.dumps(value)) for path, value in (changes or {}).items()]
+
+
+# ctwin builds at most 2^24 GPUs (src/ctwin/core/limits.hpp); a larger int used to reach C++ and
+# wrap through a 32-bit cast (gpus=2**32+64 ran 64 GPUs; issue 36).
+MAX_GPUS = 1 << 24
+
+
+def _gpus(gpus: Any, name: str = "gpus") -> int:
+    """``gpus`` checked here, so that the error names the argument and no value is wrapped."""
+    if isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= MAX_GPUS:
+        raise InputError(f"{name}: expected a whole number of GPUs from 1 to {MAX_GPUS}, got {gpus!r}", file=name)
+    return gpus
 
 
 def _cluster(cluster: str | os.PathLike) -> str:
@@ -34,7 +47,7 @@ def fabric(cluster: str | os.PathLike, gpus: int, changes: Mapping[str, Any] | N
     ``ctwin calibrate --nccl`` wrote. Returns a :class:`FabricResult`.
     """
     ctx = context or default_context()
-    text = _core.fabric(_cluster(cluster), gpus, _changes(changes), os.fspath(calibration or ""), ctx._core)
+    text = _core.fabric(_cluster(cluster), _gpus(gpus), _changes(changes), os.fspath(calibration or ""), ctx._core)
     return FabricResult(json.loads(text))
 
 
@@ -49,7 +62,7 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
     hold op, gpus and channels; ``frame.attrs["report"]`` the whole JSON report.
     """
     ctx = context or default_context()
-    text = _core.collective(_cluster(cluster), gpus, _changes(changes), os.fspath(calibration or ""), op, algorithm,
+    text = _core.collective(_cluster(cluster), _gpus(gpus), _changes(changes), os.fspath(calibration or ""), op, algorithm,
                             protocol, str(begin), str(end), float(factor), dtype, network, channels, ctx._core)
     report = json.loads(text)
     frame = pd.DataFrame(report["rows"], columns=["size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo",
@@ -67,6 +80,6 @@ def traffic(cluster: str | os.PathLike, gpus: int, pattern: str = "alltoall", si
     an int of bytes."""
     ctx = context or default_context()
     size_text = size if isinstance(size, str) else f"{int(size)}B"
-    text = _core.traffic(_cluster(cluster), gpus, _changes(changes), pattern, size_text, pxn, steps, flows_per_pair,
+    text = _core.traffic(_cluster(cluster), _gpus(gpus), _changes(changes), pattern, size_text, pxn, steps, flows_per_pair,
                          network, ctx._core)
     return TrafficResult(json.loads(text))

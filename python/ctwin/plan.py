@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pandas as pd
 
 from . import _core
+from .build import _gpus
 from .context import EvalContext, default_context
 from .errors import InputError
 from .results import _TextReport
@@ -199,8 +200,8 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     constraints that leave no split (naming the rule that removed the last candidates).
     """
     s = _scenario(scenario)
-    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1):
-        raise InputError(f"gpus: expected a positive integer, got {gpus!r}", file="gpus")
+    if gpus is not None:
+        _gpus(gpus)
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise InputError(f"top: expected a positive integer, got {top!r}", file="top")
     if isinstance(flow_top, bool) or not isinstance(flow_top, int) or flow_top < 0:

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from . import _core
-from .build import _changes, _cluster
+from .build import _changes, _cluster, _gpus
 from .context import EvalContext, default_context
 
 
@@ -37,7 +37,7 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
     full scale; pareto and cost_per_pflops. ``frame.attrs["report"]`` is the whole JSON report.
     """
     ctx = context or default_context()
-    text = _core.size(_cluster(cluster), gpus, _changes(changes), _vary_text(vary),
+    text = _core.size(_cluster(cluster), _gpus(gpus), _changes(changes), _vary_text(vary),
                       [os.fspath(w) for w in workloads], os.fspath(parts or ""), scales, collectives, jobs, ctx._core)
     report = json.loads(text)
     rows = []

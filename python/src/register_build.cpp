@@ -14,6 +14,7 @@
 #include "ctwin/calibration/nccl_comparison.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "registry.hpp"
 
@@ -60,7 +61,7 @@ void register_build(py::module_& m) {
       [](const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& calibration,
          api::EvalContext& context) {
         const api::Build build = build_of(cluster, gpus, changes, calibration);
-        return call_interruptibly([&] { return api::fabric_report_json(build, context).dump(); });
+        return call_interruptibly([&] { return json_text(api::fabric_report_json(build, context)); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("context"));
 
@@ -83,7 +84,7 @@ void register_build(py::module_& m) {
                                                std::to_string(channels));
         }
         query.tuning.channels = channels;
-        return call_interruptibly([&] { return api::collective_json(api::evaluate_collective(build, query, context)).dump(); });
+        return call_interruptibly([&] { return json_text(api::collective_json(api::evaluate_collective(build, query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("op"),
       py::arg("algorithm"), py::arg("protocol"), py::arg("begin"), py::arg("end"), py::arg("factor"), py::arg("dtype"),
@@ -99,7 +100,7 @@ void register_build(py::module_& m) {
         query.pattern = pattern;
         query.options = {bytes_arg("size", size), pxn, steps, flows_per_pair};
         query.network = network::parse_model_kind(network, "network", "");
-        return call_interruptibly([&] { return api::traffic_json(api::evaluate_traffic(build, query, context)).dump(); });
+        return call_interruptibly([&] { return json_text(api::traffic_json(api::evaluate_traffic(build, query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("pattern"), py::arg("size"), py::arg("pxn"),
       py::arg("steps"), py::arg("flows_per_pair"), py::arg("network"), py::arg("context"));

@@ -18,6 +18,7 @@
 #include "ctwin/api/training_calibration.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/compute/gemm_limits.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "arguments.hpp"
 #include "registry.hpp"
 
@@ -58,7 +59,7 @@ void register_calibration(py::module_& m) {
          std::optional<std::int64_t> k, const std::string& dtype, const std::string& shapes) {
         return call_interruptibly([&] {
           const compute::GpuSpec spec = api::load_gpu_option(gpu, "gpu");
-          return api::gemm_json(api::evaluate_gemm(spec, shapes_of(m, n, k, dtype, shapes, spec))).dump();
+          return json_text(api::gemm_json(api::evaluate_gemm(spec, shapes_of(m, n, k, dtype, shapes, spec))));
         });
       },
       py::arg("gpu"), py::arg("m"), py::arg("n"), py::arg("k"), py::arg("dtype"), py::arg("shapes"),
@@ -72,7 +73,7 @@ void register_calibration(py::module_& m) {
         require(output, "output", "where to write the calibrated profile");
         api::GemmCalibrationRequest request{csv, base, output, std::nullopt, "base"};
         if (!holdout.empty()) request.holdout = holdout;
-        return call_interruptibly([&] { return api::gemm_calibration_json(api::calibrate_gemm(request)).dump(); });
+        return call_interruptibly([&] { return json_text(api::gemm_calibration_json(api::calibrate_gemm(request))); });
       },
       py::arg("csv"), py::arg("base"), py::arg("output"), py::arg("holdout"),
       "Fits a GPU profile's GEMM table; the report as JSON (ctwin calibrate --gemm --format json).");
@@ -103,8 +104,8 @@ void register_calibration(py::module_& m) {
         request.rows = true;
         return call_interruptibly([&] {
           const api::NcclCalibrationResult result = api::calibrate_nccl(request);
-          return std::pair{api::nccl_calibration_result_json(result, request).dump(),
-                           api::nccl_size_rows_json(result).dump()};
+          return std::pair{json_text(api::nccl_calibration_result_json(result, request)),
+                           json_text(api::nccl_size_rows_json(result))};
         });
       },
       py::arg("cluster"), py::arg("logs"), py::arg("output"), py::arg("gpus"), py::arg("op"), py::arg("algorithm"),
@@ -121,7 +122,7 @@ void register_calibration(py::module_& m) {
         if (!holdout.empty()) request.holdout = holdout;
         return call_interruptibly([&] {
           const api::LayerCalibration result = api::calibrate_layers(request);
-          return std::pair{api::layer_calibration_json(result, output).dump(), api::layer_fit_rows_json(result).dump()};
+          return std::pair{json_text(api::layer_calibration_json(result, output)), json_text(api::layer_fit_rows_json(result))};
         });
       },
       py::arg("layers"), py::arg("base"), py::arg("output"), py::arg("holdout"),
@@ -150,8 +151,8 @@ void register_calibration(py::module_& m) {
         request.base_field = "base";
         return call_interruptibly([&] {
           const api::TrainingCalibration result = api::calibrate_training(request);
-          return std::pair{api::training_calibration_json(result, output).dump(),
-                           api::training_calibration_rows_json(result).dump()};
+          return std::pair{json_text(api::training_calibration_json(result, output)),
+                           json_text(api::training_calibration_rows_json(result))};
         });
       },
       py::arg("cases"), py::arg("base"), py::arg("output"), py::arg("holdout"), py::arg("only"), py::arg("network"),
@@ -165,7 +166,7 @@ void register_calibration(py::module_& m) {
         return call_interruptibly([&] {
           std::optional<calibration::NcclOp> given;
           if (!op.empty()) given = collectives::parse_op(op, "op");
-          return api::nccl_log_json(calibration::read_nccl_log(api::resolve_data_path(path), given)).dump();
+          return json_text(api::nccl_log_json(calibration::read_nccl_log(api::resolve_data_path(path), given)));
         });
       },
       py::arg("path"), py::arg("op"), "An nccl-tests log's rows as JSON.");

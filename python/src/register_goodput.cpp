@@ -8,6 +8,7 @@
 
 #include "call.hpp"
 #include "ctwin/api/goodput.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -42,7 +43,7 @@ void register_goodput(py::module_& m) {
         q.runs = runs;
         q.seed = seed;
         // Indented as the CLI prints it, so that the text is the command's bytes.
-        return call_interruptibly([&] { return api::goodput_json(api::evaluate_goodput(q, context)).dump(2); });
+        return call_interruptibly([&] { return json_text(api::goodput_json(api::evaluate_goodput(q, context)), 2); });
       },
       py::arg("scenario"), py::arg("overrides"), py::arg("days"), py::arg("interval"), py::arg("spares"),
       py::arg("cold_spares"), py::arg("hot_swap"), py::arg("cold_swap"), py::arg("on_empty"), py::arg("reliability"),

@@ -7,6 +7,7 @@
 #include "call.hpp"
 #include "ctwin/api/layer.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -23,8 +24,8 @@ void register_layer(py::module_& m) {
         if (!measured.empty() && !model.empty()) throw InputError("model", "", "with measured= the models come from the file");
         if (measured.empty() && model.empty()) throw InputError("model", "", "give a model (or measured=FILE)");
         return call_interruptibly([&] {
-          if (!measured.empty()) return api::layer_comparison_json(api::compare_layers(query, measured)).dump();
-          return api::layer_json(replay::predict_layer(query, api::data_dir())).dump();
+          if (!measured.empty()) return json_text(api::layer_comparison_json(api::compare_layers(query, measured)));
+          return json_text(api::layer_json(replay::predict_layer(query, api::data_dir())));
         });
       },
       py::arg("model"), py::arg("gpu"), py::arg("tp"), py::arg("seq"), py::arg("micro_batch"), py::arg("precision"),

@@ -12,6 +12,7 @@
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/replay/flow_sample.hpp"
 #include "registry.hpp"
 
@@ -60,7 +61,7 @@ void register_plan(py::module_& m) {
         options.top = top;  // the best `top` exact, the rest ranked out by their bound (shards replay all)
         return call_interruptibly([&] {
           const api::PlanResult result = api::evaluate_plan(scenario, context, options);
-          return api::plan_json(result, shard_count > 1 ? 0 : top).dump(2);
+          return json_text(api::plan_json(result, shard_count > 1 ? 0 : top), 2);
         });
       },
       py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("objective"), py::arg("fixes"),
@@ -74,7 +75,7 @@ void register_plan(py::module_& m) {
         if (top < 1) throw InputError("top", "", "must be at least 1");
         std::vector<std::string> names;
         const auto parsed = parse_all(shards, names);
-        return call_interruptibly([&] { return api::plan_json(api::merge_plans(parsed, names), top).dump(2); });
+        return call_interruptibly([&] { return json_text(api::plan_json(api::merge_plans(parsed, names), top), 2); });
       },
       py::arg("shards"), py::arg("top"), "ctwin plan --merge: the shards' JSON texts joined, as JSON.");
 
@@ -90,7 +91,7 @@ void register_plan(py::module_& m) {
         options.shard_index = shard_index;
         options.shard_count = shard_count;
         return call_interruptibly(
-            [&] { return api::sweep_json(api::evaluate_sweep(scenario, axes, context, options)).dump(2); });
+            [&] { return json_text(api::sweep_json(api::evaluate_sweep(scenario, axes, context, options)), 2); });
       },
       py::arg("scenario"), py::arg("context"), py::arg("grid"), py::arg("jobs"), py::arg("shard_index"),
       py::arg("shard_count"), "A sweep's JSON (ctwin sweep --format json), or one shard's.");
@@ -100,7 +101,7 @@ void register_plan(py::module_& m) {
       [](const std::vector<std::string>& shards) {
         std::vector<std::string> names;
         const auto parsed = parse_all(shards, names);
-        return call_interruptibly([&] { return api::sweep_json(api::merge_sweeps(parsed, names)).dump(2); });
+        return call_interruptibly([&] { return json_text(api::sweep_json(api::merge_sweeps(parsed, names)), 2); });
       },
       py::arg("shards"), "ctwin sweep --merge: the shards' JSON texts joined, as JSON.");
 }

@@ -10,6 +10,7 @@
 #include "call.hpp"
 #include "ctwin/api/plan_rank.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -29,7 +30,7 @@ void register_rank(py::module_& m) {
         options.key = key;
         options.jobs = static_cast<unsigned>(jobs);
         return call_interruptibly(
-            [&] { return api::split_rank_json(api::rank_split(scenario, context, options)).dump(2); });
+            [&] { return json_text(api::split_rank_json(api::rank_split(scenario, context, options)), 2); });
       },
       py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("objective"), py::arg("fixes"), py::arg("key"),
       py::arg("jobs"), "One split's rank in a plan, as JSON (ctwin plan --rank-of --format json).");

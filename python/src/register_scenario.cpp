@@ -10,6 +10,7 @@
 #include "ctwin/api/eval_context.hpp"
 #include "ctwin/api/scenario.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -35,10 +36,10 @@ void register_scenario(py::module_& m) {
           [](const api::Scenario& s, const std::string& file) { return api::with_calibration(s, file, "calibration"); },
           py::arg("file"))
       .def("validate", [](const api::Scenario& s) { (void)s.resolve(); })
-      .def("document_json", [](const api::Scenario& s) { return s.document().dump(); })
+      .def("document_json", [](const api::Scenario& s) { return json_text(s.document()); })
       .def("changes", [](const api::Scenario& s) {
         std::vector<std::pair<std::string, std::string>> out;
-        for (const auto& change : s.changes()) out.emplace_back(change.path, change.value.dump());
+        for (const auto& change : s.changes()) out.emplace_back(change.path, json_text(change.value));
         return out;
       })
       .def_property_readonly("source", &api::Scenario::source);

@@ -11,6 +11,7 @@
 #include "ctwin/api/size.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -34,7 +35,7 @@ void register_size(py::module_& m) {
         query.collectives = collectives;
         if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024");
         query.jobs = static_cast<unsigned>(jobs);
-        return call_interruptibly([&] { return api::size_json(api::evaluate_size(query, context)).dump(); });
+        return call_interruptibly([&] { return json_text(api::size_json(api::evaluate_size(query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("vary"), py::arg("workloads"), py::arg("parts"),
       py::arg("scales"), py::arg("collectives"), py::arg("jobs"), py::arg("context"));

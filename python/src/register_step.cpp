@@ -10,6 +10,7 @@
 #include "call.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -24,8 +25,8 @@ void register_step(py::module_& m) {
         const api::StepQuery query{api::parse_comm_model(comm, "comm"), all_ranks, degrade, "degrade"};
         return call_interruptibly([&] {
           const api::StepResult result = api::evaluate(scenario, context, query);
-          std::pair<std::string, std::string> out{api::step_json(scenario, result).dump(), ""};
-          if (trace) out.second = api::chrome_trace_json(result.step.replay).dump();
+          std::pair<std::string, std::string> out{json_text(api::step_json(scenario, result)), ""};
+          if (trace) out.second = json_text(api::chrome_trace_json(result.step.replay));
           return out;
         });
       },
@@ -41,7 +42,7 @@ void register_step(py::module_& m) {
         options.batch = analysis::parse_batch_policy(batch, "batch");
         options.jobs = jobs;
         return call_interruptibly(
-            [&] { return api::scaling_json(api::evaluate_scaling(scenario, context, options)).dump(); });
+            [&] { return json_text(api::scaling_json(api::evaluate_scaling(scenario, context, options))); });
       },
       py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("batch"), py::arg("jobs"),
       "A scaling study as JSON.");

@@ -13,6 +13,7 @@
 #include "ctwin/api/training_cross_validation.hpp"
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "arguments.hpp"
 #include "registry.hpp"
 
@@ -52,7 +53,7 @@ void register_validation(py::module_& m) {
         request.role_field = "role";
         request.only_field = "only";
         return call_interruptibly(
-            [&] { return api::nccl_validation_json(api::validate_nccl(request), network, calibrated).dump(); });
+            [&] { return json_text(api::nccl_validation_json(api::validate_nccl(request), network, calibrated)); });
       },
       py::arg("setups"), py::arg("role"), py::arg("only"), py::arg("network"), py::arg("calibrated"),
       "Predicted vs measured nccl-tests busbw as JSON (ctwin validate --format json).");
@@ -63,7 +64,7 @@ void register_validation(py::module_& m) {
          const std::string& profiles, unsigned jobs) {
         const auto request = training_request(cases, only, network, profiles, jobs);
         return call_interruptibly(
-            [&] { return api::training_validation_json(api::validate_training(request), network).dump(); });
+            [&] { return json_text(api::training_validation_json(api::validate_training(request), network)); });
       },
       py::arg("cases"), py::arg("only"), py::arg("network"), py::arg("profiles"), py::arg("jobs"),
       "Published training runs against the twin as JSON (ctwin validate --training --format json).");
@@ -75,7 +76,7 @@ void register_validation(py::module_& m) {
         const auto request = training_request(cases, only, network, profiles, jobs);
         return call_interruptibly([&] {
           const auto validation = api::load_training_validation(request);
-          return api::training_cross_validation_json(api::cross_validate_training(validation, request), network).dump();
+          return json_text(api::training_cross_validation_json(api::cross_validate_training(validation, request), network));
         });
       },
       py::arg("cases"), py::arg("only"), py::arg("network"), py::arg("profiles"), py::arg("jobs"),
@@ -86,7 +87,7 @@ void register_validation(py::module_& m) {
       "validate_scaling",
       [](const std::string& cases, const std::string& network) {
         return call_interruptibly([&] {
-          return api::scaling_validation_json(api::validate_scaling({cases, step_network_arg(network), {}})).dump();
+          return json_text(api::scaling_validation_json(api::validate_scaling({cases, step_network_arg(network), {}})));
         });
       },
       py::arg("cases"), py::arg("network"),

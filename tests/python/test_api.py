@@ -105,6 +105,25 @@ def test_bad_input_raises_input_error_naming_the_field():
         ctwin.collective("dgx-h100-superpod", 64, op="all_reduce_fast")
 
 
+def test_gpu_counts_out_of_range_are_refused_naming_the_argument_not_wrapped():
+    # Issue 36: gpus=2**32+64 went through a 32-bit cast and built 64 GPUs.
+    for gpus in (2**32 + 64, 2**64, 0, -8, 8.0, True):
+        with pytest.raises(ctwin.InputError) as raised:
+            ctwin.fabric("dgx-h100-superpod", gpus)
+        assert raised.value.file == "gpus", gpus
+        assert "gpus" in str(raised.value)
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.plan("scenarios/default.json", gpus=2**32 + 64)
+    assert raised.value.file == "gpus"
+
+
+def test_deep_nesting_is_an_input_error_not_a_dead_interpreter():
+    # Issue 36: a pipeline_layout of 30,000 '(' overflowed the stack and killed the interpreter.
+    layout = "(" * 30000 + "t" + ")" * 30000
+    with pytest.raises(ctwin.InputError, match="nested deeper than 16"):
+        ctwin.Scenario.load("scenarios/default.json").with_(**{"parallel.pipeline_layout": layout}).validate()
+
+
 def test_threads_give_the_serial_results():
     # Steps of about a second each (Llama 3 70B on 1,024 GPUs, every op's traffic on one flow
     # simulation).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <set>
@@ -321,6 +322,10 @@ Spread spread(std::vector<double> values) {
   return s;
 }
 
+// Failure and straggler events one run may draw, and all runs of one command together.
+constexpr double kMaxEventsPerRun = 1e6;
+constexpr double kMaxEventsPerCommand = 1e9;
+
 void check(const GoodputConfig& c) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
   const auto non_negative = [](double v) { return std::isfinite(v) && v >= 0; };
@@ -346,6 +351,29 @@ void check(const GoodputConfig& c) {
   if (st.rate_per_s > 0) {
     if (!positive(st.duration_s)) throw InputError("--straggler-duration", "", "must be a positive time");
     if (st.gpus < 1 || !st.effect) throw InputError("goodput", "", "stragglers need the job's GPUs and their step effect");
+  }
+  // The events a run draws are held and swept in memory: `--straggler-rate 1e9/h` grew past
+  // 2.6 GB without a word (issue 36). Refuse, with the estimate, past what a run can hold and
+  // what a command gets through in minutes.
+  double failure_rate = 0;
+  for (const auto& cause : c.causes) failure_rate += std::isfinite(cause.rate_per_s) ? cause.rate_per_s : 0;
+  const double per_run = (st.rate_per_s + failure_rate) * c.duration_s;
+  if (per_run > kMaxEventsPerRun) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "about %.3g events per run (%.3g straggler events and %.3g failures over %.3g days), more than the "
+                  "%.0e a run simulates: a part that fails or throttles that often is broken, not unreliable",
+                  per_run, st.rate_per_s * c.duration_s, failure_rate * c.duration_s, c.duration_s / 86400,
+                  kMaxEventsPerRun);
+    throw InputError(st.rate_per_s * c.duration_s > failure_rate * c.duration_s ? "--straggler-rate" : "--days", "", text);
+  }
+  if (per_run * c.runs > kMaxEventsPerCommand) {
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "%d runs of about %.3g events each are %.3g events, more than the %.0e one command simulates: "
+                  "lower --runs",
+                  c.runs, per_run, per_run * c.runs, kMaxEventsPerCommand);
+    throw InputError("--runs", "", text);
   }
   if (c.layout.replicas < 1 || c.layout.nodes_per_replica < 1 || c.layout.replicas_per_node < 1) {
     throw InputError("goodput", "", "the job needs at least one replica on at least one node");

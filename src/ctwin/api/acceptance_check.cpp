@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
 
 #include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/api/gpu_profile.hpp"
+#include "ctwin/compute/dtype.hpp"
+#include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 #include "ctwin/fabric/router.hpp"
 
 namespace ctwin::api {
@@ -74,6 +79,51 @@ std::vector<CollectiveNarrowing> narrow_collectives(const AcceptancePlan& plan, 
     out.push_back(n);
   }
   return out;
+}
+
+}  // namespace
+
+namespace {
+
+// A measured rate no part of the build can reach is an edited or misread file, not a finding:
+// `accept --measured` passed a GEMM at 1e9 TFLOP/s and a p2p bandwidth of 1e30 GB/s (issue 36).
+// The ceilings are physical: a p2p transfer at most its path's slowest raw link, a collective's
+// bus bandwidth at most twice the build's fastest link (NVLS reduces in the switch, so its busbw
+// may pass the link rate), a GEMM at most the GPU's peak for its type, an MFU at most 1.
+void check_below_ceiling(const MeasuredValue& m, const AcceptanceTest& test, const std::vector<fabric::LinkId>& route,
+                         const fabric::Fabric& fabric, EvalContext& context) {
+  double ceiling = std::numeric_limits<double>::infinity();
+  std::string what;
+  if (test.kind == AcceptanceKind::kP2p && test.metric == "bandwidth" && !route.empty()) {
+    double slowest = std::numeric_limits<double>::infinity();
+    for (const auto link : route) slowest = std::min(slowest, fabric.link(link).bandwidth.gigabytes_per_second());
+    ceiling = slowest;
+    what = "GB/s, the raw rate of the path's slowest link";
+  } else if (test.kind == AcceptanceKind::kCollective && test.metric == "busbw") {
+    double fastest = 0;
+    for (const auto& link : fabric.links()) fastest = std::max(fastest, link.bandwidth.gigabytes_per_second());
+    ceiling = 2 * fastest;
+    what = "GB/s, twice the build's fastest link";
+  } else if (test.kind == AcceptanceKind::kGemm && test.metric == "tflops") {
+    const compute::GpuSpec gpu = context.profiles().load(resolve_gpu_path(fabric.spec().server.gpu, "server.gpu"));
+    compute::Dtype dtype = compute::Dtype::kBf16;
+    double peak = 0;
+    if (compute::parse_dtype(test.dtype, dtype)) {
+      peak = gpu.peak(dtype).teraflops();
+    } else {
+      for (const auto& [type, rate] : gpu.peak_dense) peak = std::max(peak, rate.teraflops());
+    }
+    if (peak > 0) ceiling = peak;
+    what = "TFLOP/s, " + gpu.name + "'s peak for " + test.dtype;
+  } else if (test.metric == "mfu") {
+    ceiling = 1;
+    what = "(an MFU is a fraction of the peak)";
+  }
+  if (m.value > ceiling) {
+    char text[96];
+    std::snprintf(text, sizeof text, "a measured %s of %g is above %g ", test.metric.c_str(), m.value, ceiling);
+    throw InputError(m.source, "value", text + what + ": not a measurement of this build");
+  }
 }
 
 }  // namespace
@@ -176,6 +226,7 @@ AcceptanceCheck check_acceptance(const Build& build, const AcceptancePlan& plan,
       point.expected = found->second->expected;
       point.threshold = found->second->threshold;
     }
+    check_below_ceiling(m, test, part.route, *fabric, context);
     point.pass = higher_is_better(test.metric) ? point.measured >= point.threshold : point.measured <= point.threshold;
     out.failed += point.pass ? 0 : 1;
     if (test.kind == AcceptanceKind::kP2p || test.kind == AcceptanceKind::kGemm) {
@@ -342,7 +393,7 @@ MeasuredSet synthesize_measured(const Build& build, const AcceptancePlan& plan, 
                                 const std::vector<std::string>& degraded, double noise, std::uint64_t seed,
                                 EvalContext& context) {
   const auto healthy = build_fabric(build, context);
-  fabric::Fabric fabric(load_build(build), static_cast<int>(build.gpus));
+  fabric::Fabric fabric(load_build(build), limits::gpu_count(build.gpus));
   std::map<int, double> gpu_speed;
   std::vector<std::string> nic_terms;
   for (const auto& term : degraded) {

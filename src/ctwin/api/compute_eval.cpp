@@ -14,6 +14,7 @@
 #include "ctwin/calibration/nccl_calibration_file.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -136,7 +137,7 @@ NcclCalibrationResult calibrate_nccl(const NcclCalibrationRequest& request) {
   {
     std::ofstream file(request.output);
     if (!file) throw InputError(request.output, "", "cannot be written");
-    file << nccl_calibration_result_json(out, request).dump(2) << '\n';
+    file << json_text(nccl_calibration_result_json(out, request), 2) << '\n';
     if (!file) throw InputError(request.output, "", "cannot be written");
   }
   if (request.rows) {

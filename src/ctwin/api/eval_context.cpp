@@ -1,5 +1,7 @@
 #include "ctwin/api/eval_context.hpp"
 
+#include "ctwin/core/limits.hpp"
+
 namespace ctwin::api {
 
 std::shared_ptr<replay::CollectiveCache> EvalContext::collectives(const std::string& cluster_key,
@@ -21,7 +23,7 @@ std::shared_ptr<const fabric::Fabric> EvalContext::fabric(const std::string& clu
   if (slot) {
     ++counts_.fabric_reuses;
   } else {
-    slot = std::make_shared<const fabric::Fabric>(cluster, static_cast<int>(gpus));
+    slot = std::make_shared<const fabric::Fabric>(cluster, limits::gpu_count(gpus));
     ++counts_.fabrics_built;
   }
   return slot;

@@ -11,6 +11,8 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
+#include "ctwin/core/limits.hpp"
 #include "ctwin/fabric/degradation.hpp"
 #include "ctwin/network/flow_model.hpp"
 
@@ -33,7 +35,7 @@ replay::StepOptions step_options(const replay::Scenario& scenario, EvalContext& 
 
 // What identifies a build in the context's caches: its topology after changes, and the calibration applied.
 std::string build_key(const nlohmann::json& document, const Build& build) {
-  return document.dump() + "\ncalibration:" + build.calibration;
+  return json_text(document) + "\ncalibration:" + build.calibration;
 }
 
 nlohmann::json build_document(const Build& build) {
@@ -97,7 +99,7 @@ analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& c
 std::shared_ptr<const fabric::Fabric> build_fabric(const Build& build, EvalContext& context) { return built(build, context); }
 
 fabric::Fabric degraded_fabric(const Build& build, const std::vector<std::string>& degrade, const std::string& origin) {
-  fabric::Fabric degraded(load_build(build), static_cast<int>(build.gpus));
+  fabric::Fabric degraded(load_build(build), limits::gpu_count(build.gpus));
   for (const auto& term : degrade) fabric::apply_degradation(degraded, fabric::parse_degradation(term, origin, degraded));
   return degraded;
 }

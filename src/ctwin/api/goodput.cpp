@@ -7,6 +7,7 @@
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/scenario.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 #include "ctwin/core/rate_parse.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/fabric.hpp"
@@ -109,8 +110,8 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
   if (q.scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --validate)");
   if (!(q.days > 0) || !std::isfinite(q.days)) throw InputError("--days", "", "give the run's length in days, e.g. --days 54");
   if (q.runs < 1 || q.runs > 1'000'000) throw InputError("--runs", "", "between 1 and 1000000");
-  if (!(q.straggler_speed > 0 && q.straggler_speed <= 1)) {
-    throw InputError("--straggler-speed", "", "a throttled GPU's share of its nominal speed, in (0, 1]");
+  if (const auto problem = limits::degraded_share_problem(q.straggler_speed)) {
+    throw InputError("--straggler-speed", "", *problem);
   }
   GoodputEvaluation g{replay::load_scenario(resolve_data_path(q.scenario), data_dir(), q.overrides),
                       std::make_shared<const analysis::ReliabilityModel>(

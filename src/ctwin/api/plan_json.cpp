@@ -2,10 +2,16 @@
 // plan prints is read from the shards' JSON, so it must carry them exactly (doubles are written
 // shortest-round-trip by nlohmann::json).
 
+#include <initializer_list>
+#include <limits>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "ctwin/api/plan.hpp"
+#include "ctwin/api/shard.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -122,6 +128,54 @@ PlanEntry read_entry(const json& j, const std::string& source) {
   return e;
 }
 
+// A merged result, checked against the plan it belongs to and as a run's report is: an edited
+// shard printed a step of -5 s and an MFU of 750 % (issue 36).
+void check_score(const PlanScore& s, const std::string& source, const std::string& at) {
+  const double huge = std::numeric_limits<double>::max();
+  check_shard_figure(s.step_time_s, 0, huge, true, source, at + "/step_time_s");
+  check_shard_figure(s.tokens_per_s, 0, huge, true, source, at + "/tokens_per_s");
+  check_shard_figure(s.mfu, 0, 1, false, source, at + "/mfu");
+  check_shard_figure(s.model_tflops_per_gpu, 0, huge, false, source, at + "/model_tflops_per_gpu");
+  check_shard_figure(s.memory_gib_per_gpu, 0, huge, false, source, at + "/memory_gib_per_gpu");
+  const std::pair<const char*, double> parts[] = {
+      {"compute", s.compute_s},       {"recompute", s.recompute_s},   {"bubble", s.bubble_s},
+      {"exposed_tp", s.exposed_s.tp}, {"exposed_pp", s.exposed_s.pp}, {"exposed_dp", s.exposed_s.dp},
+      {"exposed_cp", s.exposed_s.cp}, {"exposed_ep", s.exposed_s.ep}, {"optimizer", s.optimizer_s}};
+  for (const auto& [name, value] : parts) {
+    check_shard_figure(value, 0, s.step_time_s, false, source, at + "/breakdown_s/" + name);
+  }
+}
+
+void check_entry(const PlanEntry& e, const PlanResult& plan, const std::string& source, const std::string& at) {
+  const auto& s = e.split;
+  if (e.index < 0 || e.index >= plan.survivors) {
+    throw InputError(source, at + "/index", std::to_string(e.index) + " is not a candidate of a plan of " +
+                                                std::to_string(plan.survivors) + " survivors");
+  }
+  for (const std::int64_t n : {s.tp, s.pp, s.vpp, s.cp, s.ep, e.dp, s.micro_batch, e.micro_batches}) {
+    if (n < 1) throw InputError(source, at + "/split", "a split's sizes are positive counts");
+  }
+  if (s.zero < 0 || s.zero > 3) throw InputError(source, at + "/split/zero", "ZeRO stages are 0 to 3");
+  // Products of counts read from a file: checked, never wrapped (nothing when one overflows).
+  const auto product = [](std::initializer_list<std::int64_t> factors) {
+    std::optional<std::int64_t> out = 1;
+    for (const std::int64_t f : factors) out = out ? limits::checked_product(*out, f) : std::nullopt;
+    return out;
+  };
+  const auto ranks = product({s.tp, s.pp, s.cp, e.dp});
+  if (!ranks || *ranks != plan.gpus) {
+    throw InputError(source, at + "/split", "tp·pp·cp·dp is not the plan's " + std::to_string(plan.gpus) + " GPUs");
+  }
+  const auto batch = product({s.micro_batch, e.micro_batches, e.dp});
+  if (!batch || *batch != plan.global_batch) {
+    throw InputError(source, at + "/split", "micro_batch·micro_batches·dp is not the plan's global batch of " +
+                                                std::to_string(plan.global_batch));
+  }
+  if (!e.invalid.empty()) return;
+  check_score(e.analytical, source, at + "/analytical");
+  if (e.flow) check_score(*e.flow, source, at + "/flow");
+}
+
 }  // namespace
 
 json plan_header_json(const PlanHeader& h) {
@@ -174,63 +228,83 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
   PlanResult merged;
   std::set<std::size_t> seen;
   std::size_t count = 0;
+  std::set<std::int64_t> indices;
   for (std::size_t f = 0; f < shards.size(); ++f) {
     const json& j = shards[f];
     const std::string& source = sources.at(f);
-    const json& shard = field(j, "shard", source);
-    const auto index = field(shard, "index", source).get<std::size_t>();
-    const auto n = field(shard, "count", source).get<std::size_t>();
-    const auto scenario = field(shard, "scenario", source).get<std::string>();
-    json header = j;
-    header.erase("results");
-    header.erase("shard");
-    header.erase("rules");
-    header.erase("search");
-    json first_header = shards.front();
-    first_header.erase("results");
-    first_header.erase("shard");
-    first_header.erase("rules");
-    first_header.erase("search");
-    if (f == 0) {
-      count = n;
-      merged.scenario_fingerprint = scenario;
-      merged.model = field(j, "model", source).get<std::string>();
-      merged.cluster = field(j, "cluster", source).get<std::string>();
-      merged.gpu = field(j, "gpu", source).get<std::string>();
-      merged.gpus = field(j, "gpus", source).get<std::int64_t>();
-      merged.global_batch = field(j, "global_batch", source).get<std::int64_t>();
-      merged.seq_len = field(j, "seq_len", source).get<std::int64_t>();
-      merged.objective = parse_plan_objective(field(j, "objective", source).get<std::string>());
-      merged.flow_top = field(j, "flow_top", source).get<std::size_t>();
-      if (j.contains("flow_sample")) {
-        merged.flow_sample = replay::parse_flow_sample(field(j, "flow_sample", source).get<std::string>(), source);
+    // A field of the wrong type (nlohmann's type_error) is a damaged shard, not ctwin's error.
+    try {
+      const json& shard = field(j, "shard", source);
+      const auto index = field(shard, "index", source).get<std::size_t>();
+      const auto n = field(shard, "count", source).get<std::size_t>();
+      const auto scenario = field(shard, "scenario", source).get<std::string>();
+      json header = j;
+      header.erase("results");
+      header.erase("shard");
+      header.erase("rules");
+      header.erase("search");
+      json first_header = shards.front();
+      first_header.erase("results");
+      first_header.erase("shard");
+      first_header.erase("rules");
+      first_header.erase("search");
+      if (f == 0) {
+        count = n;
+        merged.scenario_fingerprint = scenario;
+        merged.model = field(j, "model", source).get<std::string>();
+        merged.cluster = field(j, "cluster", source).get<std::string>();
+        merged.gpu = field(j, "gpu", source).get<std::string>();
+        merged.gpus = field(j, "gpus", source).get<std::int64_t>();
+        merged.global_batch = field(j, "global_batch", source).get<std::int64_t>();
+        merged.seq_len = field(j, "seq_len", source).get<std::int64_t>();
+        merged.objective = parse_plan_objective(field(j, "objective", source).get<std::string>());
+        merged.flow_top = field(j, "flow_top", source).get<std::size_t>();
+        if (j.contains("flow_sample")) {
+          merged.flow_sample = replay::parse_flow_sample(field(j, "flow_sample", source).get<std::string>(), source);
+        }
+        merged.fixes = field(j, "fixes", source).get<std::vector<std::string>>();
+        merged.enumerated = field(j, "enumerated", source).get<std::int64_t>();
+        merged.survivors = field(j, "survivors", source).get<std::int64_t>();
+        for (const auto& r : field(j, "rules", source)) {
+          const std::string rule = field(r, "rule", source).get<std::string>();
+          if (rule == "replay") continue;  // recounted from the merged results
+          merged.rules.add(rule, field(r, "removed", source).get<std::int64_t>(), field(r, "example", source).get<std::string>());
+        }
+      } else if (scenario != merged.scenario_fingerprint) {
+        throw InputError(source, "/shard/scenario",
+                         "is a shard of another scenario than " + sources.front() + " (its document or the changes made to it differ)");
+      } else if (header != first_header || n != count) {
+        throw InputError(source, "", "is a shard of another plan than " + sources.front() +
+                                         " (model, GPUs, batch, objective, --fix, --flow-top and shard count must match)");
       }
-      merged.fixes = field(j, "fixes", source).get<std::vector<std::string>>();
-      merged.enumerated = field(j, "enumerated", source).get<std::int64_t>();
-      merged.survivors = field(j, "survivors", source).get<std::int64_t>();
-      for (const auto& r : field(j, "rules", source)) {
-        const std::string rule = field(r, "rule", source).get<std::string>();
-        if (rule == "replay") continue;  // recounted from the merged results
-        merged.rules.add(rule, field(r, "removed", source).get<std::int64_t>(), field(r, "example", source).get<std::string>());
+      if (index < 1 || index > n || !seen.insert(index).second) {
+        throw InputError(source, "/shard/index", "shard " + std::to_string(index) + "/" + std::to_string(n) +
+                                                      " is given twice or is out of range");
       }
-    } else if (scenario != merged.scenario_fingerprint) {
-      throw InputError(source, "/shard/scenario",
-                       "is a shard of another scenario than " + sources.front() + " (its document or the changes made to it differ)");
-    } else if (header != first_header || n != count) {
-      throw InputError(source, "", "is a shard of another plan than " + sources.front() +
-                                       " (model, GPUs, batch, objective, --fix, --flow-top and shard count must match)");
+      if (j.contains("search")) {  // how the shard searched: the merged plan says what they did together
+        const json& search = j["search"];
+        merged.exhaustive = merged.exhaustive && field(search, "exhaustive", source).get<bool>();
+        merged.bounded += field(search, "bounded", source).get<std::int64_t>();
+        merged.replayed += field(search, "replayed", source).get<std::int64_t>();
+      }
+      if (f == 0 && (merged.gpus < 1 || merged.gpus > limits::kMaxGpus || merged.global_batch < 1 || merged.seq_len < 1 ||
+                     merged.survivors < 0 || merged.enumerated < merged.survivors)) {
+        throw InputError(source, "", "its GPUs, batch, sequence or candidate counts are not a plan's");
+      }
+      const json& results = field(j, "results", source);
+      for (std::size_t r = 0; r < results.size(); ++r) {
+        PlanEntry entry = read_entry(results[r], source);
+        const std::string at = "/results/" + std::to_string(r);
+        check_entry(entry, merged, source, at);
+        if (!indices.insert(entry.index).second) {
+          throw InputError(source, at + "/index", "candidate " + std::to_string(entry.index) + " is in more than one result");
+        }
+        merged.entries.push_back(std::move(entry));
+      }
+    } catch (const json::exception& e) {
+      const std::string what = e.what();
+      throw InputError(source, "", "not a shard of `ctwin plan --shard`: " + what.substr(what.find("] ") + 2));
     }
-    if (index < 1 || index > n || !seen.insert(index).second) {
-      throw InputError(source, "/shard/index", "shard " + std::to_string(index) + "/" + std::to_string(n) +
-                                                    " is given twice or is out of range");
-    }
-    if (j.contains("search")) {  // how the shard searched: the merged plan says what they did together
-      const json& search = j["search"];
-      merged.exhaustive = merged.exhaustive && field(search, "exhaustive", source).get<bool>();
-      merged.bounded += field(search, "bounded", source).get<std::int64_t>();
-      merged.replayed += field(search, "replayed", source).get<std::int64_t>();
-    }
-    for (const auto& e : field(j, "results", source)) merged.entries.push_back(read_entry(e, source));
   }
   if (seen.size() != count) {
     throw InputError("--merge", "", "got " + std::to_string(seen.size()) + " of " + std::to_string(count) + " shards");

@@ -1,5 +1,6 @@
 #include "ctwin/api/run_validation.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <utility>
 
@@ -86,6 +87,17 @@ RunValidation validate_run(const std::string& file, const std::string& calibrati
   measured.finish();
   reader.finish();
   v.measured_tokens_per_s_per_gpu = tokens_per_step / v.measured_step_time_s / gpus;
+  // The model's FLOPs per step are the twin's, whatever it predicts for time: a measurement that
+  // puts them above the GPUs' peak is a typo (a step of 1e-9 s printed 1.6e13 tokens/s per GPU;
+  // issue 36).
+  const double measured_mfu = plain.step.report.mfu * plain.step.report.step_time_s / v.measured_step_time_s;
+  if (!(measured_mfu <= 1)) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "means %.4g s per step, an MFU of %.3g%% of %s's peak: faster than the GPUs can run the model",
+                  v.measured_step_time_s, 100 * measured_mfu, plain.scenario.gpu.name.c_str());
+    throw InputError(source, "/measured/" + v.measured_as, text);
+  }
 
   v.model = plain.scenario.model.name;
   v.gpu = plain.scenario.gpu.name;

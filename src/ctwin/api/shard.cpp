@@ -1,8 +1,10 @@
 #include "ctwin/api/shard.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::api {
 
@@ -40,9 +42,18 @@ void ShardSet::check_complete() const {
   }
 }
 
+void check_shard_figure(double value, double low, double high, bool low_open, const std::string& source,
+                        const std::string& pointer) {
+  if (std::isfinite(value) && (low_open ? value > low : value >= low) && value <= high) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "is %g, outside %s%g, %g]: not what a run reports (an edited or damaged shard)",
+                value, low_open ? "(" : "[", low, high);
+  throw InputError(source, pointer, text);
+}
+
 std::string scenario_fingerprint(const Scenario& scenario) {
-  std::string text = scenario.document().dump();
-  for (const auto& change : scenario.changes()) text += "\n" + change.path + "=" + change.value.dump();
+  std::string text = json_text(scenario.document());
+  for (const auto& change : scenario.changes()) text += "\n" + change.path + "=" + json_text(change.value);
   return fingerprint(text);
 }
 

@@ -1,9 +1,11 @@
 #include "ctwin/api/step_degradation.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/degradation.hpp"
+#include "ctwin/replay/step_limits.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -18,6 +20,8 @@ void apply_step_degradation(const replay::Scenario& scenario, const std::vector<
   for (const auto& term : terms) {
     if (starts_with(term, "gpu:") || starts_with(term, "hbm:")) {
       options.slowdowns.push_back(replay::parse_gpu_slowdown(term, origin, scenario.gpus));
+      const replay::GpuSlowdown& slow = options.slowdowns.back();
+      replay::check_slowed_step_within_limits(scenario, std::min(slow.speed, slow.hbm), term, origin);
     } else if (starts_with(term, "nic:") || starts_with(term, "link:") || starts_with(term, "leaf:")) {
       parts.push_back(term);
     } else {

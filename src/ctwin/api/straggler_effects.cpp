@@ -7,14 +7,13 @@
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin::api {
 
 StragglerEffects::StragglerEffects(Scenario scenario, EvalContext& context, double speed)
     : scenario_(std::move(scenario)), context_(context), speed_(speed) {
-  if (!(speed > 0 && speed <= 1)) {
-    throw InputError("--straggler-speed", "", "a throttled GPU's share of its nominal speed, in (0, 1]");
-  }
+  if (const auto problem = limits::degraded_share_problem(speed)) throw InputError("--straggler-speed", "", *problem);
   const StepResult healthy = evaluate(scenario_, context_);
   healthy_s_ = healthy.step.report.step_time_s;
   stage_gpus_ = healthy.step.work.stage_gpus;

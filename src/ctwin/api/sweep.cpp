@@ -1,5 +1,6 @@
 #include "ctwin/api/sweep.hpp"
 
+#include <limits>
 #include <mutex>
 #include <sstream>
 
@@ -43,6 +44,20 @@ T read(const json& object, const char* key, const std::string& source) {
   } catch (const json::exception&) {
     throw InputError(source, std::string("/") + key, "has the wrong type for a sweep shard");
   }
+}
+
+// A merged point's figures, checked as a run's report is (replay::check_step_report).
+void check_merged_figures(const SweepFigures& f, const std::string& source, const std::string& at) {
+  const double huge = std::numeric_limits<double>::max();
+  if (f.dp < 1 || f.micro_batches < 1) throw InputError(source, at, "dp and micro_batches are at least 1");
+  check_shard_figure(f.step_time_s, 0, huge, true, source, at + "/step_time_s");
+  check_shard_figure(f.tokens_per_s, 0, huge, true, source, at + "/tokens_per_s");
+  check_shard_figure(f.model_tflops_per_gpu, 0, huge, false, source, at + "/model_tflops_per_gpu");
+  check_shard_figure(f.mfu, 0, 1, false, source, at + "/mfu");
+  check_shard_figure(f.comm_ratio, 0, 1, false, source, at + "/comm_ratio");
+  check_shard_figure(f.exposed_comm_s, 0, f.step_time_s, false, source, at + "/exposed_comm_s");
+  check_shard_figure(f.bubble_s, 0, f.step_time_s, false, source, at + "/bubble_s");
+  check_shard_figure(f.memory_gib_per_gpu, 0, huge, false, source, at + "/memory_gib_per_gpu");
 }
 
 }  // namespace
@@ -187,6 +202,19 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
         for (const auto& text : axis.texts) axis.values.push_back(parse_override(axis.path + "=" + text, source).value);
         merged.axes.push_back(std::move(axis));
       }
+      // The grid is its axes' product: a shard's own count is not trusted (an edited count of
+      // 10^18 points asked for that many flags, std::bad_alloc; issue 36).
+      std::size_t product = 1;
+      for (const auto& axis : merged.axes) {
+        if (axis.texts.empty() || product > kMaxPoints / axis.texts.size()) {
+          throw InputError(source, "/axes", "an axis is empty or the grid has more than 1,000,000 points");
+        }
+        product *= axis.texts.size();
+      }
+      if (grid_points != product) {
+        throw InputError(source, "/grid_points", std::to_string(grid_points) + " is not the product of the axes' value counts (" +
+                                                     std::to_string(product) + ")");
+      }
       filled.assign(grid_points, false);
       merged.points.resize(grid_points);
     } else if (model != merged.model || grid_points != merged.grid_points ||
@@ -203,7 +231,19 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
       filled[index] = true;
       SweepPoint& point = merged.points[index];
       point.index = index;
+      const std::string at = "/points/" + std::to_string(index);
       for (const auto& axis : merged.axes) point.values.push_back(read<std::string>(p, axis.path.c_str(), source));
+      // Mixed radix, last axis fastest, as evaluate_sweep numbers the points.
+      std::size_t rest = index;
+      for (std::size_t a = merged.axes.size(); a-- > 0;) {
+        const auto& texts = merged.axes[a].texts;
+        if (point.values[a] != texts[rest % texts.size()]) {
+          throw InputError(source, at + "/" + merged.axes[a].path,
+                           "'" + point.values[a] + "' is not point " + std::to_string(index) + "'s value on this axis ('" +
+                               texts[rest % texts.size()] + "')");
+        }
+        rest /= texts.size();
+      }
       if (p.contains("invalid")) {
         point.invalid = read<std::string>(p, "invalid", source);
         continue;
@@ -220,6 +260,7 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
       fig.bubble_s = read<double>(p, "bubble_s", source);
       fig.memory_gib_per_gpu = read<double>(p, "memory_gib_per_gpu", source);
       fig.fits_memory = read<bool>(p, "fits_memory", source);
+      check_merged_figures(fig, source, at);
     }
   }
   seen.check_complete();

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::calibration {
 
@@ -19,7 +20,7 @@ nlohmann::json calibrated_profile(nlohmann::json base, const compute::GemmEffici
 void write_profile(const nlohmann::json& profile, const std::filesystem::path& path) {
   std::ofstream out(path);
   if (!out) throw InputError(path.string(), "", "cannot write file");
-  out << profile.dump(2) << '\n';
+  out << json_text(profile, 2) << '\n';
   if (!out) throw InputError(path.string(), "", "write failed");
 }
 

@@ -6,6 +6,7 @@
 #include "ctwin/calibration/nccl_calibration_file.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::calibration {
 namespace {
@@ -30,7 +31,7 @@ CalibrationBundle read_calibration_bundle(const std::filesystem::path& path) {
   const nlohmann::json document = load_json_file(path);
   const std::string source = path.string();
   CalibrationBundle bundle;
-  bundle.text = document.dump();
+  bundle.text = json_text(document);
   if (is_lone_nccl(document)) {
     bundle.nccl = parse_nccl_calibration(document, source, "");
     return bundle;

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 #include <map>
 #include <optional>
+#include <sstream>
+#include <tuple>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/input_file.hpp"
@@ -52,6 +53,7 @@ GemmSweep read_gemm_csv(const std::filesystem::path& path, MeasurementColumn mea
   std::istringstream in(read_input_file(path));
 
   std::map<std::string, std::size_t> columns;  // name -> 0-based index
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::string>, int> lines_of_shapes;  // shape -> its line
   std::vector<std::string> header;
   std::string text;
   int line = 0;
@@ -116,6 +118,18 @@ GemmSweep read_gemm_csv(const std::filesystem::path& path, MeasurementColumn mea
                 has_time ? "a kernel time above one hour, got '" + value + "'" : "a rate above 1 EFLOP/s, got '" + value + "'");
       }
       row.time_s = has_time ? number * 1e-6 : row.shape.flops().count() / (number * 1e12);
+    }
+    // One time per shape: a repeated shape (a file concatenated twice, an edited copy) would
+    // weigh in the fit twice or, timed differently, fit the mean of two claims (issue 36).
+    if (has_time || columns.contains("tflops")) {
+      // A file of several GPUs' bests (validation/gemm/mamf.csv) names each row's GPU.
+      const std::string gpu = columns.contains("gpu") ? cell("gpu").first : std::string();
+      const auto [same, first] = lines_of_shapes.try_emplace(
+          std::tuple(row.shape.m, row.shape.n, row.shape.k, static_cast<int>(row.shape.dtype), gpu), line);
+      if (!first) {
+        at.fail(line, 0, "", "the shape of line " + std::to_string(same->second) +
+                                 " again: give one measurement per shape (the median of repeats)");
+      }
     }
     sweep.rows.push_back(row);
   }

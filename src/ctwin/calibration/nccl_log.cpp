@@ -126,6 +126,8 @@ class Parser {
     } else if (fields[0] == "size" && contains(fields, "time") && contains(fields, "busbw")) {
       layout_ = column_header(fields, line);
       footer_ = false;
+      table_start_ = log_.rows.size();
+      table_sizes_.clear();
     }
   }
 
@@ -259,6 +261,18 @@ class Parser {
     NcclRow row;
     row.line = line;
     row.size = Bytes(integer(fields[layout.size], line, layout.size + 1));
+    // nccl-tests prints each size of its sweep once, ascending: a size again is a row pasted
+    // twice, which the fit would weigh twice, and, in a log with nccl-tests' own `# nThread`
+    // header, a smaller size is rows reordered by hand (issue 36). A bare table (a log's rows
+    // copied without its header) keeps its order.
+    const bool again = !table_sizes_.insert(row.size.count()).second;
+    if (log_.rows.size() > table_start_ && (again || (log_.threads && row.size < log_.rows.back().size))) {
+      fail(line, layout.size + 1,
+           "size " + std::to_string(row.size.count()) +
+               (again ? " again" : " after " + std::to_string(log_.rows.back().size.count()) + " on line " +
+                                      std::to_string(log_.rows.back().line)) +
+               ": nccl-tests prints each size once, ascending");
+    }
     if (layout.count) row.count = integer(fields[*layout.count], line, *layout.count + 1);
     if (layout.type) row.type = std::string(fields[*layout.type]);
     if (layout.redop) row.redop = std::string(fields[*layout.redop]);
@@ -274,6 +288,8 @@ class Parser {
   std::set<std::string> ranks_;
   bool seen_text_ = false;
   bool footer_ = false;  // `# Avg bus bandwidth` seen: the table is over
+  std::size_t table_start_ = 0;  // the current table's first row in log_.rows
+  std::set<std::int64_t> table_sizes_;  // the sizes of the current table's rows
 };
 
 }  // namespace

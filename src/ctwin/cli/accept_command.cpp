@@ -19,6 +19,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -146,7 +147,7 @@ Action add_accept_command(CLI::App& app) {
       if (markdown) {
         std::cout << api::acceptance_markdown(expectation, nullptr, o->figures);
       } else if (format == Format::kJson) {
-        std::cout << api::acceptance_json(expectation).dump(2) << '\n';
+        std::cout << json_text(api::acceptance_json(expectation), 2) << '\n';
       } else {
         print_expected(expectation, format);
       }
@@ -158,7 +159,7 @@ Action add_accept_command(CLI::App& app) {
     if (markdown) {
       std::cout << api::acceptance_markdown(expectation, &check, o->figures);
     } else if (format == Format::kJson) {
-      std::cout << api::acceptance_json(check).dump(2) << '\n';
+      std::cout << json_text(api::acceptance_json(check), 2) << '\n';
     } else {
       print_check(check, format);
     }

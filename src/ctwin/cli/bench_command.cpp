@@ -15,6 +15,7 @@
 #include "ctwin/api/size.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/api/sweep.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
@@ -398,7 +399,7 @@ Action add_bench_command(CLI::App& app) {
                        {"events_per_s", row.events ? static_cast<double>(row.events) / row.wall_s : 0.0},
                        {"target", row.target}, {"met", row.met}, {"peak_rss_GiB", row.peak_rss_gib}});
       }
-      std::cout << out.dump(2) << '\n';
+      std::cout << json_text(out, 2) << '\n';
       return;
     }
     Table table({"case", "wall s", "events", "events/s", "peak RSS GiB", "target", "met", "what"});

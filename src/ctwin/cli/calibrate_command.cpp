@@ -17,6 +17,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -41,7 +42,7 @@ void calibrate_gemm(const CalibrateOptions& options) {
   const api::GemmCalibration result = api::calibrate_gemm(request);
 
   if (format == Format::kJson) {
-    std::cout << api::gemm_calibration_json(result).dump(2) << '\n';
+    std::cout << json_text(api::gemm_calibration_json(result), 2) << '\n';
     return;
   }
   Table table({"set", "dtype", "shapes", "count", "median_err_%", "mean_err_%", "max_err_%"});

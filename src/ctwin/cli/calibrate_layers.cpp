@@ -8,6 +8,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/replay/layer_calibration.hpp"
 
 namespace ctwin::cli {
@@ -42,7 +43,7 @@ void calibrate_layers(const CalibrateOptions& options) {
   const std::string& measured_gpu = calibration.measured_gpu;
 
   if (format == Format::kJson) {
-    std::cout << api::layer_calibration_json(calibration, options.output).dump(2) << '\n';
+    std::cout << json_text(api::layer_calibration_json(calibration, options.output), 2) << '\n';
     return;
   }
   if (format == Format::kTable) {

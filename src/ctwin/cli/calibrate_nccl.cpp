@@ -11,6 +11,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -48,7 +49,7 @@ void calibrate_nccl(const CalibrateOptions& options) {
   if (format == Format::kJson) {
     nlohmann::json out = api::nccl_calibration_result_json(result, request);
     if (options.rows) out["rows"] = api::nccl_size_rows_json(result);
-    std::cout << out.dump(2) << '\n';
+    std::cout << json_text(out, 2) << '\n';
     return;
   }
   Table sizes({"set", "log", "size_bytes", "measured_busbw_GBps", "default_busbw_GBps", "calibrated_busbw_GBps",

@@ -12,6 +12,7 @@
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/replay/training_calibration.hpp"
 
 namespace ctwin::cli {
@@ -49,7 +50,7 @@ void calibrate_training(const CalibrateOptions& options) {
   const auto& fit = calibration.fit;
 
   if (format == Format::kJson) {
-    std::cout << api::training_calibration_json(calibration, options.output).dump(2) << '\n';
+    std::cout << json_text(api::training_calibration_json(calibration, options.output), 2) << '\n';
     return;
   }
   if (format == Format::kTable) {

@@ -15,6 +15,7 @@
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/unit_parse.hpp"
 
 namespace ctwin::cli {
@@ -110,7 +111,7 @@ Action add_collective_command(CLI::App& app) {
       return api::evaluate_degraded_collective(build_of(options->fabric), options->degrade, "--degrade", query, context);
     }();
     if (format == Format::kJson) {
-      std::cout << api::collective_json(result).dump(2) << '\n';
+      std::cout << json_text(api::collective_json(result), 2) << '\n';
     } else if (format == Format::kCsv) {
       Table table({"size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo", "protocol"});
       for (const auto& row : result.rows) {

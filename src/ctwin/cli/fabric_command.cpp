@@ -12,6 +12,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/warnings_output.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/summary.hpp"
 
@@ -80,7 +81,7 @@ Action add_fabric_command(CLI::App& app) {
     const fabric::FabricSummary summary = api::evaluate_fabric(build, context);
     const auto warnings = api::build_warnings(build);
     if (chosen == Format::kJson) {
-      std::cout << api::fabric_report_json(build, context).dump(2) << '\n';
+      std::cout << json_text(api::fabric_report_json(build, context), 2) << '\n';
     } else if (chosen == Format::kCsv) {
       print_json_csv(std::cout, api::fabric_report_json(build, context), *table);
     } else {

@@ -14,6 +14,7 @@
 #include "ctwin/compute/gemm_limits.hpp"
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -65,7 +66,7 @@ Action add_gemm_command(CLI::App& app) {
     const compute::GpuSpec gpu = load_gpu_option(options->gpu);
     const api::GemmPrediction prediction = api::evaluate_gemm(gpu, requested_shapes(*options, *command, gpu));
     if (format == Format::kJson) {
-      std::cout << api::gemm_json(prediction).dump(2) << '\n';
+      std::cout << json_text(api::gemm_json(prediction), 2) << '\n';
       return;
     }
     Table table({"m", "n", "k", "dtype", "time_us", "tflops", "model"});

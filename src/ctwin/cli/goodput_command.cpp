@@ -18,6 +18,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/rate_parse.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/fabric.hpp"
@@ -191,7 +192,7 @@ void run_validation(const GoodputOptions& o, Format format) {
                       {"days", p.c.days}, {"measured", p.c.count}, {"predicted", p.predicted}, {"error", p.error},
                       {"source", p.c.source_title + ", " + p.c.source_where + " (" + p.c.source_date + ") " + p.c.source_url}});
     }
-    std::cout << nlohmann::json{{"reliability_model", model.file}, {"fitted_gpu_rate_per_hour", fitted}, {"cases", rows}}.dump(2)
+    std::cout << json_text(nlohmann::json{{"reliability_model", model.file}, {"fitted_gpu_rate_per_hour", fitted}, {"cases", rows}}, 2)
               << '\n';
     return;
   }
@@ -263,7 +264,7 @@ Action add_goodput_command(CLI::App& app) {
     api::EvalContext context;
     const api::GoodputEvaluation g = api::evaluate_goodput(q, context);
     if (format == Format::kJson) {
-      std::cout << api::goodput_json(g).dump(2) << '\n';
+      std::cout << json_text(api::goodput_json(g), 2) << '\n';
       return;
     }
     print_study(g.scenario, *g.model, g.study, format);

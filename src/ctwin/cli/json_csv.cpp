@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -19,7 +20,7 @@ std::string cell(const nlohmann::json& value) {
     for (const auto& item : value) joined += (joined.empty() ? "" : ";") + cell(item);
     return joined;
   }
-  return value.dump();
+  return json_text(value);
 }
 
 std::string quoted(const std::string& text) {

@@ -10,6 +10,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/replay/layer_times.hpp"
 
 namespace ctwin::cli {
@@ -23,7 +24,7 @@ struct LayerOptions {
 
 void print_kernels(const replay::LayerPrediction& p, Format format) {
   if (format == Format::kJson) {
-    std::cout << api::layer_json(p).dump(2) << '\n';
+    std::cout << json_text(api::layer_json(p), 2) << '\n';
     return;
   }
   if (format == Format::kTable) std::cout << p.model_name << ", one layer on " << p.gpu_name << "\n";
@@ -36,7 +37,7 @@ void print_kernels(const replay::LayerPrediction& p, Format format) {
 void print_comparison(const LayerOptions& options, Format format) {
   const api::LayerComparison comparison = api::compare_layers(options.query, options.measured, CTWIN_DATA_DIR);
   if (format == Format::kJson) {
-    std::cout << api::layer_comparison_json(comparison).dump(2) << '\n';
+    std::cout << json_text(api::layer_comparison_json(comparison), 2) << '\n';
     return;
   }
   Table table({"model", "seq", "mb", "tp", "precision", "phase", "clock_mhz", "fwd_ms", "pred", "error", "bwd_ms", "pred",

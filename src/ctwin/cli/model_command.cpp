@@ -11,6 +11,7 @@
 #include "ctwin/cli/gpu_option.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/workload/flops.hpp"
 #include "ctwin/workload/memory_model.hpp"
 #include "ctwin/workload/parameter_count.hpp"
@@ -185,7 +186,7 @@ Action add_model_command(CLI::App& app) {
                          {"gpu", gpu.name},
                          {"hbm_gib", gib(gpu.hbm_capacity)},
                          {"fits_memory", fits}};
-      std::cout << out.dump(2) << '\n';
+      std::cout << json_text(out, 2) << '\n';
       return;
     }
     std::cout << model.name << ": " << fixed(static_cast<double>(params.total) * 1e-9, 2) << "B parameters ("

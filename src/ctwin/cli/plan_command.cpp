@@ -16,6 +16,7 @@
 #include "ctwin/cli/plan_rank_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -61,7 +62,7 @@ std::string optimizer_name(const workload::ParallelConfig& s) {
 
 void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
   if (format == Format::kJson) {
-    std::cout << api::plan_json(result, top).dump(2) << '\n';
+    std::cout << json_text(api::plan_json(result, top), 2) << '\n';
     return;
   }
   if (format == Format::kTable) {
@@ -193,7 +194,7 @@ Action add_plan_command(CLI::App& app) {
     api::EvalContext context;
     const api::PlanResult result = api::evaluate_plan(api::Scenario::load(o->scenario), context, options);
     if (!o->shard.empty()) {
-      std::cout << api::plan_json(result, 0).dump(2) << '\n';
+      std::cout << json_text(api::plan_json(result, 0), 2) << '\n';
       return;
     }
     print_plan(result, o->top, format);

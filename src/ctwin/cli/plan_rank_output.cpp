@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -43,7 +44,7 @@ std::vector<std::string> parse_rank_key(const std::string& text) {
 
 void print_split_rank(const api::SplitRank& r, Format format) {
   if (format == Format::kJson) {
-    std::cout << api::split_rank_json(r).dump(2) << '\n';
+    std::cout << json_text(api::split_rank_json(r), 2) << '\n';
     return;
   }
   const double named_tps = r.named && r.rank > 0 ? r.named->analytical.tokens_per_s : 0;

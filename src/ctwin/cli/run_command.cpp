@@ -15,6 +15,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -153,9 +154,9 @@ Action add_run_command(CLI::App& app) {
                            fixed(m.activations, 1) + ", other " + fixed(m.other, 1) + ") of " +
                            fixed(static_cast<double>(scenario.gpu.hbm_capacity.count()) / (1 << 30), 1) + " GiB (--require-fit)");
     }
-    if (!o->trace.empty()) write_text_file(o->trace, "--trace", api::chrome_trace_json(step.replay).dump() + '\n');
+    if (!o->trace.empty()) write_text_file(o->trace, "--trace", json_text(api::chrome_trace_json(step.replay)) + '\n');
     if (format == Format::kJson) {
-      std::cout << api::step_json(given, result).dump(2) << '\n';
+      std::cout << json_text(api::step_json(given, result), 2) << '\n';
     } else if (format == Format::kCsv) {
       print_json_csv(std::cout, api::step_json(given, result), o->table);
     } else {

@@ -14,6 +14,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -91,7 +92,7 @@ Action add_scale_command(CLI::App& app) {
     const analysis::ScalingStudy study = api::evaluate_scaling(input, context, query);
 
     if (format == Format::kJson) {
-      std::cout << api::scaling_json(study).dump(2) << '\n';
+      std::cout << json_text(api::scaling_json(study), 2) << '\n';
       return;
     }
     Table table({"gpus", "dp", "global batch", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "comm %", "linearity",

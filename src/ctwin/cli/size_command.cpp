@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
@@ -185,10 +187,19 @@ Action add_size_command(CLI::App& app) {
     api::EvalContext context;
     const api::SizeResult result = api::evaluate_size(query, context);
     if (format == Format::kJson) {
-      std::cout << api::size_json(result).dump(2) << '\n';
-      return;
+      std::cout << json_text(api::size_json(result), 2) << '\n';
+    } else {
+      print_table(result, format);
     }
-    print_table(result, format);
+    // Each option's reason is printed above; a comparison with nothing to compare is still a
+    // failure for a script that reads the exit code (issue 36: it exited 0).
+    const auto valid = std::count_if(result.options.begin(), result.options.end(),
+                                     [](const api::SizeOption& option) { return option.invalid.empty(); });
+    if (valid == 0 && !result.options.empty()) {
+      throw InputError(o->vary.empty() ? "--cluster" : "--vary", "",
+                       "none of the " + std::to_string(result.options.size()) +
+                           " build options can be built; the first: " + result.options.front().invalid);
+    }
   };
 }
 

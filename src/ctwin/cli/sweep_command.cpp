@@ -17,6 +17,7 @@
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -36,7 +37,7 @@ struct SweepOptions {
 
 void print_sweep(const api::SweepResult& result, Format format) {
   if (format == Format::kJson) {
-    std::cout << api::sweep_json(result).dump(2) << '\n';
+    std::cout << json_text(api::sweep_json(result), 2) << '\n';
     return;
   }
   std::vector<std::string> headers;

@@ -12,6 +12,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/network/traffic_pattern.hpp"
 
@@ -78,7 +79,7 @@ Action add_traffic_command(CLI::App& app) {
       return api::evaluate_traffic(build_of(options->fabric), query, context);
     }();
     if (format == Format::kJson) {
-      std::cout << api::traffic_json(result, options->timing).dump(2) << '\n';
+      std::cout << json_text(api::traffic_json(result, options->timing), 2) << '\n';
       return;
     }
     if (format == Format::kCsv) {

@@ -21,6 +21,7 @@
 #include "ctwin/cli/validate_scaling.hpp"
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -264,7 +265,7 @@ Action add_validate_command(CLI::App& app) {
     const api::NcclValidation validation = api::validate_nccl(request);
     const auto& results = validation.results;
     if (format == Format::kJson) {
-      std::cout << api::nccl_validation_json(validation, options->network, options->calibrated).dump(2) << '\n';
+      std::cout << json_text(api::nccl_validation_json(validation, options->network, options->calibrated), 2) << '\n';
     } else if (format == Format::kCsv) {
       print_csv(results, std::cout);
     } else {

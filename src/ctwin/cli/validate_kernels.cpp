@@ -7,6 +7,7 @@
 
 #include "ctwin/api/kernel_validation.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -23,7 +24,7 @@ void run_kernel_validation(const std::string& file, const std::string& gpu, cons
   const Format format = parse_format(format_name);
   const api::KernelValidation v = api::validate_kernels(file, gpu);
   if (format == Format::kJson) {
-    std::cout << api::kernel_validation_json(v).dump(2) << '\n';
+    std::cout << json_text(api::kernel_validation_json(v), 2) << '\n';
     return;
   }
   Table experts({"model", "tokens", "experts", "rows/expert", "set", "grouped_ms", "per_expert_model_ms", "error",

@@ -7,6 +7,7 @@
 
 #include "ctwin/api/run_validation.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 
@@ -15,7 +16,7 @@ void run_run_validation(const std::string& file, const std::string& calibration,
   api::EvalContext context;
   const api::RunValidation v = api::validate_run(file, calibration, context);
   if (format == Format::kJson) {
-    std::cout << api::run_validation_json(v).dump(2) << '\n';
+    std::cout << json_text(api::run_validation_json(v), 2) << '\n';
     return;
   }
   Table table({"prediction", "step_time_s", "tokens/s/GPU", "mfu_%", "error"});

@@ -14,6 +14,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -87,7 +88,7 @@ void run_scaling_validation(const ScalingValidateOptions& options) {
   const api::ScalingValidation validation = api::validate_scaling({options.cases, network, options.overrides});
   const auto& results = validation.results;
   if (format == Format::kJson) {
-    std::cout << api::scaling_validation_json(validation).dump(2) << '\n';
+    std::cout << json_text(api::scaling_validation_json(validation), 2) << '\n';
   } else if (format == Format::kCsv) {
     print_csv(results, std::cout);
   } else {

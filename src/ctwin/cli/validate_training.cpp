@@ -21,6 +21,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/replay/training_validation.hpp"
 
 namespace ctwin::cli {
@@ -116,7 +117,7 @@ void run_training_validation(const TrainingValidateOptions& options) {
   api::run_training_validation(validation, request);
   const auto& results = validation.results;
   if (format == Format::kJson) {
-    std::cout << api::training_validation_json(validation, options.network).dump(2) << '\n';
+    std::cout << json_text(api::training_validation_json(validation, options.network), 2) << '\n';
   } else if (format == Format::kCsv) {
     print_csv(results, std::cout);
   } else {

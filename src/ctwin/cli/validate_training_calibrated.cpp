@@ -14,6 +14,7 @@
 #include "ctwin/api/training_cross_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_training.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/replay/training_calibration.hpp"
 
 namespace ctwin::cli {
@@ -100,7 +101,7 @@ void print_cross_validation(const std::vector<const replay::TrainingCase*>& chos
   const Format format = parse_format(format_text);
   const auto result = replay::cross_validate_training(chosen, step_network(network), jobs, terminal_calibration_progress());
   if (format == Format::kJson) {
-    std::cout << api::training_cross_validation_json(result, network).dump(2) << '\n';
+    std::cout << json_text(api::training_cross_validation_json(result, network), 2) << '\n';
   } else if (format == Format::kCsv) {
     print_rows(result, Format::kCsv);
   } else {

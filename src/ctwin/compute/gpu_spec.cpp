@@ -1,5 +1,8 @@
 #include "ctwin/compute/gpu_spec.hpp"
 
+#include <cstdio>
+
+#include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 
@@ -48,6 +51,42 @@ FlopRate GpuSpec::peak(Dtype dtype) const {
   }
   return it->second;
 }
+
+namespace {
+
+// A table relative to the roofline may say more than 1 (the roofline's tile and wave steps
+// are pessimistic), but not that a GEMM runs well past the GPU's peak: a profile with
+// efficiency 1e9 made `ctwin gemm` print 8.3 times the peak (issue 36). Checked at the grid's
+// own points. The grid is a least-squares fit over measured shapes, each at most the peak
+// (read_gemm_csv), and may overshoot between them: the shipped A100 table reaches 1.033 times
+// its peak at 512x768x16384. Past kTableOvershoot it is no fit of measurements.
+constexpr double kTableOvershoot = 1.10;
+
+void check_table_below_peak(const GpuSpec& spec, const std::string& source) {
+  if (!spec.gemm_table) return;
+  for (const auto& [dtype, grid] : spec.gemm_table->grids()) {
+    if (!spec.peak_dense.contains(dtype)) continue;
+    const double peak = spec.peak(dtype).per_second();
+    for (std::size_t i = 0; i < grid.m.size(); ++i) {
+      for (std::size_t j = 0; j < grid.n.size(); ++j) {
+        for (std::size_t l = 0; l < grid.k.size(); ++l) {
+          const GemmShape shape{grid.m[i], grid.n[j], grid.k[l], dtype};
+          const double rate = estimate_gemm(spec, shape).rate().per_second();
+          if (rate > peak * kTableOvershoot) {
+            const std::size_t at = grid.index(i, j, l);
+            char text[200];
+            std::snprintf(text, sizeof text, "%g at %lldx%lldx%lld runs the GEMM at %.4g TFLOP/s, more than 10%% above the %.4g TFLOP/s peak",
+                          grid.efficiency[at], static_cast<long long>(shape.m), static_cast<long long>(shape.n),
+                          static_cast<long long>(shape.k), rate * 1e-12, peak * 1e-12);
+            throw InputError(source, "/gemm_table/" + dtype_name(dtype) + "/efficiency/" + std::to_string(at), text);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
 
 GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source) {
   JsonObjectReader reader(document, source, "");
@@ -119,6 +158,7 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
   (void)reader.optional("calibration");
   (void)reader.optional("notes");
   reader.finish();
+  check_table_below_peak(spec, source);
   return spec;
 }
 
@@ -139,6 +179,7 @@ GpuSpec load_gpu_spec(const std::filesystem::path& path) {
     if (merged.grid(dtype) == nullptr && spec.peak_dense.contains(dtype)) merged.set(dtype, grid);
   }
   spec.gemm_table = std::move(merged);
+  check_table_below_peak(spec, path.string());
   return spec;
 }
 

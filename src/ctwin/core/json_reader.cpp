@@ -37,12 +37,15 @@ class DuplicateKeyCheck {
     using Event = nlohmann::json::parse_event_t;
     switch (event) {
       case Event::object_start:
-        enter();
-        frames_.push_back({true, {}, {}, 0});
-        break;
       case Event::array_start:
         enter();
-        frames_.push_back({false, {}, {}, 0});
+        // nlohmann parses without recursion, but copies, compares and prints values recursively:
+        // a document nested 100,000 deep overflowed the stack later, in a copy (issue 36).
+        if (frames_.size() >= limits::kMaxJsonDepth) {
+          throw InputError(source_, "", "arrays and objects nested deeper than " +
+                                            std::to_string(limits::kMaxJsonDepth) + " levels");
+        }
+        frames_.push_back({event == Event::object_start, {}, {}, 0});
         break;
       case Event::key: {
         Frame& frame = frames_.back();

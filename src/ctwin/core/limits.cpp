@@ -56,11 +56,29 @@ std::optional<std::string> message_problem(Bytes size) {
   return std::nullopt;
 }
 
+std::optional<std::string> degraded_share_problem(double share) {
+  if (!(share > 0 && share <= 1)) return "a share of the nominal rate is in (0, 1]";
+  if (share < kMinDegradedShare) {
+    return "a share below 0.001 is a failed part, not a slow one (ctwin slows a part down to 0.1% of its rate; "
+           "failures are `ctwin goodput`'s)";
+  }
+  return std::nullopt;
+}
+
 void require_finite_non_negative(double value, const char* what) {
   if (std::isfinite(value) && value >= 0) return;
   char text[160];
   std::snprintf(text, sizeof text, "result %s is %g: a result must be finite and not negative", what, value);
   throw InternalError(text);
+}
+
+int gpu_count(std::int64_t gpus, const std::string& flag) {
+  if (gpus < 1) throw InputError(flag, "", "must be a positive number of GPUs, got " + std::to_string(gpus));
+  if (gpus > kMaxGpus) {
+    throw InputError(flag, "", std::to_string(gpus) + " GPUs is beyond any build ctwin models (at most 2^24 = " +
+                                   std::to_string(kMaxGpus) + ")");
+  }
+  return static_cast<int>(gpus);
 }
 
 std::optional<std::int64_t> checked_product(std::int64_t a, std::int64_t b) {

@@ -8,6 +8,7 @@
 // tight enough that every derived time fits int64 picoseconds (2^63 ps is 106 days) and every
 // derived count fits int64.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +46,20 @@ inline constexpr std::int64_t kMaxTokensPerStep = std::int64_t{1} << 36;
 /// A GEMM dimension (M, N or K): 2^24. The operands must also fit the GPU's memory.
 inline constexpr std::int64_t kMaxGemmDim = std::int64_t{1} << 24;
 
+/// Arrays and objects nested in one JSON document, and parts of a `--set` path: 256. ctwin's
+/// deepest file nests 7; nlohmann::json copies and compares values recursively, so 100,000
+/// nested '[' overflowed the stack in a copy (issue 36).
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+/// The smallest share of its nominal rate a degraded part may run at (`--degrade` GPU speeds, HBM,
+/// NIC and link shares, `--straggler-speed`): 10^-3. Below it a part is failed, not slow (a 400G
+/// NIC at 10^-3 is 400 Mb/s; a GPU at 10^-3 is slower than a CPU); `nic:3=1e-12` drained its
+/// flows past the end of int64 picoseconds and `gpu:3=1e-300` overflowed a kernel's time.
+inline constexpr double kMinDegradedShare = 1e-3;
+
+/// Why `share` is not in [kMinDegradedShare, 1], or nothing.
+[[nodiscard]] std::optional<std::string> degraded_share_problem(double share);
+
 /// Why `rate` is outside [kMinBitsPerSecond, kMaxBitsPerSecond], or nothing when inside.
 [[nodiscard]] std::optional<std::string> bandwidth_problem(Bandwidth rate);
 /// Why `rate` is outside [kMinFlopsPerSecond, kMaxFlopsPerSecond], or nothing.
@@ -59,6 +74,11 @@ inline constexpr std::int64_t kMaxGemmDim = std::int64_t{1} << 24;
 /// Throws InternalError unless `value` is finite and >= 0: every time, rate and size a result
 /// reports is checked with this before anything prints it. `what` names the field.
 void require_finite_non_negative(double value, const char* what);
+
+/// `gpus` as the int a build holds; InputError naming `flag` unless it is in [1, kMaxGpus]. Every
+/// count that reaches a build from a front end goes through this rather than a cast: Python's
+/// gpus=2**32+64 wrapped to a build of 64 GPUs (issue 36).
+[[nodiscard]] int gpu_count(std::int64_t gpus, const std::string& flag = "--gpus");
 
 /// a · b, or nothing when it overflows int64 (for products of user-given counts).
 [[nodiscard]] std::optional<std::int64_t> checked_product(std::int64_t a, std::int64_t b);

@@ -5,6 +5,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin {
 namespace {
@@ -50,6 +51,11 @@ void apply_changes(nlohmann::json& document, const std::vector<Override>& change
   for (const Override& change : changes) {
     const std::string& key = change.path;
     const auto parts = split_path(key);
+    // Each part is a level of nesting the document then holds (see limits::kMaxJsonDepth).
+    if (parts.size() > limits::kMaxJsonDepth) {
+      throw InputError(origin, "", "'" + key.substr(0, 40) + "...' has more than " +
+                                       std::to_string(limits::kMaxJsonDepth) + " parts");
+    }
     nlohmann::json* node = &document;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const std::string& part = parts[i];

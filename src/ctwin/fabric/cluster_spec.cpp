@@ -12,6 +12,10 @@ namespace ctwin::fabric {
 namespace {
 
 constexpr int kMaxCount = 1 << 16;
+// GPUs in one server (one NVLink domain): 1,024. The largest announced is NVL576; a server's
+// routes are held for every pair of its GPUs and NICs, so a 4,096-GPU server took minutes and
+// a gigabyte before `fabric` printed a word (issue 36).
+constexpr int kMaxServerGpus = 1 << 10;
 
 double read_efficiency(JsonObjectReader& reader, double fallback) {
   return reader.number_or("efficiency", 0.01, 1, fallback);
@@ -50,7 +54,7 @@ ServerSpec read_server(JsonObjectReader reader) {
   ServerSpec server;
   server.name = reader.string("name");
   server.gpu = reader.string("gpu");
-  server.gpus = static_cast<int>(reader.integer("gpus", 1, kMaxCount));
+  server.gpus = static_cast<int>(reader.integer("gpus", 1, kMaxServerGpus));
   if (auto nvlink = reader.optional_object("nvlink")) server.nvlink = read_nvlink(*nvlink);
   server.cpus = static_cast<int>(reader.integer("cpus", 1, 64));
   server.pcie_switches = static_cast<int>(reader.integer("pcie_switches", 0, kMaxCount));

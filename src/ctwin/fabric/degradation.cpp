@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
+#include "ctwin/core/unit_parse.hpp"
 
 namespace ctwin::fabric {
 namespace {
@@ -93,8 +95,16 @@ Degradation parse_degradation(const std::string& text, const std::string& flag, 
   }
   const auto factor = share(value);
   if (!factor) throw bad("the share is not a number");
-  if (!(*factor > 0 && *factor <= 1)) throw bad("the share of the nominal rate is in (0, 1]");
+  if (const auto problem = limits::degraded_share_problem(*factor)) throw bad(*problem);
   d.factor = *factor;
+  // The slowest link ctwin reads is 1 Mb/s (limits::kMinBitsPerSecond); a degraded one may not
+  // go below it either, or transfers outlast the clock.
+  for (const LinkId link : part_links(fabric, d.kind, d.index)) {
+    const Bandwidth left = fabric.link(link).bandwidth * d.factor;
+    if (left.bytes_per_second() * 8 < limits::kMinBitsPerSecond) {
+      throw bad("leaves a link at " + format_bandwidth(left) + ", below the 1 Mbps ctwin models");
+    }
+  }
   return d;
 }
 
@@ -152,7 +162,7 @@ std::vector<LinkId> part_links(const Fabric& fabric, PartKind kind, int index) {
 }
 
 void apply_degradation(Fabric& fabric, const Degradation& degradation) {
-  CTWIN_ASSERT(degradation.factor > 0 && degradation.factor <= 1, "a share of the nominal rate in (0, 1]");
+  CTWIN_ASSERT(!limits::degraded_share_problem(degradation.factor), "a share of the nominal rate in [0.001, 1]");
   for (const LinkId link : part_links(fabric, degradation.kind, degradation.index)) {
     fabric.scale_link_bandwidth(link, degradation.factor);
   }

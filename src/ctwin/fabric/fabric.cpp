@@ -1,5 +1,7 @@
 #include "ctwin/fabric/fabric.hpp"
 
+#include <cstdio>
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 
@@ -14,6 +16,9 @@ struct Fabric::BoostGraph {
 };
 
 namespace {
+
+// Links one build may hold (see the constructor).
+constexpr std::size_t kMaxLinks = std::size_t{1} << 25;
 
 int checked_node_count(const ClusterSpec& spec, int gpus) {
   if (gpus <= 0) throw InputError("--gpus", "", "must be a positive number of GPUs, got " + std::to_string(gpus));
@@ -34,6 +39,27 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
       server_(spec_.server, spec_.file),
       plan_(plan_tiers(spec_, checked_node_count(spec_, gpus))) {
   const int nodes = plan_.nodes;
+  links_per_node_ = static_cast<LinkId>(server_.links().size());
+  const std::size_t total_links =
+      static_cast<std::size_t>(links_per_node_) * static_cast<std::size_t>(nodes) +
+      2 * (static_cast<std::size_t>(nodes) * static_cast<std::size_t>(plan_.rails) +
+           static_cast<std::size_t>(plan_.leaves) * static_cast<std::size_t>(plan_.leaf_uplinks) * (plan_.tiers >= 2) +
+           static_cast<std::size_t>(plan_.spines()) * static_cast<std::size_t>(plan_.spine_uplinks));
+  // A build costs about 100 bytes per link in all (the list, the Boost graph, the routes and
+  // summaries over them: 1.4 GB for 1,048,576 H100 GPUs, 13.6M links, measured). A 16.7M-GPU
+  // build reached 6.4 GB, on its way to 22, before printing a word (issue 36); past 2^25 links
+  // (about 3.4 GB and half a minute, some 2.5M H100 GPUs, ten times the largest cluster built)
+  // it is refused at once.
+  if (total_links > kMaxLinks) {
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "%d GPUs of %s are %.3g links, about %.0f GB in memory: more than the %.3g links (about %.0f GB) "
+                  "ctwin builds",
+                  gpus, spec_.file.c_str(), static_cast<double>(total_links), static_cast<double>(total_links) * 1e-7,
+                  static_cast<double>(kMaxLinks), static_cast<double>(kMaxLinks) * 1e-7);
+    throw InputError("--gpus", "", text);
+  }
+  CTWIN_ASSERT(total_links < (std::size_t{1} << 32), "link ids are 32-bit");
   const auto per_node_vertices = static_cast<std::size_t>(server_.vertex_count());
   const std::size_t switch_count =
       static_cast<std::size_t>(plan_.leaves) + static_cast<std::size_t>(plan_.spines()) + static_cast<std::size_t>(plan_.cores());
@@ -48,13 +74,6 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
   core_base_ = static_cast<VertexId>(vertex_kinds_.size());
   vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(plan_.cores()), VertexKind::kCore);
 
-  links_per_node_ = static_cast<LinkId>(server_.links().size());
-  const std::size_t total_links =
-      static_cast<std::size_t>(links_per_node_) * static_cast<std::size_t>(nodes) +
-      2 * (static_cast<std::size_t>(nodes) * static_cast<std::size_t>(plan_.rails) +
-           static_cast<std::size_t>(plan_.leaves) * static_cast<std::size_t>(plan_.leaf_uplinks) * (plan_.tiers >= 2) +
-           static_cast<std::size_t>(plan_.spines()) * static_cast<std::size_t>(plan_.spine_uplinks));
-  CTWIN_ASSERT(total_links < (std::size_t{1} << 32), "link ids are 32-bit");
   links_.reserve(total_links);
   for (int n = 0; n < nodes; ++n) {
     const auto offset = static_cast<VertexId>(static_cast<std::size_t>(n) * per_node_vertices);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/limits.hpp"
 
 namespace ctwin::replay {
 
@@ -25,7 +26,7 @@ GpuSlowdown parse_gpu_slowdown(const std::string& text, const std::string& flag,
   double share = 1;
   const auto [speed_end, speed_error] = std::from_chars(middle + 1, end, share);
   if (speed_error != std::errc() || speed_end != end || !std::isfinite(share)) throw bad("the share is not a number");
-  if (!(share > 0 && share <= 1)) throw bad("the share is a fraction of the nominal one, in (0, 1]");
+  if (const auto problem = limits::degraded_share_problem(share)) throw bad(*problem);
   if (s.gpu < 0 || s.gpu >= gpus) throw bad("the job has GPUs 0 to " + std::to_string(gpus - 1));
   (hbm ? s.hbm : s.speed) = share;
   return s;

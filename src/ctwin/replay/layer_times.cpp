@@ -1,6 +1,8 @@
 #include "ctwin/replay/layer_times.hpp"
 
 #include <map>
+#include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -86,6 +88,8 @@ LayerMeasurements read_layer_measurements(const std::filesystem::path& path) {
   (void)top.string_or("notes", "");
   const nlohmann::json& rows = top.required("rows");
   if (!rows.is_array() || rows.empty()) throw InputError(file.source, "/rows", "expected a non-empty array of measurements");
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::string, std::string>, std::size_t>
+      rows_of_configs;  // a measured configuration -> its row
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string pointer = "/rows/" + std::to_string(i);
     if (!rows[i].is_object()) throw InputError(file.source, pointer, "expected an object");
@@ -103,6 +107,14 @@ LayerMeasurements read_layer_measurements(const std::filesystem::path& path) {
     if (row.has("power_w")) m.power_w = row.number("power_w", 0, 1e5);
     m.iterations = row.integer_or("iterations", 1, std::int64_t{1} << 40, 1);
     row.finish();
+    // One measurement per configuration: a repeated one would count twice in a fit (issue 36).
+    const auto [same, first] =
+        rows_of_configs.try_emplace(std::tuple(m.model, m.seq_len, m.micro_batch, m.tp, m.precision, m.phase), i);
+    if (!first) {
+      throw InputError(file.source, pointer, "the configuration of /rows/" + std::to_string(same->second) +
+                                                 " again: give one measurement per model, seq_len, micro_batch, tp, "
+                                                 "precision and phase");
+    }
     file.rows.push_back(std::move(m));
   }
   top.finish();

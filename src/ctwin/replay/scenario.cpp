@@ -7,6 +7,7 @@
 #include "ctwin/core/bundled_names.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/json_text.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/replay/step_limits.hpp"
 #include "ctwin/workload/hf_config.hpp"
@@ -131,7 +132,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   const auto& cluster_doc = reader.required("cluster");
   if (!cluster_doc.is_object()) throw InputError(source, "/cluster", "expected a file path or an inline object");
   s.cluster = fabric::parse_cluster(cluster_doc, cluster_origin);
-  s.cluster_key = cluster_doc.dump();
+  s.cluster_key = json_text(cluster_doc);
   s.gpus = reader.integer("gpus", 1, std::int64_t{1} << 24);
   s.split = workload::read_parallel_config(reader.object("training"), reader.object("parallel"));
   if (auto overlap = reader.optional_object("overlap")) {

@@ -2,17 +2,40 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/workload/flops.hpp"
 
 namespace ctwin::replay {
 
-void check_step_within_limits(const Scenario& s) {
+namespace {
+
+// The step's hardware FLOPs per GPU and the GPU's fastest peak.
+std::pair<double, double> flops_and_peak(const Scenario& s) {
   double peak = 0;
   for (const auto& [dtype, rate] : s.gpu.peak_dense) peak = std::max(peak, rate.per_second());
   if (!(peak > 0)) throw InputError(s.gpu.name, "/peak_dense", "the GPU profile gives no compute rate");
-  const double flops_per_gpu = workload::step_flops(s.model, s.split).hardware.count() / static_cast<double>(s.gpus);
+  return {workload::step_flops(s.model, s.split).hardware.count() / static_cast<double>(s.gpus), peak};
+}
+
+}  // namespace
+
+void check_slowed_step_within_limits(const Scenario& s, double share, const std::string& term, const std::string& flag) {
+  const auto [flops_per_gpu, peak] = flops_and_peak(s);
+  const double seconds = flops_per_gpu / peak / share;
+  if (!(seconds <= kMaxStepComputeSeconds)) {
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "'%s': a step's compute on that GPU would take at least %.3g s, beyond the %g s ctwin simulates "
+                  "(a GPU that slow is failed, not slow)",
+                  term.c_str(), seconds, kMaxStepComputeSeconds);
+    throw InputError(flag, "", text);
+  }
+}
+
+void check_step_within_limits(const Scenario& s) {
+  const auto [flops_per_gpu, peak] = flops_and_peak(s);
   const double seconds = flops_per_gpu / peak;
   if (!(seconds <= kMaxStepComputeSeconds)) {
     char text[240];

@@ -6,11 +6,15 @@ namespace ctwin::workload {
 namespace {
 
 constexpr std::size_t kMaxExpanded = std::size_t{1} << 20;
+// Groups nest by recursion: 30,000 '(' overflowed the stack (issue 36). Megatron's layouts nest
+// one or two deep.
+constexpr std::size_t kMaxNesting = 16;
 
 struct Expander {
   const std::string& text;
   std::size_t at = 0;
   std::optional<std::string> error;
+  std::size_t depth = 0;  // groups open at `at`
 
   // The count after a '*' (at points past the '*').
   std::size_t count() {
@@ -40,8 +44,13 @@ struct Expander {
     while (at < text.size() && !error && text[at] != ')') {
       std::string unit;
       if (text[at] == '(') {
+        if (++depth > kMaxNesting) {
+          error = "parentheses nested deeper than " + std::to_string(kMaxNesting) + " at character " + std::to_string(at + 1);
+          return {};
+        }
         ++at;
         unit = sequence();
+        --depth;
         if (error) return {};
         if (at >= text.size() || text[at] != ')') {
           error = "unclosed '('";
@@ -69,7 +78,7 @@ struct Expander {
 
 ParsedLayout parse_pipeline_layout(const std::string& text) {
   ParsedLayout out;
-  Expander expander{text, 0, std::nullopt};
+  Expander expander{text, 0, std::nullopt, 0};
   const std::string flat = expander.sequence();
   if (!expander.error && expander.at != text.size()) expander.error = "unmatched ')'";
   if (expander.error) {

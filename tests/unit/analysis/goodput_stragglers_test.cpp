@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "ctwin/analysis/goodput_simulation.hpp"
 #include "ctwin/core/error.hpp"
@@ -37,6 +38,29 @@ void expect_same(const GoodputResult& a, const GoodputResult& b) {
   EXPECT_EQ(a.time.waiting_s, b.time.waiting_s);
   EXPECT_EQ(a.pool_dry_probability, b.pool_dry_probability);
   EXPECT_EQ(a.mttr_s, b.mttr_s);
+}
+
+// `--straggler-rate 1e9/h` grew past 2.6 GB drawing events without a word (issue 36): a run's
+// events and a command's are bounded, refused with the estimate before anything is drawn.
+TEST(GoodputStragglers, EventCountsPastTheBoundAreRefusedWithTheEstimate) {
+  GoodputConfig c = config();
+  c.stragglers = {1e9 / kHour * 1024, kHour, 1024, [](long long) { return 1.5; }};
+  try {
+    (void)simulate_goodput(c);
+    FAIL() << "1e9 straggler events per GPU-hour were simulated";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "--straggler-rate");
+    EXPECT_NE(std::string(e.what()).find("events per run"), std::string::npos) << e.what();
+  }
+  // Within a run's bound, but not times the runs.
+  c.stragglers.rate_per_s = 5e5 / c.duration_s;
+  c.runs = 1'000'000;
+  try {
+    (void)simulate_goodput(c);
+    FAIL() << "5e11 events were simulated";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "--runs");
+  }
 }
 
 TEST(GoodputStragglers, RateZeroGivesThePreviousResultsExactly) {

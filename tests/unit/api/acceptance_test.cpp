@@ -281,5 +281,33 @@ TEST(Acceptance, MeasuredFilesOfAnotherSizeOrTestAreRefused) {
   EXPECT_THROW((void)check_acceptance(h100(512), plan, evaluate_acceptance(h100(512), plan, context), wrong, context), InputError);
 }
 
+// Issue 36: `accept --measured` passed a GEMM at 1e9 TFLOP/s and p2p at 1e30 GB/s. A rate no
+// part of the build can reach is refused naming its line; a real one (48.5 GB/s on a 400G rail)
+// is compared as before.
+TEST(Acceptance, MeasuredRatesAboveWhatTheBuildCanReachAreRefused) {
+  const fs::path dir = temp_dir("ceiling");
+  const AcceptancePlan plan = load_acceptance_plan(write(dir / "plan.json", R"({"name": "two", "tests": [
+    {"id": "rail", "kind": "p2p", "path": "same_rail", "size": "1GiB", "metric": "bandwidth", "tolerance": "10%"},
+    {"id": "gemm", "kind": "gemm", "m": 8192, "n": 8192, "k": 8192, "metric": "tflops", "tolerance": "10%"}]})"));
+  EvalContext context;
+  const auto fabric = build_fabric(h100(16), context);
+  const AcceptanceExpectation expectation = evaluate_acceptance(h100(16), plan, context);
+  const fs::path measured = dir / "m";
+  fs::create_directories(measured);
+  write(measured / "m.csv", "test,instance,value\nrail,0->8,48.5\ngemm,gpu=3,700\n");
+  EXPECT_NO_THROW((void)check_acceptance(h100(16), plan, expectation, read_measured(measured.string(), plan, *fabric), context));
+  for (const std::string row : {"rail,0->8,1e30", "gemm,gpu=3,1e9"}) {
+    write(measured / "m.csv", "test,instance,value\n" + row + "\n");
+    try {
+      (void)check_acceptance(h100(16), plan, expectation, read_measured(measured.string(), plan, *fabric), context);
+      ADD_FAILURE() << row << " was compared";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("m.csv:2"), std::string::npos) << what;
+      EXPECT_NE(what.find("not a measurement of this build"), std::string::npos) << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ctwin::api

@@ -215,6 +215,19 @@ TEST(RunValidation, AMeasurementMadeFromThePredictionHasNoError) {
   EXPECT_THROW((void)validate_run(write("run-two.json", run).string(), "", context), InputError);
   run["measured"] = nlohmann::json::object();
   EXPECT_THROW((void)validate_run(write("run-none.json", run).string(), "", context), InputError);
+  // Issue 36: a step of 1e-9 s printed 1.6e13 tokens/s per GPU. Faster than the GPUs' peak
+  // (an MFU above 100 %) is refused, naming the field.
+  for (const nlohmann::json& measured : {nlohmann::json{{"step_time", "1ns"}},
+                                          nlohmann::json{{"tokens_per_s_per_gpu", measured * 100}}}) {
+    run["measured"] = measured;
+    try {
+      (void)validate_run(write("run-fast.json", run).string(), "", context);
+      ADD_FAILURE() << measured.dump() << " was compared";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.pointer(), "/measured/" + measured.begin().key());
+      EXPECT_NE(std::string(e.what()).find("faster than the GPUs can run the model"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "cli/cli_runner.hpp"
 #include "ctwin/core/error.hpp"
@@ -142,6 +143,28 @@ TEST(Plan, MergedShardsEqualTheOneMachineResult) {
     EXPECT_EQ(e.source(), "other.json");
     EXPECT_EQ(e.pointer(), "/shard/scenario");
   }
+  // Edited results (issue 36 printed a step of -5 s and an MFU of 750 % from such shards; a
+  // string where a number belongs was nlohmann's type_error, an internal error).
+  ASSERT_FALSE(shards[2]["results"].empty());
+  ASSERT_FALSE(shards[2]["results"][0].contains("invalid"));
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& part) {
+    auto edited = shards[2];
+    edit(edited["results"][0]);
+    try {
+      (void)merge_plans({shards[0], shards[1], edited}, {"c.json", "b.json", "a.json"});
+      ADD_FAILURE() << part << ": the edited shard was merged";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), "a.json");
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  refused([](nlohmann::json& r) { r["analytical"]["step_time_s"] = -5.0; }, "/results/0/analytical/step_time_s");
+  refused([](nlohmann::json& r) { r["analytical"]["mfu"] = 7.5; }, "/results/0/analytical/mfu");
+  refused([](nlohmann::json& r) { r["analytical"]["breakdown_s"]["bubble"] = -1.0; }, "breakdown_s/bubble");
+  refused([](nlohmann::json& r) { r["split"]["tp"] = r["split"]["tp"].get<int>() * 2; }, "tp·pp·cp·dp");
+  refused([](nlohmann::json& r) { r["split"]["micro_batches"] = 1000; }, "global batch");
+  refused([](nlohmann::json& r) { r["index"] = 1'000'000; }, "/results/0/index");
+  refused([](nlohmann::json& r) { r["analytical"]["mfu"] = "high"; }, "not a shard");
 }
 
 TEST(Plan, NoSplitLeftNamesTheRuleThatRemovedTheLast) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "cli/cli_runner.hpp"
@@ -73,6 +74,42 @@ TEST(SweepShards, MissingRepeatedOrForeignShardsAreRefused) {
   alien["points"][0]["index"] = 0;  // shard 3's points have index 2 mod 3
   EXPECT_THROW((void)merge_sweeps({shards[0], shards[1], alien}, three), InputError);
   EXPECT_THROW((void)merge_sweeps({nlohmann::json::object()}, {"empty.json"}), InputError);
+}
+
+// Edited shards (issue 36): a count of 10^18 points asked for that many flags (std::bad_alloc),
+// and figures no run reports (a step of -5 s, an MFU of 750 %) were printed as merged. Every
+// figure is checked, and the grid is its axes' product.
+TEST(SweepShards, EditedFiguresAndCountsAreRefusedNamingTheField) {
+  EvalContext context;
+  const auto shards = shards_of(base(), 2, context);
+  const std::vector<std::string> two{"a.json", "b.json"};
+  ASSERT_NO_THROW((void)merge_sweeps(shards, two));
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& pointer) {
+    auto edited = shards[1];
+    edit(edited);
+    try {
+      (void)merge_sweeps({shards[0], edited}, two);
+      ADD_FAILURE() << pointer << ": the edited shard was merged";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), "b.json");
+      EXPECT_NE(std::string(e.what()).find(pointer), std::string::npos) << e.what();
+    }
+  };
+  // Shard 2 holds points 1 and 3 (0-based), both valid.
+  // A count both files agree on, but not their axes' product: refused at the first file.
+  auto huge = shards;
+  for (auto& shard : huge) shard["grid_points"] = 1'000'000'000'000'000'000ULL;
+  try {
+    (void)merge_sweeps(huge, two);
+    ADD_FAILURE() << "a grid of 10^18 points was merged";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "a.json");
+    EXPECT_EQ(e.pointer(), "/grid_points");
+  }
+  refused([](nlohmann::json& j) { j["points"][0]["step_time_s"] = -5.0; }, "/points/1/step_time_s");
+  refused([](nlohmann::json& j) { j["points"][0]["mfu"] = 7.5; }, "/points/1/mfu");
+  refused([](nlohmann::json& j) { j["points"][1]["tokens_per_s"] = 0.0; }, "/points/3/tokens_per_s");
+  refused([](nlohmann::json& j) { j["points"][0]["parallel.pp"] = "4"; }, "/points/1/parallel.pp");
 }
 
 class SweepShardCli : public ::testing::Test {

@@ -16,6 +16,9 @@
 #include <iterator>
 #include <string>
 
+#include <unistd.h>
+
+#include "ctwin/core/error.hpp"
 #include "ctwin/core/error_stats.hpp"
 #include "ctwin/calibration/gemm_csv.hpp"
 #include "ctwin/calibration/gemm_fit.hpp"
@@ -233,6 +236,24 @@ std::vector<std::string> mamf_gpu_column(const fs::path& path) {
   EXPECT_EQ(line, "m,n,k,dtype,tflops,gpu");
   while (std::getline(in, line)) gpus.push_back(line.substr(line.rfind(',') + 1));
   return gpus;
+}
+
+// Issue 36: a shape measured twice (a file concatenated with itself, an edited copy) was fitted
+// twice. One measurement per shape and GPU; the shipped sweeps have none repeated.
+TEST(GemmCsv, AShapeMeasuredTwiceIsRefusedNamingBothLines) {
+  const fs::path csv = fs::temp_directory_path() / ("ctwin-gemm-twice-" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(csv) << "m,n,k,dtype,time_us\n4096,4096,4096,bf16,200\n8192,4096,4096,bf16,400\n4096,4096,4096,bf16,150\n";
+  try {
+    (void)read_gemm_csv(csv, MeasurementColumn::kRequired);
+    ADD_FAILURE() << "a repeated shape was read";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("line 4"), std::string::npos) << what;
+    EXPECT_NE(what.find("shape of line 2 again"), std::string::npos) << what;
+  }
+  std::ofstream(csv) << "m,n,k,dtype\n4096,4096,4096,bf16\n4096,4096,4096,bf16\n";  // shapes to predict: no measurement
+  EXPECT_EQ(read_gemm_csv(csv, MeasurementColumn::kOptional).rows.size(), 2u);
+  fs::remove(csv);
 }
 
 TEST(GemmAcceptance, MamfBestShapesWithin10Percent) {

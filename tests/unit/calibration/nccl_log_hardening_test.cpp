@@ -70,6 +70,23 @@ TEST(NcclLogHardening, ForeignLineInsideTheTableIsRefused) {
                               "node01:41234:41290 [1] NCCL INFO Channel 00/32 :    0   1\n" + kRow2 + kFooter));
 }
 
+// Issue 36: a row pasted twice or rows put in another order were fitted, the repeated size
+// weighing twice. nccl-tests prints each size once, ascending; a bare table (no `# nThread`
+// header) keeps its order but not a repeated size.
+TEST(NcclLogHardening, RepeatedOrReversedRowsAreRefused) {
+  for (const std::string rows : {std::string(kRow1) + kRow1, std::string(kRow2) + kRow1}) {
+    const std::string what = error_of(std::string(kHead) + rows + kFooter);
+    EXPECT_TRUE(contains(what, "run.log")) << what;
+    EXPECT_TRUE(contains(what, "line 11")) << what;
+    EXPECT_TRUE(contains(what, "each size once, ascending")) << what;
+  }
+  const std::string bare = "#       size     time   algbw   busbw\n#        (B)     (us)  (GB/s)  (GB/s)\n";
+  EXPECT_EQ(parse(bare + "       65536    46.80    1.40    2.45\n       32768    43.83    0.75    1.31\n").rows.size(), 2u);
+  EXPECT_TRUE(contains(error_of(bare + "       65536    46.80    1.40    2.45\n       32768    43.83    0.75    1.31\n"
+                                       "       65536    46.80    1.40    2.45\n"),
+                       "size 65536 again"));
+}
+
 TEST(NcclLogHardening, RowTimedZeroIsRefused) {
   const std::string zero =
       "     1048576        262144     float     sum      -1     0.00   52.43   52.43    N/A    19.50   53.77   53.77    N/A\n";

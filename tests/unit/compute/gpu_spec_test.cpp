@@ -38,6 +38,23 @@ TEST(GpuSpec, CalibratedProfilesCarryATable) {
   }
 }
 
+// A table relative to the roofline may pass 1 (l40s's reaches 3.09), but never claim a GEMM
+// faster than the peak: efficiency 1e9 made `ctwin gemm` print 8.3 times the peak (issue 36).
+TEST(GpuSpec, ATableFasterThanThePeakIsRefusedAtItsPoint) {
+  const std::string file = (kGpus / "h100-sxm.json").string();
+  nlohmann::json document = load_json_file(file);
+  ASSERT_TRUE(document["gemm_table"].contains("bf16"));
+  EXPECT_NO_THROW((void)parse_gpu_spec(document, file));
+  document["gemm_table"]["bf16"]["efficiency"][3] = 1e9;
+  try {
+    (void)parse_gpu_spec(document, file);
+    FAIL() << "an efficiency of 1e9 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.pointer(), "/gemm_table/bf16/efficiency/3");
+    EXPECT_NE(std::string(e.what()).find("above the"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GpuSpec, DatasheetRatesParse) {
   const GpuSpec h100 = load_gpu_spec(kGpus / "h100-sxm.json");
   EXPECT_DOUBLE_EQ(h100.peak(Dtype::kBf16).teraflops(), 989.4);

@@ -272,5 +272,28 @@ TEST(ApplyOverrides, BadAssignmentsNameTheFlag) {
   EXPECT_EQ(doc, before);
 }
 
+// 100,000 nested '[' parsed (nlohmann's parser is iterative) and then overflowed the stack in a
+// recursive copy inside api::Scenario (issue 36): the reader refuses past 256 levels, naming
+// the file, and a real file's nesting (7 at most) stays far inside.
+TEST(ParseJsonText, NestingDeeperThanTheLimitIsAnInputError) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const InputError error = expect_input_error([&] { (void)parse_json_text(deep, kFile); });
+  EXPECT_TRUE(contains(error.what(), kFile));
+  EXPECT_TRUE(contains(error.what(), "nested deeper than 256"));
+  const std::string objects = "{\"a\":" + std::string(300, '[') + std::string(300, ']') + "}";
+  EXPECT_TRUE(contains(expect_input_error([&] { (void)parse_json_text(objects, kFile); }).what(), "256"));
+  const std::string at_limit = std::string(256, '[') + std::string(256, ']');
+  EXPECT_NO_THROW((void)parse_json_text(at_limit, kFile));
+}
+
+TEST(ApplyOverrides, APathDeeperThanTheJsonLimitIsRefused) {
+  std::string path = "a";
+  for (int i = 0; i < 300; ++i) path += ".a";
+  json document = json::object();
+  const InputError error = expect_input_error([&] { apply_overrides(document, {path + "=1"}); });
+  EXPECT_TRUE(contains(error.what(), "--set"));
+  EXPECT_TRUE(contains(error.what(), "more than 256 parts"));
+}
+
 }  // namespace
 }  // namespace ctwin

@@ -59,6 +59,28 @@ TEST(RangePolicy, CheckedProductCatchesOverflow) {
   EXPECT_FALSE(limits::checked_product(-(std::int64_t{1} << 62), 4));
 }
 
+// Python's gpus=2**32+64 went through static_cast<int> into a build of 64 GPUs (issue 36).
+TEST(RangePolicy, GpuCountsAreCheckedNotWrapped) {
+  EXPECT_EQ(limits::gpu_count(1), 1);
+  EXPECT_EQ(limits::gpu_count(std::int64_t{1} << 24), 1 << 24);
+  for (const std::int64_t gpus : {(std::int64_t{1} << 32) + 64, (std::int64_t{1} << 24) + 1, std::int64_t{0}, std::int64_t{-8}}) {
+    try {
+      (void)limits::gpu_count(gpus, "gpus");
+      ADD_FAILURE() << gpus << " was taken";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), "gpus");
+      EXPECT_NE(std::string(e.what()).find(std::to_string(gpus)), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Degraded parts: 10^-3 of the nominal rate at least (a failed part below it), 1 at most.
+TEST(RangePolicy, DegradedSharesHaveAFloor) {
+  EXPECT_FALSE(limits::degraded_share_problem(1));
+  EXPECT_FALSE(limits::degraded_share_problem(0.001));
+  for (const double share : {0.0009, 1e-12, 1e-300, 0.0, -0.5, 1.5}) EXPECT_TRUE(limits::degraded_share_problem(share)) << share;
+}
+
 TEST(RangePolicy, ResultsMustBeFiniteAndNotNegative) {
   EXPECT_NO_THROW(limits::require_finite_non_negative(0, "x"));
   EXPECT_THROW(limits::require_finite_non_negative(-1e-9, "x"), InternalError);

@@ -80,6 +80,34 @@ TEST(Degradation, BadTermsNameTheFlagAndTheTerm) {
   }
 }
 
+// `nic:3=1e-12` drained its flows past the end of int64 picoseconds and tripped an assertion in
+// the flow model's drain queue (issue 36): below 0.001 of its rate a part is failed, not slow,
+// and no share may leave a link below the 1 Mbps every link file is held to.
+TEST(Degradation, ASharePastTheFloorIsRefusedWithTheReason) {
+  const Fabric fabric = build(512);  // two tiers: leaves have uplinks
+  for (const std::string term : {"nic:3=1e-12", "nic:3=0.0009", "link:leaf0.up0=1e-300", "leaf:0=uplinks:1e-5"}) {
+    try {
+      (void)parse_degradation(term, "--degrade", fabric);
+      ADD_FAILURE() << term << " was accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(term), std::string::npos) << what;
+      EXPECT_NE(what.find("failed part, not a slow one"), std::string::npos) << what;
+    }
+  }
+  EXPECT_DOUBLE_EQ(parse_degradation("nic:3=0.001", "--degrade", fabric).factor, 0.001);
+  // A 100 Mbps NIC (a legal file) at 0.005 would be 0.5 Mbps: refused for the link, not the share.
+  ClusterSpec slow = fabric.spec();
+  slow.server.nics.link.bandwidth = Bandwidth::bits_per_second(100e6);
+  const Fabric slow_fabric(slow, 64);
+  try {
+    (void)parse_degradation("nic:3=0.005", "--degrade", slow_fabric);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("below the 1 Mbps"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Degradation, ACableAtHalfHalvesTheFlowsThatCrossIt) {
   const Fabric healthy = build(512);
   const Bytes size(1LL << 30);

@@ -415,5 +415,34 @@ TEST(Topology, OverridesChangeTheSpecAndAreValidated) {
   EXPECT_THROW((void)load_cluster(topology("dgx-h100-superpod"), {"fabric.bogus=1"}), InputError);
 }
 
+// Issue 36: a server of 4,096 GPUs took minutes in `fabric` (its routes are held for every pair
+// of endpoints). A server is at most 1,024 GPUs (the largest NVLink domain announced is 576);
+// the bundled rack-scale servers (72) build as before.
+TEST(Topology, AServerPastTheLargestNvlinkDomainIsRefused) {
+  try {
+    (void)load_cluster(topology("dgx-h100-superpod"), {"server.gpus=4096", "server.nics.count=8"});
+    FAIL() << "a 4,096-GPU server was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.pointer(), "/server/gpus");
+    EXPECT_NE(std::string(e.what()).find("1024"), std::string::npos) << e.what();
+  }
+  const ClusterSpec nvl = load_cluster(topology("dgx-h100-superpod"), {"server.gpus=1024", "server.nics.count=8"});
+  const Fabric built(nvl, 1024);
+  EXPECT_EQ(built.gpus_per_node(), 1024);
+}
+
+// Issue 36: a 16.7M-GPU build reached 6.4 GB (on its way to 22) before printing a word. A build
+// past 2^25 links is refused before anything is allocated, with its size.
+TEST(Topology, ABuildPastTheLinkBoundIsRefusedWithItsSize) {
+  const ClusterSpec spec = load_cluster(topology("dgx-h100-superpod"), {"fabric.switch.ports=1024"});
+  try {
+    const Fabric fabric(spec, 1 << 24);
+    FAIL() << "a 16.7M-GPU build was made";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "--gpus");
+    EXPECT_NE(std::string(e.what()).find("2.22e+08 links, about 22 GB"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ctwin::fabric

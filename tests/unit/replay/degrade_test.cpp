@@ -33,6 +33,19 @@ TEST(Degrade, ParsesGpuRankAndSpeed) {
   }
 }
 
+// `gpu:3=1e-300` overflowed a kernel's time in int64 picoseconds (an internal error; issue 36).
+TEST(Degrade, ASpeedBelowTheFloorIsAFailedGpu) {
+  for (const char* bad : {"gpu:3=1e-300", "gpu:3=0.0009", "hbm:3=1e-12"}) {
+    try {
+      (void)parse_gpu_slowdown(bad, "--degrade", 64);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("failed part, not a slow one"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_DOUBLE_EQ(parse_gpu_slowdown("gpu:3=0.001", "--degrade", 64).speed, 0.001);
+}
+
 TEST(Degrade, ParsesHbmShare) {
   const GpuSlowdown s = parse_gpu_slowdown("hbm:7=0.5", "--degrade", 64);
   EXPECT_EQ(s.gpu, 7);

@@ -145,6 +145,11 @@ TEST_F(LayerMeasurementsFile, BadFilesAreInputErrorsNamingTheField) {
   std::string unknown = row;
   unknown.replace(unknown.find("\"iterations\""), 12, "\"steps\"");
   expect_error(R"({"gpu": "x", "rows": [)" + unknown + "]}", "/rows/0/steps");
+  // Issue 36: the same configuration twice was fitted twice.
+  expect_error(R"({"gpu": "x", "rows": [)" + row + ", " + row + "]}", "/rows/1");
+  std::string cool = row;
+  cool.replace(cool.find("\"hot\""), 5, "\"cool\"");
+  EXPECT_NO_THROW((void)read_layer_measurements(write(R"({"gpu": "x", "rows": [)" + row + ", " + cool + "]}")));
 }
 
 // Measurements made slower than the model by a known factor give that factor back, fitted on

@@ -33,5 +33,15 @@ TEST(PipelineLayout, RefusesWhatIsNotModelled) {
   EXPECT_NE(error_of("(t*1000)*100000").find("expands to more than"), std::string::npos);
 }
 
+// 30,000 '(' overflowed the stack of the recursive expander (issue 36): nesting is bounded, and
+// what Megatron writes (one or two levels) still expands.
+TEST(PipelineLayout, DeepNestingIsRefusedNotRecursedInto) {
+  const ParsedLayout deep = parse_pipeline_layout(std::string(30000, '(') + "t" + std::string(30000, ')'));
+  ASSERT_TRUE(deep.error);
+  EXPECT_NE(deep.error->find("nested deeper than 16"), std::string::npos) << *deep.error;
+  const ParsedLayout sixteen = parse_pipeline_layout(std::string(16, '(') + "t" + std::string(16, ')'));
+  EXPECT_FALSE(sixteen.error) << *sixteen.error;
+}
+
 }  // namespace
 }  // namespace ctwin::workload

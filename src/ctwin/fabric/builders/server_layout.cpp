@@ -1,7 +1,9 @@
 #include "ctwin/fabric/builders/server_layout.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
@@ -57,11 +59,17 @@ void ServerLayout::compute_routes(const std::string& source) {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
                                       boost::property<boost::edge_weight_t, double, boost::property<boost::edge_index_t, LinkId>>>;
   Graph graph(vertex_kinds_.size());
+  // Cost of a hop: picoseconds per byte, so a path over NVLink beats one over PCIe even when
+  // both have two hops; the constant keeps shorter paths ahead among equals.
+  const auto cost = [&](LinkId id) { return 1e12 / links_[id].bandwidth.bytes_per_second() + 1e-3; };
+  for (LinkId id = 0; id < links_.size(); ++id) boost::add_edge(links_[id].from, links_[id].to, {cost(id), id}, graph);
+  // The link a route takes from one vertex to the next: among parallel links the cheapest, then
+  // the lowest id, for determinism. Looked up once per pair of vertices rather than by scanning
+  // the NVSwitch's out-edges (one per GPU) at every hop of every route.
+  std::map<std::pair<VertexId, VertexId>, LinkId> best_link;
   for (LinkId id = 0; id < links_.size(); ++id) {
-    // Cost of a hop: picoseconds per byte, so a path over NVLink beats one over PCIe even
-    // when both have two hops; the constant keeps shorter paths ahead among equals.
-    const double cost = 1e12 / links_[id].bandwidth.bytes_per_second() + 1e-3;
-    boost::add_edge(links_[id].from, links_[id].to, {cost, id}, graph);
+    const auto [it, first] = best_link.try_emplace({links_[id].from, links_[id].to}, id);
+    if (!first && cost(id) < cost(it->second)) it->second = id;  // ties keep the lower id
   }
   const int endpoints = gpus_ + nics_;
   auto endpoint_vertex = [&](int e) { return e < gpus_ ? gpu_vertex(e) : nic_vertex(e - gpus_); };
@@ -84,22 +92,9 @@ void ServerLayout::compute_routes(const std::string& source) {
       reversed.clear();
       while (at != origin) {
         const VertexId previous = static_cast<VertexId>(predecessor[at]);
-        // Among parallel edges the lowest link id wins, for determinism.
-        LinkId best = 0;
-        double best_cost = 0;
-        bool found = false;
-        for (auto [e, end] = boost::out_edges(previous, graph); e != end; ++e) {
-          if (boost::target(*e, graph) != at) continue;
-          const double cost = boost::get(boost::edge_weight, graph, *e);
-          const LinkId id = boost::get(boost::edge_index, graph, *e);
-          if (!found || cost < best_cost || (cost == best_cost && id < best)) {
-            best = id;
-            best_cost = cost;
-            found = true;
-          }
-        }
-        CTWIN_ASSERT(found, "a predecessor is joined by an edge");
-        reversed.push_back(best);
+        const auto best = best_link.find({previous, at});
+        CTWIN_ASSERT(best != best_link.end(), "a predecessor is joined by an edge");
+        reversed.push_back(best->second);
         at = previous;
       }
       route_links_.insert(route_links_.end(), reversed.rbegin(), reversed.rend());
