@@ -42,8 +42,10 @@ struct PlacementSpec {
 
 class Placement {
  public:
+  /// Identity placement of one rank: what a report holds before the step says where its ranks sat.
+  Placement() : Placement(1) {}
   /// Identity placement of `ranks` ranks.
-  explicit Placement(std::int64_t ranks = 1);
+  explicit Placement(std::int64_t ranks);
   /// `spec` for a job of `ranks` ranks whose NVLink-bound blocks are `block` ranks, on domains of
   /// `domain_gpus` GPUs. InputError naming `source` /placement for an explicit list that does not
   /// give one distinct GPU to every rank.
