@@ -177,17 +177,9 @@ const SharedFabricExecutor::Pace& SharedFabricExecutor::pace_of(const TrafficKey
 
 void SharedFabricExecutor::launch(const Traffic& traffic, const Classes* classes, const Pace& pace, SimTime isolated,
                                   Done done) {
-  // Collective bytes that one group alone moves in its predicted time, per class: the op's
-  // `isolated` for the reference, `ratio` times it for a group laid out otherwise.
-  std::vector<double> sizes{std::max(0.0, (isolated.seconds() - pace.fixed_s) / pace.per_byte_s)};
   double longest = classes != nullptr ? classes->front().ratio : 1;
   if (classes != nullptr) {
-    for (std::size_t c = 1; c < classes->size(); ++c) {
-      const GroupClass& g = (*classes)[c];
-      const Pace& own = pace_of(g.one_group, *g.traffic);
-      sizes.push_back(std::max(0.0, (isolated.seconds() * g.ratio - own.fixed_s) / own.per_byte_s));
-      longest = std::max(longest, g.ratio);
-    }
+    for (std::size_t c = 1; c < classes->size(); ++c) longest = std::max(longest, (*classes)[c].ratio);
   }
   const SimTime deadline =
       simulator_.now() + (longest == 1 ? isolated : SimTime::from_seconds(isolated.seconds() * longest));
@@ -203,7 +195,23 @@ void SharedFabricExecutor::launch(const Traffic& traffic, const Classes* classes
     slot = free_slots_.back();
     free_slots_.pop_back();
   }
-  pending_[slot] = {&traffic, 0, 0, std::move(sizes), deadline, std::move(done)};
+  Pending& p = pending_[slot];
+  p.traffic = &traffic;
+  p.phase = 0;
+  p.left = 0;
+  p.deadline = deadline;
+  p.done = std::move(done);
+  // Collective bytes that one group alone moves in its predicted time, per class: the op's
+  // `isolated` for the reference, `ratio` times it for a group laid out otherwise. Filled in the
+  // slot's own vector, so that a reused slot launches without allocating.
+  p.sizes.assign(1, std::max(0.0, (isolated.seconds() - pace.fixed_s) / pace.per_byte_s));
+  if (classes != nullptr) {
+    for (std::size_t c = 1; c < classes->size(); ++c) {
+      const GroupClass& g = (*classes)[c];
+      const Pace& own = pace_of(g.one_group, *g.traffic);
+      p.sizes.push_back(std::max(0.0, (isolated.seconds() * g.ratio - own.fixed_s) / own.per_byte_s));
+    }
+  }
   start_phase(slot);
 }
 
