@@ -68,6 +68,14 @@ class PlanResult(_TextReport):
         return pd.DataFrame(rows)
 
     @property
+    def calibrated(self) -> dict[str, Any]:
+        """How sure the figures are: ``compute`` (the GPU profile's training-time scale fitted on
+        measurements), ``network`` (the scenario's collectives calibrated) and ``note`` (empty
+        when both are; otherwise why the step times, tokens/s and MFU are optimistic). The
+        same object as the JSON's ``calibrated``."""
+        return self._report["calibrated"]
+
+    @property
     def rule_counts(self) -> pd.DataFrame:
         """One row per rule: rule, description, removed (candidates), example (the first message)."""
         return pd.DataFrame(self._report["rules"], columns=["rule", "description", "removed", "example"])
@@ -148,15 +156,23 @@ def _grid_texts(grid: Mapping[str, Sequence[Any]] | Sequence[str]) -> list[str]:
     return [str(item) for item in grid]
 
 
+def _margin_text(margin: float | str) -> str:
+    """``memory_margin`` as the library parses it: "10%" or a share such as 0.1."""
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, str)):
+        raise InputError(f"memory_margin: expected a share of HBM such as 0.1 or '10%', got {margin!r}",
+                         file="memory_margin")
+    return margin if isinstance(margin, str) else repr(float(margin))
+
+
 def _jobs(jobs: int | None) -> int:
     return jobs or os.cpu_count() or 1
 
 
 def _plan_shard(portable, gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, flow_sample: str,
-                jobs: int, index: int, count: int) -> str:
+                margin: str, jobs: int, index: int, count: int) -> str:
     # One shard of one is the whole plan, its best `top` (more shards write every candidate).
     return _core.plan(_rebuild(portable), default_context()._core, gpus, objective, fixes, flow_top, jobs, top, index,
-                      count, flow_sample)
+                      count, flow_sample, margin)
 
 
 def _sweep_shard(portable, grid: list[str], jobs: int, index: int, count: int) -> str:
@@ -178,7 +194,8 @@ def _on_workers(client: Any, task: Callable[..., str], args: tuple, jobs: int | 
 
 def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: int = 10, objective: str = "throughput",
          fix: Mapping[str, Any] | Sequence[str] | None = None, flow_top: int = 32, jobs: int | None = None,
-         client: Any = None, context: EvalContext | None = None, flow_sample: str = "full") -> PlanResult:
+         client: Any = None, context: EvalContext | None = None, flow_sample: str = "full",
+         memory_margin: float | str = "10%") -> PlanResult:
     """The best splits of ``scenario``'s model on its cluster, GPU count and global batch
     (``ctwin plan``): every valid split that fits in memory ranked on the analytical network,
     the best ``flow_top`` again on the shared flow fabric.
@@ -193,7 +210,9 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     run (workers use their own). ``flow_sample``: "full" (the exact flow phase), or the opt-in
     approximations "su" and "replica" of ``--flow-sample`` (one scalable unit or one DP replica
     of each stage on the fabric; their measured errors are in docs/plan.md); the JSON then
-    carries ``flow_sample``.
+    carries ``flow_sample``. ``memory_margin``: the share of each GPU's HBM the memory rule keeps
+    free ("10%" or 0.1, the default; 0: the memory model alone; docs/plan.md says why).
+    :attr:`PlanResult.calibrated` says whether the figures rest on a calibrated GPU profile.
 
     Returns a :class:`PlanResult` whose :meth:`~PlanResult.to_json` is what ``ctwin plan
     --format json`` prints. Raises :class:`ctwin.InputError` on bad input, including
@@ -207,15 +226,16 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     if isinstance(flow_top, bool) or not isinstance(flow_top, int) or flow_top < 0:
         raise InputError(f"flow_top: expected an integer >= 0, got {flow_top!r}", file="flow_top")
     fixes = _fix_texts(fix)
+    margin = _margin_text(memory_margin)
     if client is None:
         ctx = context or default_context()
         return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1,
-                                     flow_sample))
+                                     flow_sample, margin))
     if objective not in ("throughput", "mfu"):  # before the workers, which would each refuse it
         raise InputError(f"objective: unknown objective {objective!r} (expected throughput or mfu)", file="objective")
     if flow_sample not in ("full", "su", "replica"):  # before the workers, which would each refuse it
         raise InputError(f"flow_sample: unknown sample {flow_sample!r} (expected full, su or replica)", file="flow_sample")
-    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top, flow_sample),
+    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top, flow_sample, margin),
                          jobs)
     return PlanResult(shards[0] if len(shards) == 1 else _core.merge_plans(shards, top))
 

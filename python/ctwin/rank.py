@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 from . import _core
 from .context import EvalContext, default_context
 from .errors import InputError
-from .plan import _fix_texts, _jobs, _scenario
+from .plan import _fix_texts, _jobs, _margin_text, _scenario
 from .results import _TextReport
 from .scenario import Scenario
 
@@ -38,13 +38,14 @@ class SplitRank(_TextReport):
 def rank_split(scenario: Scenario | str | os.PathLike, key: Mapping[str, Any] | Sequence[str],
                fix: Mapping[str, Any] | Sequence[str] | None = None, gpus: int | None = None,
                objective: str = "throughput", jobs: int | None = None,
-               context: EvalContext | None = None) -> SplitRank:
+               context: EvalContext | None = None, memory_margin: float | str = "10%") -> SplitRank:
     """The rank of the split ``key`` in the plan of ``scenario`` (same model, cluster, GPUs,
     global batch and ``fix`` as :func:`ctwin.plan`), on the analytical network.
 
     ``key``: the split by the names of a plan result's ``split`` (``{"tp": 4, "pp": 8, "vpp": 1,
     "ep": 1, "pipeline_accounting": False}``, or ``["tp=4", "pp=8"]``); with ``fix`` it must name
     one candidate. The rank equals the split's position in the exhaustive plan, ties included.
+    ``memory_margin``: as :func:`ctwin.plan`'s.
 
     Raises :class:`ctwin.InputError` naming ``--rank-of`` and the field for a key outside the
     plan's space or naming several candidates.
@@ -56,4 +57,4 @@ def rank_split(scenario: Scenario | str | os.PathLike, key: Mapping[str, Any] | 
         raise TypeError("key must be a mapping {field: value} or a list of 'field=value' strings")
     ctx = context or default_context()
     return SplitRank(_core.rank_split(s._core, ctx._core, gpus or 0, objective, _fix_texts(fix), _fix_texts(key),
-                                      _jobs(jobs)))
+                                      _jobs(jobs), _margin_text(memory_margin)))

@@ -277,8 +277,9 @@ std::string plan_objective_name(PlanObjective objective) {
 
 PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, const PlanOptions& options) {
   PlannedSpace out;
-  out.space = enumerate_plan_space(
-      {setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus, setup.resolved.split}, setup.axes);
+  out.space = enumerate_plan_space({setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus,
+                                    setup.resolved.split, setup.memory_margin},
+                                   setup.axes);
   const PlanSpace& space = out.space;
   if (space.survivors.empty()) {
     const RuleCount* last = space.rules.last_removing();
@@ -297,6 +298,13 @@ PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, con
   h.seq_len = setup.resolved.split.seq_len;
   h.objective = options.objective;
   h.fixes = options.fixes;
+  h.memory_margin = setup.memory_margin;
+  const auto& sources = setup.resolved.gpu.sources;
+  if (const auto scale = sources.find("training_time_scale"); scale != sources.end()) {
+    h.calibration.compute = true;
+    h.calibration.compute_source = scale->second;
+  }
+  h.calibration.network = !setup.resolved.calibration.empty();
   h.enumerated = space.enumerated;
   h.survivors = static_cast<std::int64_t>(space.survivors.size());
   return out;
@@ -399,6 +407,10 @@ PlanSetup prepare_plan(const Scenario& scenario, EvalContext& context, const Pla
   base.axes = default_axes(base.resolved.model, base.gpus);
   for (const auto& fix : fixes) (void)apply_fix(base.axes, fix);
   base.flow_sample = options.flow_sample;
+  if (!(options.memory_margin >= 0 && options.memory_margin <= 0.5)) {
+    throw InputError("--memory-margin", "", "must be 0 to 50 % of HBM");
+  }
+  base.memory_margin = options.memory_margin;
   return base;
 }
 
