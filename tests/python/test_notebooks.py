@@ -1,8 +1,10 @@
-"""Every notebook in python/notebooks runs headless, top to bottom, with its own assertions."""
+"""Every notebook in python/notebooks runs headless, top to bottom, with its own assertions, in
+under 30 s; and every figure it saves passes what a reader checks (figure_checks.py)."""
 
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -11,6 +13,14 @@ from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "python" / "notebooks").glob("*.ipynb"))
+SECONDS = 30  # issue 42: each notebook in under 30 s on the test machine
+
+# Run before the notebook's own cells: every Figure.savefig is checked first (figure_checks.py).
+WATCH = f"""import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+import figure_checks
+figure_checks.watch_savefig()"""
+REPORT = "assert not figure_checks.PROBLEMS, '\\n'.join(figure_checks.PROBLEMS)"
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +42,12 @@ def test_notebook_runs(path, kernel_path, monkeypatch):
     notebook = nbformat.read(path, as_version=4)
     assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), \
         f"{path.name} is stored with outputs; clear them before committing"
+    notebook.cells.insert(0, nbformat.v4.new_code_cell(WATCH))
+    notebook.cells.append(nbformat.v4.new_code_cell(REPORT))
     client = NotebookClient(notebook, timeout=600, kernel_name="ctwin-python", resources={"metadata": {"path": str(REPO)}})
+    start = time.monotonic()
     client.execute()
+    seconds = time.monotonic() - start
+    assert seconds < SECONDS, f"{path.name} took {seconds:.1f} s (at most {SECONDS})"
     figures = Path(os.environ.get("CTWIN_FIGURES_DIR", REPO / "build" / "figures"))
     assert any(figures.glob(f"{path.stem}-*.png")), f"{path.name} saved no figure as {figures}/{path.stem}-*.png"

@@ -12,6 +12,7 @@
 
 #include "ctwin/api/plan.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/plan_rank_output.hpp"
 #include "ctwin/core/error.hpp"
@@ -36,6 +37,7 @@ struct PlanOptions {
   std::vector<std::string> merge;
   bool exhaustive = false;
   std::string rank_of;
+  std::string figure;
 };
 
 // "[analytical 1200/5400] 850/s, 5 s left" on stderr, a terminal only: a pipe gets the results alone.
@@ -137,6 +139,9 @@ Action add_plan_command(CLI::App& app) {
   command->add_option("--jobs", o->jobs, "candidates simulated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--figure", o->figure,
+                      figure_help("the best tokens/s over TP x PP and the analytical against the flow ranking, of "
+                                  "every split the plan ranked,"));
   command->add_flag("--exhaustive", o->exhaustive,
                     "replay every candidate on the analytical network (default: only those whose step-time lower "
                     "bound can still reach the best max(--top, --flow-top); the printed results are the same)");
@@ -152,13 +157,21 @@ Action add_plan_command(CLI::App& app) {
                       "the candidates whose lower bound can rank ahead of it");
   return [o, command] {
     const Format format = parse_format(o->format);
+    if (!o->figure.empty()) {
+      check_figure_path(o->figure);
+      if (!o->rank_of.empty() || !o->shard.empty()) {
+        throw InputError("--figure", "", "draws a whole plan: not with --rank-of or --shard");
+      }
+    }
     if (!o->merge.empty()) {
       if (!o->scenario.empty() || !o->shard.empty() || !o->rank_of.empty()) {
         throw InputError("--merge", "", "takes shard files only (no scenario, no --shard, no --rank-of)");
       }
       std::vector<nlohmann::json> shards;
       for (const auto& file : o->merge) shards.push_back(load_json_file(file));
-      print_plan(api::merge_plans(shards, o->merge), o->top, format);
+      const api::PlanResult merged = api::merge_plans(shards, o->merge);
+      print_plan(merged, o->top, format);
+      if (!o->figure.empty()) write_figure("plan", api::plan_json(merged, merged.entries.size()), o->figure);
       return;
     }
     if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
@@ -198,6 +211,7 @@ Action add_plan_command(CLI::App& app) {
       return;
     }
     print_plan(result, o->top, format);
+    if (!o->figure.empty()) write_figure("plan", api::plan_json(result, result.entries.size()), o->figure);
   };
 }
 

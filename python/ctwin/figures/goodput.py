@@ -1,0 +1,55 @@
+"""Effective training time ratio (ETTR) against the checkpoint interval and against cluster size
+(`ctwin goodput`)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from matplotlib.figure import Figure
+
+from .style import legend_outside, log_axis, new_figure, reference, zoomed
+
+
+def _ettr_range(values: Sequence[float]) -> tuple[float, float]:
+    # ETTR lives between 80 and 100 %: from zero the optimum would be a flat line, so the axis
+    # shows whole 5 % steps around the data and its label says where it starts.
+    lo = max(0.0, 5 * int(min(values) / 5) - 5)
+    return lo, min(100.0, 5 * int(max(values) / 5) + 5)
+
+
+def ettr_interval(curves: Sequence[Mapping], title: str = "") -> Figure:
+    """curves: dicts of label, interval_s, ettr (fractions) and optionally young_daly_s (dotted)."""
+    fig, (ax,) = new_figure(7.0, 3.8)
+    values = []
+    for c in curves:
+        ettr = [100 * e for e in c["ettr"]]
+        values += ettr
+        (line,) = ax.plot([s / 60 for s in c["interval_s"]], ettr, marker="o", markersize=3, label=c["label"])
+        if c.get("young_daly_s"):
+            reference(ax.axvline(c["young_daly_s"] / 60, color=line.get_color(), linestyle=":",
+                                 label=f"Young/Daly, {c['label']}"))
+    log_axis(ax, "x", dense=True)
+    ax.set_xlabel("checkpoint interval (min)")
+    ax.set_ylabel("ETTR (%)")
+    zoomed(ax, "y", *_ettr_range(values))
+    ax.set_title(title or "ETTR against the checkpoint interval")
+    legend_outside(ax)
+    return fig
+
+
+def ettr_size(curves: Sequence[Mapping], title: str = "") -> Figure:
+    """curves: dicts of label, gpus and ettr (fractions), one point per cluster size."""
+    fig, (ax,) = new_figure(7.0, 3.8)
+    values = []
+    for c in curves:
+        ettr = [100 * e for e in c["ettr"]]
+        values += ettr
+        ax.plot(list(c["gpus"]), ettr, marker="o", label=c["label"])
+    log_axis(ax, "x", base=2)
+    ax.set_xticks(sorted({g for c in curves for g in c["gpus"]}))
+    ax.set_xlabel("cluster size (GPUs)")
+    ax.set_ylabel("ETTR (%)")
+    zoomed(ax, "y", *_ettr_range(values))
+    ax.set_title(title or "ETTR against cluster size")
+    legend_outside(ax)
+    return fig
