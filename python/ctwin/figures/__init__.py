@@ -3,7 +3,7 @@
 
 Every function takes plain data (report dicts as the commands print them with --format json, or
 mappings and sequences) and returns a matplotlib Figure; `save(fig, path)` writes it the same way
-every time. Nothing here needs the compiled ctwin module.
+every time. Nothing here calls the compiled module: a saved report is enough.
 """
 
 from .acceptance import acceptance_expected, shortfall

@@ -12,6 +12,9 @@ def main(argv: list[str]) -> int:
         print("usage: python3 -m ctwin.figures KIND REPORT.json OUT.png|OUT.svg", file=sys.stderr)
         return 2
     kind, source, out = argv
+    if not out.lower().endswith((".png", ".svg")):
+        print(f"{out}: a figure is written as .png or .svg", file=sys.stderr)
+        return 2
     try:
         from . import from_report, save
     except ImportError as error:  # matplotlib (or numpy under it) missing
@@ -22,7 +25,10 @@ def main(argv: list[str]) -> int:
         with open(source, encoding="utf-8") as f:
             report = json.load(f)
         save(from_report(kind, report), out)
-    except (OSError, ValueError, KeyError) as error:
+    except KeyError as error:
+        print(f"{out}: {source} has no field {error}: not a `ctwin {kind} --format json` report?", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as error:
         print(f"{out}: {error}", file=sys.stderr)
         return 2
     return 0
