@@ -168,3 +168,18 @@ def test_cli_without_python_says_so(ctwin_binary, tmp_path):
                            "--network", "analytical", "--figure", str(tmp_path / "busbw.png")], cwd=REPO, env=env,
                           capture_output=True, text=True)
     assert done.returncode == 2 and "needs Python 3" in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_ties_of_a_size_report_are_read_from_it():
+    def option(leaf, tokens, **extra):
+        return {"fabric.oversubscription.leaf": leaf, "pareto": leaf == "2", "workloads": [{"points": [
+            {"tokens_per_s": tokens}]}], "bill": {"capex": {"total": 1e6 * int(leaf), "servers": {"power_kW": 100.0},
+                                                             "switches": {"power_kW": float(leaf)}}}, **extra}
+    axes = [{"field": "fabric.oversubscription.leaf", "values": ["1", "2", "4"]}]
+    # No tie field: the 1e-4 rule ties 1:1 and 2:1 only.
+    plain = {"cluster": "c", "axes": axes, "options": [option("1", 9.0e6), option("2", 9.0e6 * (1 - 1e-6)),
+                                                       option("4", 8.0e6)]}
+    assert figures.tie_groups(figures.options_from_report(plain)) == [[0, 1]]
+    # A report that lists ties as groups of option indices: those, whatever the throughputs.
+    grouped = dict(plain, ties=[[1, 2]])
+    assert figures.tie_groups(figures.options_from_report(grouped)) == [[1, 2]]

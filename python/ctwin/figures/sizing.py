@@ -83,13 +83,21 @@ def options_from_report(report: Mapping) -> list[dict]:
     """The options of `ctwin size --format json` as cost_throughput() takes them: named by the
     varied fields, throughput of the first workload at its largest size."""
     fields = [a["field"] for a in report["axes"]]
+    # A report may say which options tie, per option (tied_with) or as groups (ties): then it wins.
+    partners: dict[int, list] = {}
+    for group in report.get("ties", []):
+        for member in group:
+            partners.setdefault(int(member) if not isinstance(member, str) else member, []).extend(
+                m for m in group if m != member)
     out = []
     for o in report["options"]:
         name = ", ".join(f"{f.split('.')[-1]}={o[f]}" for f in fields) or report["cluster"]
         points = o["workloads"][0]["points"] if o.get("workloads") else []
+        index = len(out)
+        tied = o.get("tied_with", partners.get(index, []) + partners.get(name, []))
         bill = o["bill"]
         out.append({"name": name, "capex": bill["capex"]["total"],
                     "power_kW": sum(c["power_kW"] for k, c in bill["capex"].items() if isinstance(c, dict)),
                     "tokens_per_s": points[-1]["tokens_per_s"] if points else 0.0, "pareto": o.get("pareto", False),
-                    **({"tied_with": o["tied_with"]} if "tied_with" in o else {})})
+                    **({"tied_with": tied} if "tied_with" in o or report.get("ties") is not None else {})})
     return out
