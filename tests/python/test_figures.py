@@ -148,8 +148,8 @@ def test_renders_are_the_same_bytes_every_time(tmp_path):
 def test_figure_module_errors_are_one_line(tmp_path):
     report = tmp_path / "report.json"
     report.write_text("{}")
-    for kind, out, why in (("nope", tmp_path / "x.png", "no figure kind"), ("scale", tmp_path / "x.jpg", ".png or .svg"),
-                           ("scale", tmp_path / "x.png", "points")):
+    for kind, out, why in (("nope", tmp_path / "x.png", "no figure kind"),
+                           ("scale", tmp_path / "x.jpg", ".png or .svg"), ("scale", tmp_path / "x.png", "points")):
         done = subprocess.run([sys.executable, "-m", "ctwin.figures", kind, str(report), str(out)], capture_output=True,
                               text=True)
         assert done.returncode == 2 and why in done.stderr and done.stderr.count("\n") == 1, (kind, done.stderr)

@@ -27,8 +27,8 @@ def from_report(kind: str, report: dict):
 
 
 __all__ = [
-    "KINDS", "TIE_RELATIVE", "acceptance_expected", "best_per_cell", "breakdown_bars", "busbw_curves", "cost_throughput",
-    "error_bars", "ettr_interval", "ettr_size", "from_report", "linearity_mfu", "options_from_report",
-    "pipeline_timeline", "plan_heatmap", "plural", "predicted_vs_measured", "rank_agreement", "save", "shortfall", "stacked_bars",
-    "step_parts", "tie_groups",
+    "KINDS", "TIE_RELATIVE", "acceptance_expected", "best_per_cell", "breakdown_bars", "busbw_curves",
+    "cost_throughput", "error_bars", "ettr_interval", "ettr_size", "from_report", "linearity_mfu",
+    "options_from_report", "pipeline_timeline", "plan_heatmap", "plural", "predicted_vs_measured", "rank_agreement",
+    "save", "shortfall", "stacked_bars", "step_parts", "tie_groups",
 ]

@@ -26,7 +26,8 @@ def acceptance_expected(expected: Sequence[Mapping], title: str = "") -> Figure:
     left, right = axes
     names = [e["test"] for e in p2p]
     left.bar(names, [e["expected"] for e in p2p], color="tab:blue", label="expected")
-    left.bar(names, [e["threshold"] for e in p2p], color="none", edgecolor="black", linestyle="--", label="pass threshold")
+    left.bar(names, [e["threshold"] for e in p2p], color="none", edgecolor="black", linestyle="--",
+             label="pass threshold")
     log_axis(left, "y", dense=True)
     left.set_ylabel("bandwidth, one pair alone (GB/s)")
     left.set_xlabel("path class (test)")

@@ -44,7 +44,8 @@ def draw_heatmap(fig: Figure, ax: Axes, best: Mapping[tuple[int, int], float], t
         for j, pp in enumerate(pps):
             value = grid[i][j]
             text = f"{value:.2f}" if not math.isnan(value) else (marks.get((tp, pp)) or "-")
-            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if not math.isnan(value) else "black")
+            ax.text(j, i, text, ha="center", va="center", fontsize=7,
+                    color="white" if not math.isnan(value) else "black")
     fig.colorbar(image, ax=ax, label="best tokens/s (millions)")
     ax.set_title(title or "best tokens/s per (tp, pp)")
 
@@ -65,7 +66,8 @@ def draw_rank_agreement(ax: Axes, results: Sequence[Mapping], title: str = "") -
     ax.scatter(x, y, s=18, label="split")
     for r, a, f in zip(both, x, y):
         s = r["split"]
-        ax.annotate(f"tp{s['tp']} pp{s['pp']} vpp{s['vpp']}", (a, f), fontsize=6, xytext=(3, 2), textcoords="offset points")
+        ax.annotate(f"tp{s['tp']} pp{s['pp']} vpp{s['vpp']}", (a, f), fontsize=6, xytext=(3, 2),
+                    textcoords="offset points")
     values = x + y
     lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
     pad = 0.05 * (hi - lo or hi or 1.0)

@@ -10,7 +10,9 @@ from .style import from_zero, log_axis, new_figure
 
 
 def linearity_mfu(points: Sequence[Mapping], title: str = "") -> Figure:
-    """points: dicts of gpus, linearity (a fraction) and mfu (a fraction), one per size."""
+    """points: dicts of gpus, linearity (a fraction) and mfu (a fraction), one per size; sizes
+    that could not run (no linearity, as `ctwin scale` reports an invalid size) are left out."""
+    points = [p for p in points if p.get("linearity") is not None and p.get("mfu") is not None]
     gpus = [p["gpus"] for p in points]
     fig, axes = new_figure(8.0, 3.4, 1, 2)
     for ax, key, label in ((axes[0], "linearity", "linearity (% of ideal scaling)"), (axes[1], "mfu", "MFU (%)")):

@@ -16,6 +16,10 @@ TIE_RELATIVE = 1e-4
 _TIE_COLOURS = ["tab:blue", "tab:green", "tab:purple", "tab:olive", "tab:cyan", "tab:brown"] * 10
 
 
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= TIE_RELATIVE * max(abs(a), abs(b))
+
+
 def tie_groups(options: Sequence[Mapping]) -> list[list[int]]:
     """Groups (indices, two or more) of options with the same throughput: from each option's
     `tied_with` (indices or names, when the report carries ties), else within TIE_RELATIVE."""
@@ -31,8 +35,7 @@ def tie_groups(options: Sequence[Mapping]) -> list[list[int]]:
         if "tied_with" in o:
             partners = [names.index(t) if isinstance(t, str) else int(t) for t in o["tied_with"]]
         else:
-            partners = [j for j, p in enumerate(options) if j != i and
-                        abs(p["tokens_per_s"] - o["tokens_per_s"]) <= TIE_RELATIVE * max(p["tokens_per_s"], o["tokens_per_s"])]
+            partners = [j for j, p in enumerate(options) if j != i and _same(p["tokens_per_s"], o["tokens_per_s"])]
         for j in partners:
             parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
@@ -65,7 +68,8 @@ def cost_throughput(options: Sequence[Mapping], currency: str = "", workload: st
                     markerfacecolor="none", label=f"tied (same tokens/s within {100 * TIE_RELATIVE:g} %):\n{names}")
         for i, o in enumerate(options):
             if i not in tied:
-                ax.annotate(o["name"], (x[i], y[i]), fontsize=6, xytext=(-4, -10), textcoords="offset points", ha="right")
+                ax.annotate(o["name"], (x[i], y[i]), fontsize=6, xytext=(-4, -10), textcoords="offset points",
+                            ha="right")
         ax.set_xlabel(label)
         ax.set_ylim(0, 1.1 * max(y, default=1.0))
         # Options differ by a few per cent of a capex that servers dominate: from zero they would

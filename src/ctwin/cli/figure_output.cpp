@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -45,7 +46,8 @@ std::string figure_pythonpath() {
   std::error_code ignored;
   if (fs::exists(fs::path(CTWIN_PYTHON_BUILD_DIR) / "ctwin" / "figures" / "__main__.py", ignored)) {
     const char* current = std::getenv("PYTHONPATH");
-    return std::string(CTWIN_PYTHON_BUILD_DIR) + (current != nullptr && *current != '\0' ? ":" + std::string(current) : "");
+    const std::string rest = current != nullptr && *current != '\0' ? ":" + std::string(current) : "";
+    return std::string(CTWIN_PYTHON_BUILD_DIR) + rest;
   }
 #endif
   const char* current = std::getenv("PYTHONPATH");
@@ -79,11 +81,12 @@ Finished run_python(const std::string& python, const std::vector<std::string>& a
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
   Finished done;
-  const int spawned = posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), env.data());
+  const int spawned = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return done;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return done;
   }
   done.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   std::ifstream in(log);
@@ -127,8 +130,9 @@ void write_figure(const std::string& kind, const nlohmann::json& report, const s
     throw InputError("--figure", "", path + ": needs the ctwin Python module (build the ctwin_python_core target, or "
                                      "cmake --install); " + python + " found none");
   }
-  // The module's own errors already name the file: "OUT: matplotlib is not installed ...".
-  throw InputError("--figure", "", why.empty() ? path + ": drawing failed (exit " + std::to_string(done.status) + ")" : why);
+  if (why.empty()) throw InputError("--figure", "", path + ": drawing failed (exit " + std::to_string(done.status) + ")");
+  // A package missing under ctwin itself (pandas, numpy) is Python's last traceback line.
+  throw InputError("--figure", "", why.rfind(path + ": ", 0) == 0 ? why : path + ": " + why);
 }
 
 }  // namespace ctwin::cli
