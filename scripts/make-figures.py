@@ -24,8 +24,9 @@ GALLERY = REPO / "docs" / "figures"
 CASES: dict[str, tuple[str, list[str]]] = {
     "run": ("run", ["run", "scenarios/default.json", "--network", "analytical"]),
     "scale": ("scale", ["scale", "scenarios/default.json", "--gpus", "16,32,64,128,256", "--network", "analytical"]),
-    "plan": ("plan", ["plan", "scenarios/default.json", "--exhaustive", "--flow-top", "6", "--fix",
-                      "training.micro_batch=1", "--fix", "parallel.recompute=none"]),
+    "plan": ("plan", ["plan", "scenarios/default.json", "--exhaustive", "--flow-top", "4", "--fix",
+                      "training.micro_batch=1", "--fix", "parallel.recompute=none", "--fix", "parallel.schedule=1f1b",
+                      "--fix", "parallel.vpp=1", "--fix", "parallel.zero=1"]),
     "size": ("size", ["size", "--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "1024", "--vary",
                       "fabric.kind=rail_optimized,top_of_rack", "--vary", "fabric.oversubscription.leaf=1,2",
                       "--workload", "scenarios/default.json", "--parts", "docs/size-example-parts.json", "--scales",
