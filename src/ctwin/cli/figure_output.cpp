@@ -62,7 +62,8 @@ struct Finished {
 Finished run_python(const std::string& python, const std::vector<std::string>& args, const fs::path& log) {
   std::vector<std::string> env_text;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::string(*e).rfind("PYTHONPATH=", 0) != 0) env_text.emplace_back(*e);
+    const std::string entry(*e);
+    if (entry.rfind("PYTHONPATH=", 0) != 0 && entry.rfind("MPLBACKEND=", 0) != 0) env_text.push_back(entry);
   }
   env_text.push_back("PYTHONPATH=" + figure_pythonpath());
   env_text.emplace_back("MPLBACKEND=Agg");
