@@ -61,3 +61,13 @@ def test_notebook_runs(path, kernel_path, monkeypatch):
     assert cpu < SECONDS, f"{path.name} took {cpu:.1f} s of CPU ({wall:.1f} s of wall; at most {SECONDS})"
     figures = Path(os.environ.get("CTWIN_FIGURES_DIR", REPO / "build" / "figures"))
     assert any(figures.glob(f"{path.stem}-*.png")), f"{path.name} saved no figure as {figures}/{path.stem}-*.png"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_draws_through_ctwin_figures(path):
+    # Issue 42: each kind of figure is drawn once, in ctwin.figures; a notebook only calls it.
+    notebook = nbformat.read(path, as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "matplotlib" not in code and "plt." not in code and ".plot(" not in code, \
+        f"{path.name} draws with matplotlib itself; draw with ctwin.figures"
+    assert "ctwin.figures" in code, f"{path.name} saves no figure through ctwin.figures"
