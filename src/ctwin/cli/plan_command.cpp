@@ -14,6 +14,7 @@
 #include "ctwin/api/framework_args.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/plan_rank_output.hpp"
 #include "ctwin/core/error.hpp"
@@ -39,6 +40,7 @@ struct PlanOptions {
   std::vector<std::string> merge;
   bool exhaustive = false;
   std::string rank_of;
+  std::string figure;
 };
 
 // "[analytical 1200/5400] 850/s, 5 s left" on stderr, a terminal only: a pipe gets the results alone.
@@ -170,6 +172,9 @@ Action add_plan_command(CLI::App& app) {
                       "table, json or csv; megatron (Megatron-LM flags) or nemo (Megatron-Bridge / NeMo recipe "
                       "overrides): the best split as the framework's arguments")
       ->capture_default_str();
+  command->add_option("--figure", o->figure,
+                      figure_help("the best tokens/s over TP x PP and the analytical against the flow ranking, of "
+                                  "every split the plan ranked,"));
   command->add_flag("--exhaustive", o->exhaustive,
                     "replay every candidate on the analytical network (default: only those whose step-time lower "
                     "bound can still reach the best max(--top, --flow-top); the printed results are the same)");
@@ -192,6 +197,12 @@ Action add_plan_command(CLI::App& app) {
     }
     const Format format = framework ? Format::kTable : parse_format(o->format);
     const double memory_margin = api::parse_memory_margin(o->memory_margin, "--memory-margin");
+    if (!o->figure.empty()) {
+      check_figure_path(o->figure);
+      if (!o->rank_of.empty() || !o->shard.empty()) {
+        throw InputError("--figure", "", "draws a whole plan: not with --rank-of or --shard");
+      }
+    }
     if (!o->merge.empty()) {
       if (!o->scenario.empty() || !o->shard.empty() || !o->rank_of.empty()) {
         throw InputError("--merge", "", "takes shard files only (no scenario, no --shard, no --rank-of)");
@@ -201,6 +212,7 @@ Action add_plan_command(CLI::App& app) {
       const api::PlanResult merged = api::merge_plans(shards, o->merge);
       if (framework) print_framework_arguments(merged, *framework);
       else print_plan(merged, o->top, format);
+      if (!o->figure.empty()) write_figure("plan", api::plan_json(merged, merged.entries.size()), o->figure);
       return;
     }
     if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
@@ -244,6 +256,7 @@ Action add_plan_command(CLI::App& app) {
     }
     if (framework) print_framework_arguments(result, *framework);
     else print_plan(result, o->top, format);
+    if (!o->figure.empty()) write_figure("plan", api::plan_json(result, result.entries.size()), o->figure);
   };
 }
 

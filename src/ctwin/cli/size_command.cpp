@@ -12,6 +12,7 @@
 
 #include "ctwin/api/size.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/cli/warnings_output.hpp"
@@ -31,6 +32,7 @@ struct SizeOptions {
   std::vector<std::string> workloads;
   std::string parts;
   std::string format = "table";
+  std::string figure;
   int scales = 4;
   bool no_collectives = false;
   int servers_per_rack = 0;
@@ -167,10 +169,13 @@ Action add_size_command(CLI::App& app) {
   command->add_option("--servers-per-rack", o->servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes)");
   command->add_option("--racks-per-row", o->racks_per_row, "server racks per row")->capture_default_str();
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--figure", o->figure,
+                      figure_help("capex and IT power against the first workload's tokens/s, the Pareto front and ties"));
   command->add_option("--jobs", o->jobs, "options evaluated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   return [o] {
     const Format format = parse_format(o->format);
+    if (!o->figure.empty()) check_figure_path(o->figure);
     api::SizeQuery query;
     query.cluster = o->cluster;
     query.gpus = o->gpus;
@@ -191,6 +196,7 @@ Action add_size_command(CLI::App& app) {
     } else {
       print_table(result, format);
     }
+    if (!o->figure.empty()) write_figure("size", api::size_json(result), o->figure);
     // Each option's reason is printed above; a comparison with nothing to compare is still a
     // failure for a script that reads the exit code (issue 36: it exited 0).
     const auto valid = std::count_if(result.options.begin(), result.options.end(),
