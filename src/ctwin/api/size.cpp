@@ -89,8 +89,9 @@ void mark_front(SizeResult& result) {
   std::vector<FrontPoint> points;
   for (const SizeOption& option : result.options) {
     const SizeWorkloadPoint* full = full_scale(option);
-    const bool comparable = option.invalid.empty() && full != nullptr && option.bill.fully_priced();
-    points.push_back({comparable, comparable ? option.bill.capex() : 0, comparable ? full->tokens_per_s : 0});
+    const bool ran = option.invalid.empty() && full != nullptr;
+    const bool priced = ran && option.bill.fully_priced();
+    points.push_back({ran, priced, priced ? option.bill.capex() : 0, ran ? full->tokens_per_s : 0});
   }
   const std::vector<FrontMark> marks = mark_front(points, result.tie_tolerance);
   for (std::size_t i = 0; i < marks.size(); ++i) {

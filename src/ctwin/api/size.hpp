@@ -77,7 +77,7 @@ struct SizeOption {
   std::int64_t alltoall_gpus = 0;
   std::vector<SizeWorkload> workloads;
   /// Options of one group deliver the first workload's full-scale tokens/s within the tie
-  /// tolerance; -1 when the option has no such figure or no price.
+  /// tolerance; -1 when the option has no such figure.
   int tie_group = -1;
   bool pareto = false;  ///< no other option costs no more and delivers more beyond the tolerance, or the same for less
   std::optional<double> cost_per_pflops;  ///< capex / delivered model PFLOP/s of the first workload at full scale

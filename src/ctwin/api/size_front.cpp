@@ -9,7 +9,7 @@ std::vector<FrontMark> mark_front(const std::vector<FrontPoint>& points, double 
   std::vector<FrontMark> marks(points.size());
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (points[i].comparable) order.push_back(i);
+    if (points[i].ran) order.push_back(i);
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return points[a].tokens_per_s > points[b].tokens_per_s; });
@@ -25,8 +25,9 @@ std::vector<FrontMark> mark_front(const std::vector<FrontPoint>& points, double 
     marks[i].tie_group = group;
   }
   for (const std::size_t i : order) {
+    if (!points[i].priced) continue;
     marks[i].pareto = std::none_of(order.begin(), order.end(), [&](std::size_t j) {
-      if (j == i || points[j].capex > points[i].capex) return false;
+      if (j == i || !points[j].priced || points[j].capex > points[i].capex) return false;
       const bool tied = marks[j].tie_group == marks[i].tie_group;
       return tied ? points[j].capex < points[i].capex : points[j].tokens_per_s > points[i].tokens_per_s;
     });

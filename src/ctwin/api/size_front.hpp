@@ -8,16 +8,18 @@
 
 namespace ctwin::api {
 
-/// One option's standing: its capex and throughput; `comparable` is false for an option that
-/// was not built, has no price or did not run the workload (it joins no group and no front).
+/// One option's standing: its throughput, and its capex when every part has a price. An option
+/// that was not built or did not run the workload joins no group; one without a price joins its
+/// tie group but not the front.
 struct FrontPoint {
-  bool comparable = false;
+  bool ran = false;
+  bool priced = false;
   double capex = 0;
   double tokens_per_s = 0;
 };
 
 struct FrontMark {
-  int tie_group = -1;   ///< options with the same group deliver the same within the tolerance; -1 when not comparable
+  int tie_group = -1;   ///< options with the same group deliver the same within the tolerance; -1 when it did not run
   bool pareto = false;  ///< no other option costs no more and delivers more beyond the tolerance, or the same for less
 };
 

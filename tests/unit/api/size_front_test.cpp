@@ -21,7 +21,7 @@ std::vector<bool> front_of(const std::vector<FrontMark>& marks) {
 // choice "on noise"; within the tolerance they are one group, and the front holds the cheapest
 // of it, the others being the same throughput for more.
 TEST(SizeFront, NoiseIsOneTieGroup) {
-  const std::vector<FrontPoint> points{{true, 300, 1.000002}, {true, 100, 1.0}, {true, 200, 1.000001}};
+  const std::vector<FrontPoint> points{{true, true, 300, 1.000002}, {true, true, 100, 1.0}, {true, true, 200, 1.000001}};
   const auto marks = mark_front(points, 0.01);
   EXPECT_EQ(groups_of(marks), (std::vector<int>{0, 0, 0}));
   EXPECT_EQ(front_of(marks), (std::vector<bool>{false, true, false}));
@@ -34,7 +34,7 @@ TEST(SizeFront, NoiseIsOneTieGroup) {
 // A gap beyond the tolerance is a real difference: the faster, dearer option stays on the front,
 // and an option slower and dearer than another leaves it.
 TEST(SizeFront, RealGapsKeepTheTrade) {
-  const std::vector<FrontPoint> points{{true, 100, 0.95}, {true, 150, 1.0}, {true, 160, 0.951}, {true, 90, 0.90}};
+  const std::vector<FrontPoint> points{{true, true, 100, 0.95}, {true, true, 150, 1.0}, {true, true, 160, 0.951}, {true, true, 90, 0.90}};
   const auto marks = mark_front(points, 0.01);
   EXPECT_EQ(groups_of(marks), (std::vector<int>{1, 0, 1, 2}));
   EXPECT_EQ(front_of(marks), (std::vector<bool>{true, true, false, true}));
@@ -44,17 +44,19 @@ TEST(SizeFront, RealGapsKeepTheTrade) {
 // not chain into one group.
 TEST(SizeFront, DriftDoesNotChain) {
   std::vector<FrontPoint> points;
-  for (int i = 0; i < 10; ++i) points.push_back({true, 100.0 - i, 1.0 - 0.004 * i});
+  for (int i = 0; i < 10; ++i) points.push_back({true, true, 100.0 - i, 1.0 - 0.004 * i});
   const auto marks = mark_front(points, 0.01);
   EXPECT_EQ(groups_of(marks), (std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2, 2, 3}));
 }
 
-// Options not built or not priced join no group and no front, and leave the others' marks alone.
-TEST(SizeFront, IncomparableOptionsStandAside) {
-  const std::vector<FrontPoint> points{{false, 0, 0}, {true, 100, 1.0}, {false, 0, 5.0}};
+// An option that did not run joins no group; one without a price joins its group but not the
+// front, and prices none of the others out of it.
+TEST(SizeFront, UnrunAndUnpricedOptionsStandAside) {
+  const std::vector<FrontPoint> points{{false, false, 0, 0}, {true, true, 100, 1.0}, {true, false, 0, 5.0},
+                                       {true, false, 0, 1.001}};
   const auto marks = mark_front(points, 0.01);
-  EXPECT_EQ(groups_of(marks), (std::vector<int>{-1, 0, -1}));
-  EXPECT_EQ(front_of(marks), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(groups_of(marks), (std::vector<int>{-1, 1, 0, 1}));
+  EXPECT_EQ(front_of(marks), (std::vector<bool>{false, true, false, false}));
 }
 
 }  // namespace
