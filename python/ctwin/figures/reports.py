@@ -14,7 +14,7 @@ from .busbw import busbw_curves
 from .goodput import ettr_interval
 from .plans import best_per_cell, draw_heatmap, draw_rank_agreement
 from .scaling import linearity_mfu
-from .sizing import cost_throughput, options_from_report
+from .sizing import TIE_RELATIVE, cost_throughput, options_from_report
 from .style import new_figure, plural
 from .timeline import compute_intervals, draw_timeline
 from .validation import error_bars, predicted_vs_measured
@@ -59,7 +59,8 @@ def size_figure(report: Mapping) -> Figure:
     if report["options"] and report["options"][0].get("workloads"):
         workload = report["options"][0]["workloads"][0]["model"]
     return cost_throughput(options_from_report(report), report.get("currency", ""), workload,
-                           f"{report['cluster']}, {plural(report['gpus'], 'GPU')}")
+                           f"{report['cluster']}, {plural(report['gpus'], 'GPU')}",
+                           report.get("tie_tolerance", TIE_RELATIVE))
 
 
 def goodput_figure(report: Mapping) -> Figure:

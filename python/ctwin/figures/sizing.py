@@ -22,7 +22,14 @@ def _same(a: float, b: float) -> bool:
 
 def tie_groups(options: Sequence[Mapping]) -> list[list[int]]:
     """Groups (indices, two or more) of options with the same throughput: from each option's
-    `tied_with` (indices or names, when the report carries ties), else within TIE_RELATIVE."""
+    `tie_group` (what `ctwin size` reports: the model's resolution decides) or `tied_with`
+    (indices or names), else within TIE_RELATIVE."""
+    if options and all("tie_group" in o for o in options):
+        by_group: dict[int, list[int]] = {}
+        for i, o in enumerate(options):
+            if o["tie_group"] is not None and o["tie_group"] >= 0:
+                by_group.setdefault(int(o["tie_group"]), []).append(i)
+        return [g for _, g in sorted(by_group.items()) if len(g) > 1]
     names = [o["name"] for o in options]
     parent = list(range(len(options)))
 
@@ -44,10 +51,12 @@ def tie_groups(options: Sequence[Mapping]) -> list[list[int]]:
     return [sorted(g) for g in groups.values() if len(g) > 1]
 
 
-def cost_throughput(options: Sequence[Mapping], currency: str = "", workload: str = "", title: str = "") -> Figure:
-    """options: dicts of name, capex, power_kW, tokens_per_s and pareto. Left capex, right IT
-    power, both against tokens/s (millions); the Pareto front in red; tied options joined by a
-    dotted line at their common throughput."""
+def cost_throughput(options: Sequence[Mapping], currency: str = "", workload: str = "", title: str = "",
+                    tolerance: float = TIE_RELATIVE) -> Figure:
+    """options: dicts of name, capex, power_kW, tokens_per_s and pareto (and tie_group or
+    tied_with). Left capex, right IT power, both against tokens/s (millions); the Pareto front in
+    red; tied options joined by a dotted line at their group's throughput. `tolerance`: the
+    relative gap below which options tie, as the legend states it."""
     fig, axes = new_figure(11.0, 4.2, 1, 2, sharey=True)
     ties = tie_groups(options)
     y = [o["tokens_per_s"] / 1e6 for o in options]
@@ -64,8 +73,9 @@ def cost_throughput(options: Sequence[Mapping], currency: str = "", workload: st
             xs = sorted(x[i] for i in group)
             # The names go to the legend: a reader must not tell these options apart by throughput.
             names = textwrap.fill("; ".join(options[i]["name"] for i in group), 44)
-            ax.plot(xs, [y[group[0]]] * len(xs), color=colour, linestyle=":", lw=1.2, marker="o", markersize=9,
-                    markerfacecolor="none", label=f"tied (same tokens/s within {100 * TIE_RELATIVE:g} %):\n{names}")
+            ax.plot(xs, [max(y[i] for i in group)] * len(xs), color=colour, linestyle=":", lw=1.2, marker="o",
+                    markersize=9, markerfacecolor="none",
+                    label=f"tied (same tokens/s within {100 * tolerance:g} %):\n{names}")
         for i, o in enumerate(options):
             if i not in tied:
                 ax.annotate(o["name"], (x[i], y[i]), fontsize=6, xytext=(-4, -10), textcoords="offset points",
@@ -103,5 +113,6 @@ def options_from_report(report: Mapping) -> list[dict]:
         out.append({"name": name, "capex": bill["capex"]["total"],
                     "power_kW": sum(c["power_kW"] for k, c in bill["capex"].items() if isinstance(c, dict)),
                     "tokens_per_s": points[-1]["tokens_per_s"] if points else 0.0, "pareto": o.get("pareto", False),
+                    **({"tie_group": o.get("tie_group", -1)} if "tie_group" in o or "tie_tolerance" in report else {}),
                     **({"tied_with": tied} if "tied_with" in o or report.get("ties") is not None else {})})
     return out
