@@ -17,6 +17,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/seed_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/rate_parse.hpp"
@@ -245,7 +246,9 @@ Action add_goodput_command(CLI::App& app) {
   command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
   command->add_option("--set", o->query.overrides, "override a scenario field: parallel.tp=4 (repeatable)");
   command->add_option("--runs", o->query.runs, "Monte Carlo runs")->capture_default_str();
-  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")->capture_default_str();
+  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")
+      ->capture_default_str()
+      ->check(seed_range());
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   command->add_flag("--validate", o->validate, "compare the reliability model with published failure counts and exit");
   command->add_option("--cases", o->cases, "validation cases for --validate")->capture_default_str();
