@@ -11,6 +11,7 @@ as the command's flags are named in its errors (issue 36).
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,13 +37,15 @@ def refuse(name: str, expected: str, value: Any) -> InputError:
 
 
 def integer(name: str, value: Any, low: int = 0, high: int = INT64_MAX) -> int:
-    """A Python int in [low, high]. A bool is refused (True is not a count), so is a float even
-    when whole (8.0 hides a computation gone wrong), and a value outside the range is never wrapped."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """An integer (int, or numpy's, as a DataFrame gives them) in [low, high]. A bool is refused
+    (True is not a count), so is a float even when whole (8.0 hides a computation gone wrong),
+    and a value outside the range is never wrapped."""
+    if _is_flag(value) or not isinstance(value, numbers.Integral):
         raise refuse(name, f"a whole number from {low} to {high}", value)
-    if not low <= value <= high:
+    number = int(value)
+    if not low <= number <= high:
         raise refuse(name, f"a whole number from {low} to {high}", value)
-    return int(value)
+    return number
 
 
 def optional_integer(name: str, value: Any, low: int = 0, high: int = INT64_MAX) -> int | None:
@@ -51,7 +54,7 @@ def optional_integer(name: str, value: Any, low: int = 0, high: int = INT64_MAX)
 
 def real(name: str, value: Any, low: float = -math.inf, high: float = math.inf) -> float:
     """A finite int or float in [low, high]; a bool, a string, NaN and infinities are refused."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if _is_flag(value) or not isinstance(value, numbers.Real):
         raise refuse(name, f"a number from {low:g} to {high:g}", value)
     try:
         number = float(value)
@@ -62,11 +65,16 @@ def real(name: str, value: Any, low: float = -math.inf, high: float = math.inf) 
     return number
 
 
+def _is_flag(value: Any) -> bool:
+    """True for bool and numpy's bool_ (which is no subclass of bool)."""
+    return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b"
+
+
 def flag(name: str, value: Any) -> bool:
     """True or False; 1, "yes" and None are refused (a truthy string would silently mean True)."""
-    if not isinstance(value, bool):
+    if not _is_flag(value) or getattr(value, "shape", ()) != ():
         raise refuse(name, "True or False", value)
-    return value
+    return bool(value)
 
 
 def _utf8(name: str, value: str, expected: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from . import _args, _core
 from .context import EvalContext, default_context
@@ -75,7 +75,8 @@ def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: boo
     weak = _args.flag("weak", weak)
     if network is not None:
         _args.text("network", network)
-    if isinstance(gpus, (str, bytes)) or not isinstance(gpus, Sequence):
+    # Any iterable of counts (a list, a range, a numpy array), not a string or a mapping.
+    if isinstance(gpus, (str, bytes, Mapping)) or not hasattr(gpus, "__iter__"):
         raise _args.refuse("gpus", "a list of GPU counts", gpus)
     sizes = [_args.integer(f"gpus[{i}]", g, 1, _args.MAX_GPUS) for i, g in enumerate(gpus)]
     jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)

@@ -182,3 +182,14 @@ def test_out_of_range_integers_reach_no_cast():
         with pytest.raises(ctwin.InputError) as raised:
             call_()
         assert raised.value.file == keyword
+
+
+def test_numpy_numbers_and_arrays_are_taken_as_python_ones(stubbed_core):
+    # A DataFrame's column gives numpy scalars: they are counts and rates like Python's.
+    np = pytest.importorskip("numpy")
+    for call_ in (lambda: ctwin.fabric("dgx-h100-superpod", np.int64(8)),
+                  lambda: ctwin.scale("default", np.array([64, 128])),
+                  lambda: ctwin.accept("dgx-h100-superpod", 8, noise=np.float32(0.1)),
+                  lambda: ctwin.run("default", all_ranks=np.bool_(False))):
+        with pytest.raises(ReachedCore):
+            call_()
