@@ -14,12 +14,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from . import _core
+from . import _args, _core
 from .build import _gpus
 from .context import EvalContext, default_context
 from .errors import InputError
 from .results import _TextReport
-from .scenario import Scenario
+from .scenario import Scenario, as_scenario
 
 _BREAKDOWN = ("compute", "recompute", "bubble", "exposed_tp", "exposed_pp", "exposed_dp", "exposed_cp", "exposed_ep",
               "optimizer")
@@ -103,7 +103,7 @@ class SweepResult(_TextReport):
 # ---- scenarios and options as workers receive them ----
 
 def _scenario(scenario: Scenario | str | os.PathLike) -> Scenario:
-    return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    return as_scenario(scenario)
 
 
 def _portable(s: Scenario) -> tuple[str, str, list[tuple[str, str]]]:
@@ -129,31 +129,36 @@ def _rebuild(portable: tuple[str, str, list[tuple[str, str]]]) -> _core.Scenario
     return core
 
 
-def _value_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+def _value_text(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return _args.text(name, value)
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{name}: not a JSON value: {error}", file=name) from None
 
 
-def _fix_texts(fix: Mapping[str, Any] | Sequence[str] | None) -> list[str]:
+def _fix_texts(fix: Mapping[str, Any] | Sequence[str] | None, name: str = "fix") -> list[str]:
     if fix is None:
         return []
     if isinstance(fix, Mapping):
-        return [f"{path}={_value_text(value)}" for path, value in fix.items()]
-    if isinstance(fix, (str, bytes)):
-        raise TypeError("fix must be a mapping {field: value} or a list of 'field=value' strings")
-    return [str(item) for item in fix]
+        return [f"{path}={_value_text(name, value)}" for path, value in _args.mapping(name, fix).items()]
+    if isinstance(fix, (str, bytes)) or not isinstance(fix, Sequence):
+        raise _args.refuse(name, "a mapping {field: value} or a list of 'field=value' strings", fix)
+    return _args.texts(name, fix)
 
 
 def _grid_texts(grid: Mapping[str, Sequence[Any]] | Sequence[str]) -> list[str]:
     if isinstance(grid, Mapping):
         texts = []
-        for path, values in grid.items():
+        for path, values in _args.mapping("grid", grid).items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-                raise TypeError(f"grid[{path!r}] must be a list of values")
-            texts.append(f"{path}=" + ",".join(_value_text(v) for v in values))
+                raise _args.refuse(f"grid[{path!r}]", "a list of values", values)
+            texts.append(f"{path}=" + ",".join(_value_text("grid", v) for v in values))
         return texts
-    if isinstance(grid, (str, bytes)):
-        raise TypeError("grid must be a mapping {field: [values]} or a list of 'field=v1,v2' strings")
-    return [str(item) for item in grid]
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence):
+        raise _args.refuse("grid", "a mapping {field: [values]} or a list of 'field=v1,v2' strings", grid)
+    return _args.texts("grid", grid)
 
 
 def _margin_text(margin: float | str) -> str:
@@ -165,7 +170,7 @@ def _margin_text(margin: float | str) -> str:
 
 
 def _jobs(jobs: int | None) -> int:
-    return jobs or os.cpu_count() or 1
+    return _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS) or os.cpu_count() or 1
 
 
 def _plan_shard(portable, gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, flow_sample: str,
@@ -191,6 +196,11 @@ def _on_workers(client: Any, task: Callable[..., str], args: tuple, jobs: int | 
 
 
 # ---- the calls ----
+
+# As the command's --top and --flow-top (src/ctwin/cli/plan_command.cpp).
+MAX_TOP = 1_000_000
+MAX_FLOW_TOP = 100_000
+
 
 def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: int = 10, objective: str = "throughput",
          fix: Mapping[str, Any] | Sequence[str] | None = None, flow_top: int = 32, jobs: int | None = None,
@@ -218,17 +228,18 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     --format json`` prints. Raises :class:`ctwin.InputError` on bad input, including
     constraints that leave no split (naming the rule that removed the last candidates).
     """
-    s = _scenario(scenario)
     if gpus is not None:
         _gpus(gpus)
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise InputError(f"top: expected a positive integer, got {top!r}", file="top")
-    if isinstance(flow_top, bool) or not isinstance(flow_top, int) or flow_top < 0:
-        raise InputError(f"flow_top: expected an integer >= 0, got {flow_top!r}", file="flow_top")
+    top = _args.integer("top", top, 1, MAX_TOP)
+    flow_top = _args.integer("flow_top", flow_top, 0, MAX_FLOW_TOP)
+    objective = _args.text("objective", objective)
+    flow_sample = _args.text("flow_sample", flow_sample)
     fixes = _fix_texts(fix)
     margin = _margin_text(memory_margin)
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    s = _scenario(scenario)
     if client is None:
-        ctx = context or default_context()
         return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1,
                                      flow_sample, margin))
     if objective not in ("throughput", "mfu"):  # before the workers, which would each refuse it
@@ -258,12 +269,13 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
     without its unit) raises :class:`ctwin.InputError`; a combination that cannot run is a
     point with ``invalid`` set.
     """
-    s = _scenario(scenario)
     texts = _grid_texts(grid)
     if not texts:
         raise InputError("grid: at least one field and its values are required", file="grid")
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    s = _scenario(scenario)
     if client is None:
-        ctx = context or default_context()
         return SweepResult(_core.sweep(s._core, ctx._core, texts, _jobs(jobs), 0, 1))
     shards = _on_workers(client, _sweep_shard, (_portable(s), texts), jobs)
     if len(shards) == 1:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Sequence
 
-from . import _core
+from . import _args, _core
 from .context import EvalContext, default_context
-from .errors import InputError
 from .plan import _fix_texts, _jobs, _margin_text, _scenario
 from .results import _TextReport
 from .scenario import Scenario
@@ -50,11 +49,14 @@ def rank_split(scenario: Scenario | str | os.PathLike, key: Mapping[str, Any] | 
     Raises :class:`ctwin.InputError` naming ``--rank-of`` and the field for a key outside the
     plan's space or naming several candidates.
     """
+    gpus = _args.optional_integer("gpus", gpus, 1, _args.MAX_GPUS)
+    if key is None:
+        raise _args.refuse("key", "a mapping {field: value} or a list of 'field=value' strings", key)
+    keys = _fix_texts(key, "key")
+    fixes = _fix_texts(fix)
+    objective = _args.text("objective", objective)
+    jobs = _jobs(jobs)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
     s = _scenario(scenario)
-    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1):
-        raise InputError(f"gpus: expected a positive integer, got {gpus!r}", file="gpus")
-    if isinstance(key, (str, bytes)):
-        raise TypeError("key must be a mapping {field: value} or a list of 'field=value' strings")
-    ctx = context or default_context()
-    return SplitRank(_core.rank_split(s._core, ctx._core, gpus or 0, objective, _fix_texts(fix), _fix_texts(key),
-                                      _jobs(jobs), _margin_text(memory_margin)))
+    return SplitRank(_core.rank_split(s._core, ctx._core, gpus or 0, objective, fixes, keys, jobs,
+                                      _margin_text(memory_margin)))

@@ -8,16 +8,16 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from . import _core
-from .build import _changes, _cluster, _gpus
-from .context import EvalContext, default_context
+from . import _args, _core
+from .build import _changes, _cluster, _context, _gpus
+from .context import EvalContext
 
 
 def _vary_text(vary: Mapping[str, Sequence[Any]] | None) -> list[str]:
     texts = []
-    for path, values in (vary or {}).items():
+    for path, values in _args.mapping("vary", vary).items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-            raise TypeError(f"vary[{path!r}] must be a list of values")
+            raise _args.refuse(f"vary[{path!r}]", "a list of values", values)
         texts.append(f"{path}=" + ",".join(json.dumps(v) if not isinstance(v, str) else v for v in values))
     return texts
 
@@ -41,10 +41,16 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
     full scale; tie_group (options of one group deliver the same within the tolerance, -1 for
     none), pareto and cost_per_pflops. ``frame.attrs["report"]`` is the whole JSON report.
     """
-    ctx = context or default_context()
-    text = _core.size(_cluster(cluster), _gpus(gpus), _changes(changes), _vary_text(vary),
-                      [os.fspath(w) for w in workloads], os.fspath(parts or ""), scales, collectives, jobs, network,
-                      flow_sample, tie_tolerance, ctx._core)
+    if isinstance(workloads, (str, bytes, os.PathLike)) or not isinstance(workloads, Sequence):
+        raise _args.refuse("workloads", "a list of scenario files", workloads)
+    files = [_args.path(f"workloads[{i}]", w) for i, w in enumerate(workloads)]
+    if tie_tolerance is not None:
+        tie_tolerance = _args.real("tie_tolerance", tie_tolerance, 0.0, 0.5)
+    text = _core.size(_cluster(cluster), _gpus(gpus), _changes(changes), _vary_text(vary), files,
+                      _args.optional_path("parts", parts), _args.integer("scales", scales, 1, 8),
+                      _args.flag("collectives", collectives), _args.integer("jobs", jobs, 1, _args.MAX_JOBS),
+                      _args.text("network", network), _args.text("flow_sample", flow_sample), tie_tolerance,
+                      _context(context)._core)
     report = json.loads(text)
     rows = []
     nan = float("nan")

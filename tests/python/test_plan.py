@@ -95,7 +95,7 @@ def test_bad_input_is_an_input_error():
         ctwin.sweep(SCENARIO, {"parallel.tpp": [1, 2]})
     with pytest.raises(ctwin.InputError):
         ctwin.sweep(SCENARIO, {})
-    with pytest.raises(TypeError):
+    with pytest.raises(ctwin.InputError, match="^grid"):
         ctwin.sweep(SCENARIO, {"parallel.tp": 4})
 
 

@@ -41,5 +41,5 @@ def test_bad_input_names_it():
         ctwin.size("dgx-h100-superpod", 64, vary={"fabric.colour": ["red"]})
     with pytest.raises(ctwin.InputError, match="jobs"):
         ctwin.size("dgx-h100-superpod", 64, jobs=0)
-    with pytest.raises(TypeError):
+    with pytest.raises(ctwin.InputError, match="^vary"):
         ctwin.size("dgx-h100-superpod", 64, vary={"fabric.kind": "top_of_rack"})

@@ -310,6 +310,12 @@ PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, con
   return out;
 }
 
+std::string plan_top_note(std::size_t top, std::size_t candidates, unsigned jobs) {
+  return "top " + std::to_string(top) + " is more than the " + std::to_string(candidates) +
+         " valid candidates: all " + std::to_string(candidates) + " are listed, each replayed (no bound can prune), " +
+         std::to_string(jobs) + (jobs == 1 ? " at a time" : " at once");
+}
+
 PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options) {
   if (options.shard_count < 1 || options.shard_index >= options.shard_count) {
     throw InputError("--shard", "", "shard index outside the shard count");
@@ -345,6 +351,9 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   };
   const auto analytical_start = std::chrono::steady_clock::now();
   const std::size_t needed = options.top == 0 ? 0 : std::max(options.top, options.flow_top);
+  if (options.note && !options.exhaustive && options.shard_count == 1 && options.top > mine.size()) {
+    options.note(plan_top_note(options.top, mine.size(), options.jobs));
+  }
   if (options.exhaustive || options.shard_count > 1 || needed == 0 || needed >= mine.size()) {
     result.entries.resize(mine.size());
     parallel_for(mine.size(), options.jobs, [&](std::size_t i) {

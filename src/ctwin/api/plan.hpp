@@ -58,7 +58,14 @@ struct PlanOptions {
   std::size_t shard_count = 1;
   /// Called, one call at a time, as candidates finish: phase ("analytical", "flow"), done, total.
   std::function<void(const char*, std::size_t, std::size_t)> progress;
+  /// Called once, before any replay, with a line for the user when `top` asks for more results
+  /// than there are valid candidates: no bound can prune then, every candidate is replayed and
+  /// listed, and the caller should know how many replays that is before they start (issue 36).
+  std::function<void(const std::string&)> note;
 };
+
+/// The note evaluate_plan gives when `top` exceeds the `candidates` a run would replay.
+[[nodiscard]] std::string plan_top_note(std::size_t top, std::size_t candidates, unsigned jobs);
 
 /// One phase's result for a candidate, seconds per step (the breakdown adds up to step_time_s).
 struct PlanScore {

@@ -12,6 +12,7 @@
 #include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/units.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 // A path in the run file: next to it first, then as given or under data_dir().
 std::string locate(const std::string& given, const fs::path& dir) {
   const fs::path p(given);
-  if (p.is_relative() && fs::is_regular_file(dir / p)) return (dir / p).string();
+  if (p.is_relative() && is_file_path(dir / p)) return (dir / p).string();
   return resolve_data_path(given).string();
 }
 
@@ -58,7 +59,7 @@ RunValidation validate_run(const std::string& file, const std::string& calibrati
   if (const auto* given = reader.optional("calibration"); given != nullptr && !given->is_null()) {
     if (!given->is_string()) throw InputError(source, "/calibration", "expected a calibration file or null");
     file_calibration = locate(given->get<std::string>(), dir);
-    if (!fs::is_regular_file(file_calibration)) {
+    if (!is_file_path(file_calibration)) {
       throw InputError(source, "/calibration", "no calibration file '" + given->get<std::string>() + "'");
     }
   }

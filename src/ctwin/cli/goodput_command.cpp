@@ -18,6 +18,7 @@
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/seed_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/rate_parse.hpp"
@@ -247,7 +248,9 @@ Action add_goodput_command(CLI::App& app) {
   command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
   command->add_option("--set", o->query.overrides, "override a scenario field: parallel.tp=4 (repeatable)");
   command->add_option("--runs", o->query.runs, "Monte Carlo runs")->capture_default_str();
-  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")->capture_default_str();
+  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")
+      ->capture_default_str()
+      ->check(seed_range());
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   command->add_option("--figure", o->figure,
                       figure_help("ETTR against the checkpoint interval (the simulated grid of --checkpoint-interval auto)"));

@@ -248,6 +248,7 @@ Action add_plan_command(CLI::App& app) {
     if (framework) options.top = 1;
     if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
     options.progress = terminal_progress();
+    options.note = [](const std::string& line) { std::cerr << "ctwin plan: note: --" << line << '\n'; };
     api::EvalContext context;
     const api::PlanResult result = api::evaluate_plan(api::Scenario::load(o->scenario), context, options);
     if (!o->shard.empty()) {
