@@ -9,6 +9,7 @@ run gives, byte for byte, because merging is exact (see docs/plan.md, "Shards").
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any, Callable, Mapping, Sequence
 
@@ -162,11 +163,19 @@ def _grid_texts(grid: Mapping[str, Sequence[Any]] | Sequence[str]) -> list[str]:
 
 
 def _margin_text(margin: float | str) -> str:
-    """``memory_margin`` as the library parses it: "10%" or a share such as 0.1."""
-    if isinstance(margin, bool) or not isinstance(margin, (int, float, str)):
-        raise InputError(f"memory_margin: expected a share of HBM such as 0.1 or '10%', got {margin!r}",
-                         file="memory_margin")
-    return margin if isinstance(margin, str) else repr(float(margin))
+    """``memory_margin`` as the library parses it ("10%" or a share such as 0.1), checked here so
+    that a bad value names the keyword whatever the core would make of it."""
+    if isinstance(margin, str):
+        digits = margin[:-1] if margin.endswith("%") else margin
+        try:
+            share = float(digits) / (100 if margin.endswith("%") else 1)
+        except ValueError:
+            share = math.nan
+        if not math.isfinite(share) or not 0 <= share <= 0.5:
+            raise InputError(f"memory_margin: expected a share of HBM from 0 to 0.5 or '0%' to '50%', got {margin!r}",
+                             file="memory_margin")
+        return margin
+    return repr(_args.real("memory_margin", margin, 0.0, 0.5))
 
 
 def _jobs(jobs: int | None) -> int:
