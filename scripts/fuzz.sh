@@ -9,7 +9,8 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(topology model scenario overrides gpu_profile nccl_calibration gemm_csv layer_json nccl_log training_cases)
+  targets=(topology model scenario overrides gpu_profile nccl_calibration gemm_csv layer_json nccl_log training_cases degrade
+           shard measured)
 fi
 status=0
 for target in "${targets[@]}"; do

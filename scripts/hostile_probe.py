@@ -6,7 +6,14 @@ on stderr), `ran` (exit 0), `internal` (exit 1), `crash` (killed by a signal), `
 limit), `other`. The script prints one line per case and the counts, and exits 1 when a case
 ends in a crash, an internal error or a hang, or when a case meant to be refused is not.
 
-    scripts/hostile_probe.py [build/ctwin] [--limit SECONDS] [--skip TEXT ...]
+    scripts/hostile_probe.py [build/ctwin] [--limit SECONDS] [--skip TEXT ...] [--generated] [--sample N]
+
+With --generated it adds inputs made systematically (generated_cases): every field of the
+default scenario, of a topology, of a model and of a GPU profile, and every flag of every
+command, each {missing, wrong type, negative, zero, huge, "NaN", nested 300 deep, not UTF-8}.
+Those have no expected outcome: a run or a one-line refusal are both fine, a crash, an internal
+error, a hang or a refusal of more than one line is a finding. --sample N keeps every k-th case
+so that N remain (tests/python/test_hostile_probe.py runs such a subset).
 
 docs/hardening.md records the counts of its last run.
 """
@@ -16,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -100,6 +108,130 @@ def cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     return out
 
 
+# ---- generated inputs: every field and flag x every kind of bad value ----
+
+DEPTH = 300  # past the JSON reader's 256
+NOT_UTF8 = "\udcff\udcfe"  # the bytes 0xff 0xfe, as os.fsdecode gives them
+QUANTITY = re.compile(r"^([0-9.]+)([A-Za-z%/]+)$")
+
+
+def _leaves(value, path=()):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, path + (key,))
+    elif isinstance(value, list) and value:
+        yield from _leaves(value[0], path + (0,))  # the first element stands for the list
+    else:
+        yield path, value
+
+
+def _json_mutations(value) -> list[tuple[str, object]]:
+    """(kind, replacement) for one JSON leaf; the replacement _DELETE removes the key, _RAW_*
+    markers are spliced in as text after dumping (deep nesting, bytes that are not UTF-8)."""
+    if isinstance(value, bool):
+        wrong, number = "yes", None
+    elif isinstance(value, (int, float)):
+        wrong, number = "abc", True
+    elif isinstance(value, str):
+        wrong, number = 12345, False
+    else:
+        wrong, number = 12345, False
+    out: list[tuple[str, object]] = [("missing", _DELETE), ("wrong type", wrong)]
+    unit = QUANTITY.match(value).group(2) if isinstance(value, str) and QUANTITY.match(value) else None
+    if number:
+        out += [("negative", -1), ("zero", 0), ("huge", 1e300), ("huge int", 2**64)]
+    elif unit:
+        out += [("negative", f"-1{unit}"), ("zero", f"0{unit}"), ("huge", f"1e300{unit}")]
+    else:
+        out += [("negative", -1), ("zero", 0), ("huge", 1e300)]
+    out += [("NaN string", "NaN"), ("deep", _RAW_DEEP), ("not UTF-8", _RAW_BYTES)]
+    return out
+
+
+_DELETE = object()
+_RAW_DEEP = "@@deep@@"
+_RAW_BYTES = "@@bytes@@"
+
+
+def _mutated_file(document: dict, path: tuple, replacement) -> bytes:
+    copy = json.loads(json.dumps(document))
+    parent = copy
+    for key in path[:-1]:
+        parent = parent[key]
+    if replacement is _DELETE:
+        if isinstance(parent, list):
+            parent.pop(path[-1])
+        else:
+            del parent[path[-1]]
+    else:
+        parent[path[-1]] = replacement
+    text = json.dumps(copy).encode()
+    text = text.replace(json.dumps(_RAW_DEEP).encode(), b"[" * DEPTH + b"]" * DEPTH)
+    return text.replace(json.dumps(_RAW_BYTES).encode(), b'"' + bytes([0xFF, 0xFE]) + b'"')
+
+
+def _flag_mutations() -> list[tuple[str, str | None]]:
+    return [("missing", None), ("wrong type", "abc"), ("negative", "-1"), ("zero", "0"), ("huge", "1e300"),
+            ("huge int", str(2**64)), ("NaN string", "NaN"), ("deep", "[" * DEPTH + "]" * DEPTH),
+            ("not UTF-8", NOT_UTF8)]
+
+
+# Each command with flags a probe may change one at a time; the rest stay as given (cheap runs).
+COMMANDS: list[tuple[str, list[str], list[tuple[str, str]]]] = [
+    ("fabric", [], [("--cluster", DGX), ("--gpus", "64")]),
+    ("collective", [], [("--cluster", DGX), ("--gpus", "16"), ("--op", "all_reduce"), ("--begin", "1K"), ("--end", "1M"),
+                        ("--factor", "8"), ("--network", "analytical"), ("--channels", "4"), ("--dtype", "float"),
+                        ("--algo", "ring"), ("--proto", "simple")]),
+    ("traffic", [], [("--cluster", DGX), ("--gpus", "16"), ("--pattern", "alltoall_chain"), ("--size", "1MiB"),
+                     ("--network", "analytical"), ("--steps", "2"), ("--flows-per-pair", "2")]),
+    ("run", [SCENARIO], [("--network", "analytical"), ("--set", "training.global_batch=64"), ("--degrade", "gpu:1=0.5"),
+                         ("--comm", "isolated")]),
+    ("scale", [SCENARIO], [("--gpus", "64,128"), ("--network", "analytical"), ("--jobs", "2"), ("--batch", "nearest")]),
+    ("sweep", [SCENARIO], [("--grid", "parallel.tp=1,2"), ("--network", "analytical"), ("--jobs", "2")]),
+    ("plan", [SCENARIO], [("--top", "3"), ("--flow-top", "0"), ("--fix", "parallel.tp=2"), ("--gpus", "64"),
+                          ("--jobs", "2"), ("--objective", "mfu")]),
+    ("goodput", [SCENARIO], [("--days", "3"), ("--runs", "10"), ("--spares", "5%"), ("--straggler-rate", "1e-6/h"),
+                             ("--step-time", "8s"), ("--seed", "1"), ("--checkpoint-interval", "30min"),
+                             ("--straggler-speed", "0.5"), ("--hot-swap", "30s")]),
+    ("gemm", [], [("--gpu", "h100-sxm"), ("--m", "4096"), ("--n", "4096"), ("--k", "4096"), ("--dtype", "bf16")]),
+    ("layer", [], [("--model", "llama3-8b"), ("--gpu", "h100-sxm"), ("--seq", "4096"), ("--micro-batch", "1"),
+                   ("--tp", "2"), ("--layer", "0"), ("--precision", "bf16")]),
+    ("size", [], [("--cluster", DGX), ("--gpus", "64"), ("--vary", "fabric.oversubscription.leaf=1,2"), ("--scales", "2"),
+                  ("--servers-per-rack", "4")]),
+    ("accept", [], [("--cluster", DGX), ("--gpus", "16"), ("--plan", "quick"), ("--jobs", "2"), ("--seed", "1")]),
+]
+NO_VALUE = {"size": ["--no-collectives"]}
+
+
+def generated_cases(tmp: Path) -> list[tuple[str, list, str | None]]:
+    out: list[tuple[str, list, str | None]] = []
+    for command, positional, flags in COMMANDS:
+        for i, (flag, _) in enumerate(flags):
+            for kind, value in _flag_mutations():
+                arguments: list = [command, *positional]
+                for j, (other, given) in enumerate(flags):
+                    if j != i:
+                        arguments += [other, given]
+                    elif value is not None:
+                        arguments += [other, os.fsencode(value) if value == NOT_UTF8 else value]
+                arguments += NO_VALUE.get(command, [])
+                out.append((f"{command} {flag} {kind}", arguments, None))
+    files = [("scenario", ROOT / "scenarios/default.json", lambda f: ["run", f, "--network", "analytical"]),
+             ("topology", Path(DGX), lambda f: ["fabric", "--cluster", f, "--gpus", "64"]),
+             ("model", ROOT / "models/llm/llama3-8b.json", lambda f: ["model", "--model", f]),
+             ("gpu", ROOT / "models/gpus/b200.json", lambda f: ["gemm", "--gpu", f, "--m", "4096", "--n", "4096", "--k", "4096"])]
+    for label, source, command in files:
+        document = json.loads(source.read_text())
+        for n, (path, value) in enumerate(_leaves(document)):
+            if path and path[0] in ("description", "sources", "calibration") and label != "scenario":
+                continue  # prose and provenance: read as text or not at all
+            for kind, replacement in _json_mutations(value):
+                file = tmp / f"{label}-{n}-{kind.replace(' ', '_')}.json"
+                file.write_bytes(_mutated_file(document, path, replacement))
+                out.append((f"{label} {'.'.join(map(str, path))} {kind}", command(str(file)), None))
+    return out
+
+
 def classify(outcome: subprocess.CompletedProcess | None) -> str:
     if outcome is None:
         return "hang"
@@ -118,6 +250,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ctwin", nargs="?", default=str(ROOT / "build/ctwin"))
     parser.add_argument("--limit", type=float, default=60)
+    parser.add_argument("--generated", action="store_true", help="also every field and flag x every bad value")
+    parser.add_argument("--sample", type=int, default=0, help="keep every k-th case so that about N remain")
     parser.add_argument("--skip", action="append", default=[],
                         help="leave out cases whose name contains this text (repeatable): an older build may grow "
                              "without bound on the blow-up cases")
@@ -125,7 +259,10 @@ def main() -> int:
     counts: dict[str, int] = {}
     failures = 0
     with tempfile.TemporaryDirectory(prefix="ctwin-probe-") as tmp:
-        for name, arguments, expected in cases(Path(tmp)):
+        chosen = cases(Path(tmp)) + (generated_cases(Path(tmp)) if args.generated else [])
+        if args.sample:
+            chosen = chosen[::max(1, len(chosen) // args.sample)]
+        for name, arguments, expected in chosen:
             if any(text in name for text in args.skip):
                 continue
             try:
@@ -134,7 +271,7 @@ def main() -> int:
                 outcome = None
             kind = classify(outcome)
             counts[kind] = counts.get(kind, 0) + 1
-            bad = kind in ("crash", "internal", "hang", "other") or kind != expected
+            bad = kind in ("crash", "internal", "hang", "other") or (expected is not None and kind != expected)
             failures += bad
             last = b"" if outcome is None else (outcome.stderr.strip().splitlines() or [b""])[-1]
             print(f"{'FAIL' if bad else 'ok  '} {kind:8} {name}: {last.decode(errors='replace')[:160]}")

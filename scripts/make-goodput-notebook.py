@@ -12,7 +12,7 @@ How much of a long training run trains the model, from `ctwin.goodput` (the same
 `models/reliability/gpu-cluster.json` (one fitted, the others assumed; see docs/goodput.md),
 checkpoints written to a storage tier, restarts, and 2 hot spare nodes per scalable unit.
 
-The job is Llama 3 405B (TP 8, PP 16) on DGX H100 with a fixed step time of 10.9 s (what `ctwin run`
+The job is Llama 3 405B (TP 8, PP 16) on DGX H100 with a fixed step time of 7.0 s (what `ctwin run`
 predicts for 16,384 GPUs), so that the figures show the Monte Carlo alone and the notebook runs in
 seconds. Two storage tiers: a parallel file system the job blocks on (`pfs`) and local NVMe with an
 asynchronous upload (`nvme-async`)."""),
@@ -28,7 +28,7 @@ figures = Path(os.environ.get("CTWIN_FIGURES_DIR", "build/figures"))
 figures.mkdir(parents=True, exist_ok=True)
 SCENARIO = "scenarios/llama3-405b-h100-16k.json"
 TIERS = ["pfs", "nvme-async"]
-COMMON = dict(step_time="10.9s", spares="2/su", seed=1)"""),
+COMMON = dict(step_time="7.0s", spares="2/su", seed=1)"""),
     new_markdown_cell("""## ETTR against the checkpoint interval (16,384 GPUs, 54 days)
 
 `checkpoint_interval="auto"` simulates a grid of intervals from a quarter to four times Young's

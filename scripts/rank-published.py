@@ -68,7 +68,7 @@ def rank_case(case: dict, jobs: int) -> dict:
     start = time.monotonic()
     try:
         ranked = ctwin.rank_split(ctwin.Scenario.from_dict(scenario, case["id"]), published_key(scenario),
-                                  fix=fixes_of(scenario), jobs=jobs)
+                                  fix=fixes_of(scenario), jobs=jobs, memory_margin=0)
     except ctwin.InputError as error:
         row.update({"rank": None, "valid": None, "error": str(error)})
         return row

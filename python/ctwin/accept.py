@@ -8,9 +8,9 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from . import _core
-from .build import _changes, _cluster, _gpus
-from .context import EvalContext, default_context
+from . import _args, _core
+from .build import _changes, _cluster, _context, _gpus
+from .context import EvalContext
 
 
 class AcceptanceResult:
@@ -63,9 +63,11 @@ def accept(cluster: str | os.PathLike, gpus: int, plan: str | os.PathLike = "sce
     1 + u, u uniform in [-noise, noise] from ``seed``. ``show``: what ``markdown`` lists of a check
     ("summary", "failures" or "all", as ``ctwin accept --show``); the frames always hold everything.
     """
-    ctx = context or default_context()
-    report, markdown = _core.accept(_cluster(cluster), _gpus(gpus), _changes(changes), os.fspath(calibration or ""),
-                                    os.fspath(plan), os.fspath(measured or ""), list(degraded or []),
-                                    degraded is not None, float(noise), int(seed), int(jobs or os.cpu_count() or 1),
-                                    str(show), ctx._core)
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    report, markdown = _core.accept(_cluster(cluster), _gpus(gpus), _changes(changes),
+                                    _args.optional_path("calibration", calibration), _args.path("plan", plan),
+                                    _args.optional_path("measured", measured), _args.texts("degraded", degraded),
+                                    degraded is not None, _args.real("noise", noise, 0.0, 0.5),
+                                    _args.integer("seed", seed, 0, _args.INT64_MAX), jobs or os.cpu_count() or 1,
+                                    _args.text("show", show, ["summary", "failures", "all"]), _context(context)._core)
     return AcceptanceResult(json.loads(report), markdown)

@@ -8,34 +8,38 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from . import _core
+from . import _args, _core
 from .context import EvalContext, default_context
 from .errors import InputError
 from .results import FabricResult, TrafficResult
 
 
-def _changes(changes: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    return [(path, json.dumps(value)) for path, value in (changes or {}).items()]
+def _changes(changes: Mapping[str, Any] | None, name: str = "changes") -> list[tuple[str, str]]:
+    out = []
+    for path, value in _args.mapping(name, changes).items():
+        try:
+            out.append((path, json.dumps(value, allow_nan=False)))
+        except (TypeError, ValueError) as error:
+            raise InputError(f"{name}: {path}: not a JSON value: {error}", file=name) from None
+    return out
 
 
-# ctwin builds at most 2^24 GPUs (src/ctwin/core/limits.hpp); a larger int used to reach C++ and
-# wrap through a 32-bit cast (gpus=2**32+64 ran 64 GPUs; issue 36).
-MAX_GPUS = 1 << 24
+MAX_GPUS = _args.MAX_GPUS
 
 
 def _gpus(gpus: Any, name: str = "gpus") -> int:
-    """``gpus`` checked here, so that the error names the argument and no value is wrapped."""
-    if isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= MAX_GPUS:
-        raise InputError(f"{name}: expected a whole number of GPUs from 1 to {MAX_GPUS}, got {gpus!r}", file=name)
-    return gpus
+    """``gpus`` checked here, so that the error names the argument and no value is wrapped (a
+    larger int used to wrap through a 32-bit cast: gpus=2**32+64 ran 64 GPUs; issue 36)."""
+    return _args.integer(name, gpus, 1, MAX_GPUS)
 
 
-def _cluster(cluster: str | os.PathLike) -> str:
-    text = os.fspath(cluster)
-    # A bare name means a bundled topology: "dgx-h100-superpod".
-    if "/" not in text and not text.endswith(".json"):
-        return f"topologies/{text}.json"
-    return text
+def _cluster(cluster: str | os.PathLike) -> str | bytes:
+    # A bare name ("dgx-h100-superpod") is a bundled topology; the library resolves it.
+    return _args.path("cluster", cluster)
+
+
+def _context(context: Any) -> EvalContext:
+    return _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
 
 
 def fabric(cluster: str | os.PathLike, gpus: int, changes: Mapping[str, Any] | None = None,
@@ -46,8 +50,8 @@ def fabric(cluster: str | os.PathLike, gpus: int, changes: Mapping[str, Any] | N
     fields by dotted path, e.g. ``{"fabric.oversubscription.leaf": 2}``. ``calibration``: a file
     ``ctwin calibrate --nccl`` wrote. Returns a :class:`FabricResult`.
     """
-    ctx = context or default_context()
-    text = _core.fabric(_cluster(cluster), _gpus(gpus), _changes(changes), os.fspath(calibration or ""), ctx._core)
+    text = _core.fabric(_cluster(cluster), _gpus(gpus), _changes(changes), _args.optional_path("calibration", calibration),
+                        _context(context)._core)
     return FabricResult(json.loads(text))
 
 
@@ -61,9 +65,15 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
     protocol. Sizes are nccl-tests' -b/-e/-f ("8", "1K", "64M", "8G"). The frame's ``attrs``
     hold op, gpus and channels; ``frame.attrs["report"]`` the whole JSON report.
     """
-    ctx = context or default_context()
-    text = _core.collective(_cluster(cluster), _gpus(gpus), _changes(changes), os.fspath(calibration or ""), op, algorithm,
-                            protocol, str(begin), str(end), float(factor), dtype, network, channels, ctx._core)
+    sizes = []
+    for name, value in (("begin", begin), ("end", end)):
+        sizes.append(str(_args.integer(name, value, 0, 1 << 40)) if not isinstance(value, str) else _args.text(name, value))
+    text = _core.collective(_cluster(cluster), _gpus(gpus), _changes(changes),
+                            _args.optional_path("calibration", calibration), _args.text("op", op),
+                            _args.text("algorithm", algorithm), _args.text("protocol", protocol), sizes[0], sizes[1],
+                            _args.real("factor", factor, 1.0, 1e6), _args.text("dtype", dtype),
+                            _args.text("network", network), _args.integer("channels", channels, 0, 64),
+                            _context(context)._core)
     report = json.loads(text)
     frame = pd.DataFrame(report["rows"], columns=["size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo",
                                                   "protocol"])
@@ -78,8 +88,9 @@ def traffic(cluster: str | os.PathLike, gpus: int, pattern: str = "alltoall", si
     aggregate throughput and the engine's work. Patterns: alltoall, incast, cross_rail,
     rail_ring, permutation, alltoall_chain. ``size``: per transfer, with its unit ("16MiB") or
     an int of bytes."""
-    ctx = context or default_context()
-    size_text = size if isinstance(size, str) else f"{int(size)}B"
-    text = _core.traffic(_cluster(cluster), _gpus(gpus), _changes(changes), pattern, size_text, pxn, steps, flows_per_pair,
-                         network, ctx._core)
+    size_text = _args.text("size", size) if isinstance(size, str) else f"{_args.integer('size', size, 0, 1 << 40)}B"
+    text = _core.traffic(_cluster(cluster), _gpus(gpus), _changes(changes), _args.text("pattern", pattern), size_text,
+                         _args.flag("pxn", pxn), _args.integer("steps", steps, 1, _args.INT32_MAX),
+                         _args.integer("flows_per_pair", flows_per_pair, 1, _args.INT32_MAX),
+                         _args.text("network", network), _context(context)._core)
     return TrafficResult(json.loads(text))

@@ -9,18 +9,12 @@ from typing import Sequence
 
 import pandas as pd
 
-from . import _core
+from . import _args, _core
 from .results import CalibrationResult, LayerResult
 
 _PathLike = str | os.PathLike
 
 
-def _paths(paths: _PathLike | Sequence[_PathLike] | None) -> list[str]:
-    if paths is None:
-        return []
-    if isinstance(paths, (str, os.PathLike)):
-        return [os.fspath(paths)]
-    return [os.fspath(p) for p in paths]
 
 
 def gemm(gpu: _PathLike, m: int | None = None, n: int | None = None, k: int | None = None, dtype: str = "bf16",
@@ -35,7 +29,9 @@ def gemm(gpu: _PathLike, m: int | None = None, n: int | None = None, k: int | No
     TFLOP/s, 1e12 FLOP/s) and model (which part of the model timed it). ``attrs["gpu"]`` is the
     profile's name, ``attrs["report"]`` the whole ``ctwin gemm --format json``.
     """
-    text = _core.gemm(os.fspath(gpu), m, n, k, dtype, os.fspath(shapes or ""))
+    dims = [_args.optional_integer(name, value, 1, _args.MAX_DIM) for name, value in (("m", m), ("n", n), ("k", k))]
+    text = _core.gemm(_args.path("gpu", gpu), *dims, _args.text("dtype", dtype),
+                      _args.optional_path("shapes", shapes))
     report = json.loads(text)
     frame = pd.DataFrame(report["rows"], columns=["m", "n", "k", "dtype", "time_us", "tflops", "model"])
     frame.attrs.update({"gpu": report["gpu"], "report": report})
@@ -54,9 +50,10 @@ def calibrate_gemm(csv: _PathLike, base: _PathLike, output: _PathLike, holdout: 
     --format json``; ``.fit`` and ``.holdout`` are error tables (|predicted / measured - 1| as
     fractions, per dtype, for large shapes, overall); ``.output`` the file written.
     """
-    report = json.loads(_core.calibrate_gemm(os.fspath(csv), os.fspath(base), os.fspath(output),
-                                             os.fspath(holdout or "")))
-    return CalibrationResult(report, "gemm", os.fspath(output))
+    output = _args.path("output", output)
+    report = json.loads(_core.calibrate_gemm(_args.path("csv", csv), _args.path("base", base), output,
+                                             _args.optional_path("holdout", holdout)))
+    return CalibrationResult(report, "gemm", os.fsdecode(output))
 
 
 def calibrate_layers(layers: _PathLike, base: _PathLike, output: _PathLike,
@@ -72,8 +69,10 @@ def calibrate_layers(layers: _PathLike, base: _PathLike, output: _PathLike,
     --format json`` (``training_time_scale``, ``base_scale``, median |error| of the fit and the
     held-out rows as fractions); ``.fit`` / ``.holdout`` list every row.
     """
-    report, rows = _core.calibrate_layers(os.fspath(layers), os.fspath(base), os.fspath(output), os.fspath(holdout or ""))
-    return CalibrationResult(json.loads(report), "layers", os.fspath(output), json.loads(rows))
+    output = _args.path("output", output)
+    report, rows = _core.calibrate_layers(_args.path("layers", layers), _args.path("base", base), output,
+                                          _args.optional_path("holdout", holdout))
+    return CalibrationResult(json.loads(report), "layers", os.fsdecode(output), json.loads(rows))
 
 
 def calibrate_training(cases: _PathLike, base: _PathLike, output: _PathLike, holdout: _PathLike | None = None,
@@ -91,10 +90,13 @@ def calibrate_training(cases: _PathLike, base: _PathLike, output: _PathLike, hol
     Returns a :class:`CalibrationResult`: ``to_dict()`` equals ``ctwin calibrate --training
     --format json``; ``.fit``, ``.holdout`` and ``.moe`` list every run.
     """
-    names = [only] if isinstance(only, str) else list(only or [])
-    report, rows = _core.calibrate_training(os.fspath(cases), os.fspath(base), os.fspath(output), os.fspath(holdout or ""),
-                                            names, network, jobs or os.cpu_count() or 1)
-    return CalibrationResult(json.loads(report), "training", os.fspath(output), json.loads(rows))
+    names = _args.texts("only", only, one_allowed=True)
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    output = _args.path("output", output)
+    report, rows = _core.calibrate_training(_args.path("cases", cases), _args.path("base", base), output,
+                                            _args.optional_path("holdout", holdout), names,
+                                            _args.text("network", network), jobs or os.cpu_count() or 1)
+    return CalibrationResult(json.loads(report), "training", os.fsdecode(output), json.loads(rows))
 
 
 def calibrate_nccl(cluster: _PathLike, logs: _PathLike | Sequence[_PathLike], output: _PathLike, gpus: int | None = None,
@@ -115,9 +117,15 @@ def calibrate_nccl(cluster: _PathLike, logs: _PathLike | Sequence[_PathLike], ou
     ``.parameters`` the fitted scales and ``.rows`` every size of every log: measured busbw
     against the prediction with the defaults and calibrated (GB/s, 1e9 B/s).
     """
-    report, rows = _core.calibrate_nccl(os.fspath(cluster), _paths(logs), os.fspath(output), gpus or 0, op or "",
-                                        algorithm, protocol, network, _paths(holdout))
-    return CalibrationResult(json.loads(report), "nccl", os.fspath(output), json.loads(rows))
+    output = _args.path("output", output)
+    if logs is None:
+        raise _args.refuse("logs", "a log file or a list of them", logs)
+    report, rows = _core.calibrate_nccl(_args.path("cluster", cluster), _args.paths("logs", logs), output,
+                                        _args.optional_integer("gpus", gpus, 1, _args.MAX_GPUS) or 0,
+                                        _args.optional_text("op", op), _args.text("algorithm", algorithm),
+                                        _args.text("protocol", protocol), _args.text("network", network),
+                                        _args.paths("holdout", holdout))
+    return CalibrationResult(json.loads(report), "nccl", os.fsdecode(output), json.loads(rows))
 
 
 def read_nccl_log(path: _PathLike, op: str | None = None) -> pd.DataFrame:
@@ -128,7 +136,7 @@ def read_nccl_log(path: _PathLike, op: str | None = None) -> pd.DataFrame:
     (NaN where the log prints none). ``op`` names the collective when the log does not.
     ``attrs``: "source", "op" (None when unnamed), "ranks" (None when unlisted).
     """
-    report = json.loads(_core.read_nccl_log(os.fspath(path), op or ""))
+    report = json.loads(_core.read_nccl_log(_args.path("path", path), _args.optional_text("op", op)))
     frame = pd.DataFrame(report["rows"], columns=["size_bytes", "count", "type", "redop", "time_us", "algbw_GBps",
                                                   "busbw_GBps", "in_place_time_us", "in_place_algbw_GBps",
                                                   "in_place_busbw_GBps"])
@@ -154,6 +162,10 @@ def layer(model: str | os.PathLike | None = None, gpu: _PathLike = "h100-sxm", t
     Returns a :class:`LayerResult` whose ``to_dict()`` equals ``ctwin layer --format json``
     (kernel times in microseconds, totals in milliseconds).
     """
-    text = _core.layer(os.fspath(model or ""), os.fspath(gpu), tp, seq, micro_batch, precision, recompute, attention,
-                       layer, os.fspath(measured or ""))
+    text = _core.layer(_args.optional_path("model", model), _args.path("gpu", gpu),
+                       _args.integer("tp", tp, 1, _args.MAX_DIM), _args.integer("seq", seq, 1, _args.MAX_DIM),
+                       _args.integer("micro_batch", micro_batch, 1, _args.MAX_DIM),
+                       _args.text("precision", precision), _args.text("recompute", recompute),
+                       _args.text("attention", attention), _args.integer("layer", layer, 0, _args.MAX_DIM),
+                       _args.optional_path("measured", measured))
     return LayerResult(json.loads(text))

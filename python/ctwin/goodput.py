@@ -8,8 +8,9 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from . import _core
+from . import _args, _core
 from .context import EvalContext, default_context
+from .errors import InputError
 from .results import _TextReport
 from .scenario import Scenario
 
@@ -61,10 +62,17 @@ class GoodputResult(_TextReport):
         return pd.DataFrame(self._report.get("stragglers", {}).get("stages", []))
 
 
-def _source(scenario: Scenario | str | os.PathLike) -> tuple[str, list[str]]:
+def _source(scenario: Scenario | str | os.PathLike) -> tuple[str | bytes, list[str]]:
     if not isinstance(scenario, Scenario):
-        return os.fspath(scenario), []
+        if isinstance(scenario, bytes) or not isinstance(scenario, (str, os.PathLike)):
+            raise _args.refuse("scenario", "a Scenario, a scenario file or a bundled scenario name", scenario)
+        return _args.path("scenario", scenario), []
     return scenario.source, [f"{path}={json.dumps(value)}" for path, value in scenario.changes.items()]
+
+
+def _count_text(name: str, value: Any) -> str:
+    """A spare count: an int, or text such as "5%" or "2/su"."""
+    return _args.text(name, value) if isinstance(value, str) else str(_args.integer(name, value, 0, _args.MAX_GPUS))
 
 
 def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_interval: str = "auto",
@@ -88,12 +96,30 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
 
     Returns a :class:`GoodputResult`. Raises :class:`ctwin.InputError` on bad input.
     """
-    path, overrides = _source(scenario)
-    overrides += [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in (changes or {}).items()]
+    days = _args.real("days", days, 0.0, 1e6)
+    strings = {name: _args.text(name, value) for name, value in (
+        ("checkpoint_interval", checkpoint_interval), ("hot_swap", hot_swap), ("cold_swap", cold_swap),
+        ("on_empty", on_empty), ("storage", storage), ("straggler_rate", straggler_rate),
+        ("straggler_duration", straggler_duration))}
+    spare_texts = [_count_text("spares", spares), _count_text("cold_spares", cold_spares)]
+    step_text = _args.optional_text("step_time", step_time)
+    extra = []
+    for k, v in _args.mapping("changes", changes).items():
+        try:
+            extra.append(f"{k}={v}" if isinstance(v, str) else f"{k}={json.dumps(v, allow_nan=False)}")
+        except (TypeError, ValueError) as error:
+            raise InputError(f"changes: {k}: not a JSON value: {error}", file="changes") from None
     if network is not None:
-        overrides.append(f"network={network}")
-    ctx = context or default_context()
-    text = _core.goodput(path, overrides, float(days), checkpoint_interval, str(spares), str(cold_spares), hot_swap,
-                         cold_swap, on_empty, os.fspath(reliability or ""), storage, fp32_master, step_time or "",
-                         straggler_rate, float(straggler_speed), straggler_duration, int(runs), int(seed), ctx._core)
+        extra.append(f"network={_args.text('network', network)}")
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    fp32_master = _args.flag("fp32_master", fp32_master)
+    speed = _args.real("straggler_speed", straggler_speed, 0.0, 1.0)
+    runs = _args.integer("runs", runs, 1, 1_000_000)
+    seed = _args.integer("seed", seed, 0, (1 << 64) - 1)
+    reliability_file = _args.optional_path("reliability", reliability)
+    path, overrides = _source(scenario)
+    text = _core.goodput(path, overrides + extra, days, strings["checkpoint_interval"], spare_texts[0], spare_texts[1],
+                         strings["hot_swap"], strings["cold_swap"], strings["on_empty"], reliability_file,
+                         strings["storage"], fp32_master, step_text, strings["straggler_rate"], speed,
+                         strings["straggler_duration"], runs, seed, ctx._core)
     return GoodputResult(text)

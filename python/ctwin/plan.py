@@ -14,12 +14,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from . import _core
+from . import _args, _core
 from .build import _gpus
 from .context import EvalContext, default_context
 from .errors import InputError
 from .results import _TextReport
-from .scenario import Scenario
+from .scenario import Scenario, as_scenario
 
 _BREAKDOWN = ("compute", "recompute", "bubble", "exposed_tp", "exposed_pp", "exposed_dp", "exposed_cp", "exposed_ep",
               "optimizer")
@@ -68,6 +68,14 @@ class PlanResult(_TextReport):
         return pd.DataFrame(rows)
 
     @property
+    def calibrated(self) -> dict[str, Any]:
+        """How sure the figures are: ``compute`` (the GPU profile's training-time scale fitted on
+        measurements), ``network`` (the scenario's collectives calibrated) and ``note`` (empty
+        when both are; otherwise why the step times, tokens/s and MFU are optimistic). The
+        same object as the JSON's ``calibrated``."""
+        return self._report["calibrated"]
+
+    @property
     def rule_counts(self) -> pd.DataFrame:
         """One row per rule: rule, description, removed (candidates), example (the first message)."""
         return pd.DataFrame(self._report["rules"], columns=["rule", "description", "removed", "example"])
@@ -99,7 +107,7 @@ class SweepResult(_TextReport):
 # ---- scenarios and options as workers receive them ----
 
 def _scenario(scenario: Scenario | str | os.PathLike) -> Scenario:
-    return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    return as_scenario(scenario)
 
 
 def _portable(s: Scenario) -> tuple[str, str, list[tuple[str, str]]]:
@@ -125,42 +133,55 @@ def _rebuild(portable: tuple[str, str, list[tuple[str, str]]]) -> _core.Scenario
     return core
 
 
-def _value_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+def _value_text(name: str, value: Any) -> str:
+    if isinstance(value, str):
+        return _args.text(name, value)
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{name}: not a JSON value: {error}", file=name) from None
 
 
-def _fix_texts(fix: Mapping[str, Any] | Sequence[str] | None) -> list[str]:
+def _fix_texts(fix: Mapping[str, Any] | Sequence[str] | None, name: str = "fix") -> list[str]:
     if fix is None:
         return []
     if isinstance(fix, Mapping):
-        return [f"{path}={_value_text(value)}" for path, value in fix.items()]
-    if isinstance(fix, (str, bytes)):
-        raise TypeError("fix must be a mapping {field: value} or a list of 'field=value' strings")
-    return [str(item) for item in fix]
+        return [f"{path}={_value_text(name, value)}" for path, value in _args.mapping(name, fix).items()]
+    if isinstance(fix, (str, bytes)) or not isinstance(fix, Sequence):
+        raise _args.refuse(name, "a mapping {field: value} or a list of 'field=value' strings", fix)
+    return _args.texts(name, fix)
 
 
 def _grid_texts(grid: Mapping[str, Sequence[Any]] | Sequence[str]) -> list[str]:
     if isinstance(grid, Mapping):
         texts = []
-        for path, values in grid.items():
+        for path, values in _args.mapping("grid", grid).items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-                raise TypeError(f"grid[{path!r}] must be a list of values")
-            texts.append(f"{path}=" + ",".join(_value_text(v) for v in values))
+                raise _args.refuse(f"grid[{path!r}]", "a list of values", values)
+            texts.append(f"{path}=" + ",".join(_value_text("grid", v) for v in values))
         return texts
-    if isinstance(grid, (str, bytes)):
-        raise TypeError("grid must be a mapping {field: [values]} or a list of 'field=v1,v2' strings")
-    return [str(item) for item in grid]
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence):
+        raise _args.refuse("grid", "a mapping {field: [values]} or a list of 'field=v1,v2' strings", grid)
+    return _args.texts("grid", grid)
+
+
+def _margin_text(margin: float | str) -> str:
+    """``memory_margin`` as the library parses it: "10%" or a share such as 0.1."""
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, str)):
+        raise InputError(f"memory_margin: expected a share of HBM such as 0.1 or '10%', got {margin!r}",
+                         file="memory_margin")
+    return margin if isinstance(margin, str) else repr(float(margin))
 
 
 def _jobs(jobs: int | None) -> int:
-    return jobs or os.cpu_count() or 1
+    return _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS) or os.cpu_count() or 1
 
 
 def _plan_shard(portable, gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, flow_sample: str,
-                jobs: int, index: int, count: int) -> str:
+                margin: str, jobs: int, index: int, count: int) -> str:
     # One shard of one is the whole plan, its best `top` (more shards write every candidate).
     return _core.plan(_rebuild(portable), default_context()._core, gpus, objective, fixes, flow_top, jobs, top, index,
-                      count, flow_sample)
+                      count, flow_sample, margin)
 
 
 def _sweep_shard(portable, grid: list[str], jobs: int, index: int, count: int) -> str:
@@ -180,9 +201,15 @@ def _on_workers(client: Any, task: Callable[..., str], args: tuple, jobs: int | 
 
 # ---- the calls ----
 
+# As the command's --top and --flow-top (src/ctwin/cli/plan_command.cpp).
+MAX_TOP = 1_000_000
+MAX_FLOW_TOP = 100_000
+
+
 def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: int = 10, objective: str = "throughput",
          fix: Mapping[str, Any] | Sequence[str] | None = None, flow_top: int = 32, jobs: int | None = None,
-         client: Any = None, context: EvalContext | None = None, flow_sample: str = "full") -> PlanResult:
+         client: Any = None, context: EvalContext | None = None, flow_sample: str = "full",
+         memory_margin: float | str = "10%") -> PlanResult:
     """The best splits of ``scenario``'s model on its cluster, GPU count and global batch
     (``ctwin plan``): every valid split that fits in memory ranked on the analytical network,
     the best ``flow_top`` again on the shared flow fabric.
@@ -197,29 +224,33 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     run (workers use their own). ``flow_sample``: "full" (the exact flow phase), or the opt-in
     approximations "su" and "replica" of ``--flow-sample`` (one scalable unit or one DP replica
     of each stage on the fabric; their measured errors are in docs/plan.md); the JSON then
-    carries ``flow_sample``.
+    carries ``flow_sample``. ``memory_margin``: the share of each GPU's HBM the memory rule keeps
+    free ("10%" or 0.1, the default; 0: the memory model alone; docs/plan.md says why).
+    :attr:`PlanResult.calibrated` says whether the figures rest on a calibrated GPU profile.
 
     Returns a :class:`PlanResult` whose :meth:`~PlanResult.to_json` is what ``ctwin plan
     --format json`` prints. Raises :class:`ctwin.InputError` on bad input, including
     constraints that leave no split (naming the rule that removed the last candidates).
     """
-    s = _scenario(scenario)
     if gpus is not None:
         _gpus(gpus)
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise InputError(f"top: expected a positive integer, got {top!r}", file="top")
-    if isinstance(flow_top, bool) or not isinstance(flow_top, int) or flow_top < 0:
-        raise InputError(f"flow_top: expected an integer >= 0, got {flow_top!r}", file="flow_top")
+    top = _args.integer("top", top, 1, MAX_TOP)
+    flow_top = _args.integer("flow_top", flow_top, 0, MAX_FLOW_TOP)
+    objective = _args.text("objective", objective)
+    flow_sample = _args.text("flow_sample", flow_sample)
     fixes = _fix_texts(fix)
+    margin = _margin_text(memory_margin)
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    s = _scenario(scenario)
     if client is None:
-        ctx = context or default_context()
         return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1,
-                                     flow_sample))
+                                     flow_sample, margin))
     if objective not in ("throughput", "mfu"):  # before the workers, which would each refuse it
         raise InputError(f"objective: unknown objective {objective!r} (expected throughput or mfu)", file="objective")
     if flow_sample not in ("full", "su", "replica"):  # before the workers, which would each refuse it
         raise InputError(f"flow_sample: unknown sample {flow_sample!r} (expected full, su or replica)", file="flow_sample")
-    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top, flow_sample),
+    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top, flow_sample, margin),
                          jobs)
     return PlanResult(shards[0] if len(shards) == 1 else _core.merge_plans(shards, top))
 
@@ -242,12 +273,13 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
     without its unit) raises :class:`ctwin.InputError`; a combination that cannot run is a
     point with ``invalid`` set.
     """
-    s = _scenario(scenario)
     texts = _grid_texts(grid)
     if not texts:
         raise InputError("grid: at least one field and its values are required", file="grid")
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    s = _scenario(scenario)
     if client is None:
-        ctx = context or default_context()
         return SweepResult(_core.sweep(s._core, ctx._core, texts, _jobs(jobs), 0, 1))
     shards = _on_workers(client, _sweep_shard, (_portable(s), texts), jobs)
     if len(shards) == 1:

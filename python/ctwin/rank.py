@@ -7,10 +7,9 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Sequence
 
-from . import _core
+from . import _args, _core
 from .context import EvalContext, default_context
-from .errors import InputError
-from .plan import _fix_texts, _jobs, _scenario
+from .plan import _fix_texts, _jobs, _margin_text, _scenario
 from .results import _TextReport
 from .scenario import Scenario
 
@@ -38,22 +37,26 @@ class SplitRank(_TextReport):
 def rank_split(scenario: Scenario | str | os.PathLike, key: Mapping[str, Any] | Sequence[str],
                fix: Mapping[str, Any] | Sequence[str] | None = None, gpus: int | None = None,
                objective: str = "throughput", jobs: int | None = None,
-               context: EvalContext | None = None) -> SplitRank:
+               context: EvalContext | None = None, memory_margin: float | str = "10%") -> SplitRank:
     """The rank of the split ``key`` in the plan of ``scenario`` (same model, cluster, GPUs,
     global batch and ``fix`` as :func:`ctwin.plan`), on the analytical network.
 
     ``key``: the split by the names of a plan result's ``split`` (``{"tp": 4, "pp": 8, "vpp": 1,
     "ep": 1, "pipeline_accounting": False}``, or ``["tp=4", "pp=8"]``); with ``fix`` it must name
     one candidate. The rank equals the split's position in the exhaustive plan, ties included.
+    ``memory_margin``: as :func:`ctwin.plan`'s.
 
     Raises :class:`ctwin.InputError` naming ``--rank-of`` and the field for a key outside the
     plan's space or naming several candidates.
     """
+    gpus = _args.optional_integer("gpus", gpus, 1, _args.MAX_GPUS)
+    if key is None:
+        raise _args.refuse("key", "a mapping {field: value} or a list of 'field=value' strings", key)
+    keys = _fix_texts(key, "key")
+    fixes = _fix_texts(fix)
+    objective = _args.text("objective", objective)
+    jobs = _jobs(jobs)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
     s = _scenario(scenario)
-    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1):
-        raise InputError(f"gpus: expected a positive integer, got {gpus!r}", file="gpus")
-    if isinstance(key, (str, bytes)):
-        raise TypeError("key must be a mapping {field: value} or a list of 'field=value' strings")
-    ctx = context or default_context()
-    return SplitRank(_core.rank_split(s._core, ctx._core, gpus or 0, objective, _fix_texts(fix), _fix_texts(key),
-                                      _jobs(jobs)))
+    return SplitRank(_core.rank_split(s._core, ctx._core, gpus or 0, objective, fixes, keys, jobs,
+                                      _margin_text(memory_margin)))

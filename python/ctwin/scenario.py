@@ -6,7 +6,17 @@ import json
 import os
 from typing import Any, Mapping
 
-from . import _core
+from . import _args, _core
+from .errors import InputError
+
+
+def _value_json(path: str, value: Any) -> str:
+    """A changed field's value as JSON; NaN, infinities and objects JSON cannot hold are refused
+    naming the field (json.dumps would write NaN, which no JSON reader takes)."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{path}: not a JSON value: {error}", file=path) from None
 
 
 class Scenario:
@@ -27,17 +37,23 @@ class Scenario:
         """Reads a scenario file. Relative paths, in the call and inside the file, are also tried
         under ctwin's data directory, so ``Scenario.load("scenarios/default.json")`` works from
         anywhere."""
-        return cls(_core.Scenario.load(os.fspath(path)))
+        return cls(_core.Scenario.load(_args.path("path", path)))
 
     @classmethod
     def from_dict(cls, document: Mapping[str, Any], source: str = "<scenario>") -> "Scenario":
         """A scenario from a dict shaped like a scenario file; ``source`` names it in errors."""
-        return cls(_core.Scenario.from_json_text(json.dumps(document), source))
+        if not isinstance(document, Mapping):
+            raise _args.refuse("document", "a mapping shaped like a scenario file", document)
+        try:
+            text = json.dumps(document, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise InputError(f"document: not JSON: {error}", file="document") from None
+        return cls(_core.Scenario.from_json_text(text, _args.text("source", source)))
 
     @classmethod
     def from_json(cls, text: str, source: str = "<scenario>") -> "Scenario":
         """A scenario from JSON text; ``source`` names it in errors."""
-        return cls(_core.Scenario.from_json_text(text, source))
+        return cls(_core.Scenario.from_json_text(_args.text("text", text), _args.text("source", source)))
 
     def with_(self, changes: Mapping[str, Any] | None = None, /, **fields: Any) -> "Scenario":
         """A copy with fields changed, by dotted path::
@@ -47,8 +63,8 @@ class Scenario:
 
         Values keep their JSON type; quantities take their unit as a string ("400Gbps")."""
         core = self._core
-        for path, value in {**(changes or {}), **fields}.items():
-            core = core.with_(path, json.dumps(value))
+        for path, value in {**_args.mapping("changes", changes), **fields}.items():
+            core = core.with_(_args.text("changes key", path), _value_json(path, value))
         return Scenario(core)
 
     def validate(self) -> "Scenario":
@@ -73,3 +89,13 @@ class Scenario:
     def __repr__(self) -> str:
         changes = ", ".join(f"{k}={v!r}" for k, v in self.changes.items())
         return f"Scenario({self.source!r}{', ' + changes if changes else ''})"
+
+
+def as_scenario(value: Any, name: str = "scenario") -> Scenario:
+    """A :class:`Scenario`, or one loaded from a file or bundled name; anything else is an
+    :class:`InputError` naming ``name``."""
+    if isinstance(value, Scenario):
+        return value
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise _args.refuse(name, "a Scenario, a scenario file or a bundled scenario name", value)
+    return Scenario(_core.Scenario.load(_args.path(name, value)))

@@ -8,16 +8,16 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from . import _core
-from .build import _changes, _cluster, _gpus
-from .context import EvalContext, default_context
+from . import _args, _core
+from .build import _changes, _cluster, _context, _gpus
+from .context import EvalContext
 
 
 def _vary_text(vary: Mapping[str, Sequence[Any]] | None) -> list[str]:
     texts = []
-    for path, values in (vary or {}).items():
+    for path, values in _args.mapping("vary", vary).items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-            raise TypeError(f"vary[{path!r}] must be a list of values")
+            raise _args.refuse(f"vary[{path!r}]", "a list of values", values)
         texts.append(f"{path}=" + ",".join(json.dumps(v) if not isinstance(v, str) else v for v in values))
     return texts
 
@@ -25,20 +25,32 @@ def _vary_text(vary: Mapping[str, Sequence[Any]] | None) -> list[str]:
 def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]] | None = None,
          workloads: Sequence[str | os.PathLike] = (), parts: str | os.PathLike | None = None,
          changes: Mapping[str, Any] | None = None, scales: int = 4, collectives: bool = True, jobs: int = 1,
+         network: str = "flow", flow_sample: str = "su", tie_tolerance: float | None = None,
          context: EvalContext | None = None) -> pd.DataFrame:
     """One row per build option (every combination of ``vary``), as ``ctwin size`` computes it.
 
     ``vary``: topology fields and their values, e.g. ``{"fabric.oversubscription.leaf": [1, 2]}``.
     ``workloads``: scenario files run on each option at 1/8 ... all of the build (weak scaling).
     ``parts``: a parts file replacing or adding catalog entries (prices the catalog lacks).
+    ``network``: ``"flow"`` (every op's traffic on one shared fabric, so fabric options differ;
+    ``flow_sample`` ``"su"``, ``"replica"`` or ``"full"``) or ``"analytical"`` (each collective alone).
+    ``tie_tolerance``: relative tokens/s gap below which options tie (default: the model's resolution).
     Columns: the varied fields, switch counts per tier, transceivers, cables, racks, capex per
     category and in total (NaN where a part has no price), power_kW, bisection_TBps, all_reduce
     and alltoall bus bandwidth, and for the first workload tokens_per_s, mfu and linearity at
-    full scale; pareto and cost_per_pflops. ``frame.attrs["report"]`` is the whole JSON report.
+    full scale; tie_group (options of one group deliver the same within the tolerance, -1 for
+    none), pareto and cost_per_pflops. ``frame.attrs["report"]`` is the whole JSON report.
     """
-    ctx = context or default_context()
-    text = _core.size(_cluster(cluster), _gpus(gpus), _changes(changes), _vary_text(vary),
-                      [os.fspath(w) for w in workloads], os.fspath(parts or ""), scales, collectives, jobs, ctx._core)
+    if isinstance(workloads, (str, bytes, os.PathLike)) or not isinstance(workloads, Sequence):
+        raise _args.refuse("workloads", "a list of scenario files", workloads)
+    files = [_args.path(f"workloads[{i}]", w) for i, w in enumerate(workloads)]
+    if tie_tolerance is not None:
+        tie_tolerance = _args.real("tie_tolerance", tie_tolerance, 0.0, 0.5)
+    text = _core.size(_cluster(cluster), _gpus(gpus), _changes(changes), _vary_text(vary), files,
+                      _args.optional_path("parts", parts), _args.integer("scales", scales, 1, 8),
+                      _args.flag("collectives", collectives), _args.integer("jobs", jobs, 1, _args.MAX_JOBS),
+                      _args.text("network", network), _args.text("flow_sample", flow_sample), tie_tolerance,
+                      _context(context)._core)
     report = json.loads(text)
     rows = []
     nan = float("nan")
@@ -73,10 +85,12 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
             full = option["workloads"][0]["points"][-1]
             row.update({"tokens_per_s": full.get("tokens_per_s", nan), "mfu": full.get("mfu", nan),
                         "linearity": full.get("linearity", nan)})
+        row["tie_group"] = option.get("tie_group", -1)
         row["pareto"] = option["pareto"]
         row["cost_per_pflops"] = option["cost_per_pflops"] if option["cost_per_pflops"] is not None else nan
         rows.append(row)
     frame = pd.DataFrame(rows)
     frame.attrs.update({"cluster": report["cluster"], "gpus": report["gpus"], "currency": report["currency"],
+                        "network": report["network"], "tie_tolerance": report["tie_tolerance"],
                         "report": report})
     return frame

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from . import _core
+from . import _args, _core
 from .context import EvalContext, default_context
 from .errors import InputError
 from .results import ScalingResult, StepResult
-from .scenario import Scenario
-
-
-def _scenario(scenario: Scenario | str | os.PathLike) -> Scenario:
-    return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+from .scenario import Scenario, as_scenario
 
 
 def _calibrated(s: Scenario, calibration: str | os.PathLike | None) -> Scenario:
-    return s if calibration is None else Scenario(s._core.with_calibration(os.fspath(calibration)))
+    return s if calibration is None else Scenario(s._core.with_calibration(_args.path("calibration", calibration)))
 
 
 def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trace: bool | str | os.PathLike | None = None,
@@ -42,11 +38,18 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     Raises :class:`ctwin.InputError` on bad input. The GIL is released while ctwin works, and
     Ctrl-C interrupts it.
     """
-    s = _calibrated(_scenario(scenario), calibration)
+    if network is not None:
+        _args.text("network", network)
+    comm = _args.text("comm", comm)
+    all_ranks = _args.flag("all_ranks", all_ranks)
+    if trace is not None and not isinstance(trace, bool):
+        trace = _args.path("trace", trace)
+    degrade = _args.texts("degrade", degrade)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    s = _calibrated(as_scenario(scenario), calibration)
     if network is not None:
         s = s.with_(network=network)
-    ctx = context or default_context()
-    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), list(degrade or []))
+    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), degrade)
     trace_dict = json.loads(trace_text) if trace else None
     if trace and not isinstance(trace, bool):
         with open(trace, "w") as out:
@@ -69,13 +72,23 @@ def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: boo
     :func:`run`. Returns a
     :class:`ScalingResult` whose ``to_dict()`` equals ``ctwin scale --format json``.
     """
-    s = _calibrated(_scenario(scenario), calibration)
+    weak = _args.flag("weak", weak)
+    if network is not None:
+        _args.text("network", network)
+    # Any iterable of counts (a list, a range, a numpy array), not a string or a mapping.
+    if isinstance(gpus, (str, bytes, Mapping)) or not hasattr(gpus, "__iter__"):
+        raise _args.refuse("gpus", "a list of GPU counts", gpus)
+    sizes = [_args.integer(f"gpus[{i}]", g, 1, _args.MAX_GPUS) for i, g in enumerate(gpus)]
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    if batch is not None:
+        _args.text("batch", batch, ("nearest", "fixed", "per-replica"))
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    s = _calibrated(as_scenario(scenario), calibration)
     if network is not None:
         s = s.with_(network=network)
     if weak and batch not in (None, "per-replica"):
         raise InputError(f"batch: weak=True grows the batch per replica; it cannot be combined with batch={batch!r}",
                          file="batch")
     policy = "per-replica" if weak else (batch or "nearest")
-    ctx = context or default_context()
-    text = _core.scale(s._core, ctx._core, list(gpus), policy, jobs or os.cpu_count() or 1)
+    text = _core.scale(s._core, ctx._core, sizes, policy, jobs or os.cpu_count() or 1)
     return ScalingResult(json.loads(text))

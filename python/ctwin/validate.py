@@ -8,7 +8,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from . import _core
+from . import _args, _core
 from .errors import InputError
 
 _NCCL_COLUMNS = ["setup", "role", "group", "ranks", "op", "size_bytes", "measured_busbw_GBps", "predicted_busbw_GBps",
@@ -59,23 +59,31 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
     other sources; ``attrs["gpus"]`` the scale fitted on all of each GPU's dense runs. Not with
     ``profiles`` (the fit makes its own).
     """
-    names = [only] if isinstance(only, str) else list(only or [])
+    kind = _args.text("kind", kind)
+    names = _args.texts("only", only, one_allowed=True)
+    network = _args.text("network", network)
+    calibrated = _args.flag("calibrated", calibrated)
+    jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    cases = _args.optional_path("cases", cases)
+    profiles = _args.optional_path("profiles", profiles)
+    setups = _args.path("setups", setups)
+    role = _args.text("role", role)
     if kind == "training":
         if calibrated:
             report = json.loads(_core.validate_training_calibrated(
-                os.fspath(cases or "validation/training/cases.json"), names, network, os.fspath(profiles or ""),
+                cases or "validation/training/cases.json", names, network, profiles,
                 jobs or os.cpu_count() or 1))
             frame = pd.DataFrame(report["cases"])
             frame.attrs.update({"report": report, "summary": report["summary"], "gpus": report["gpus"]})
             return frame
-        report = json.loads(_core.validate_training(os.fspath(cases or "validation/training/cases.json"), names, network,
-                                                    os.fspath(profiles or ""),
+        report = json.loads(_core.validate_training(cases or "validation/training/cases.json", names, network,
+                                                    profiles,
                                                     jobs or os.cpu_count() or 1))
         frame = pd.DataFrame(report["cases"])
         frame.attrs.update({"report": report, "summary": report["summary"], "groups": report["groups"]})
         return frame
     if kind == "scaling":
-        report = json.loads(_core.validate_scaling(os.fspath(cases or "validation/training/scaling.json"), network))
+        report = json.loads(_core.validate_scaling(cases or "validation/training/scaling.json", network))
         rows = [(study["id"], m["run"], m["gpus"], m["measured_mfu"], m["predicted_mfu"], m["error"])
                 for study in report["studies"] for m in study["measured"]]
         frame = pd.DataFrame(rows, columns=["study", "run", "gpus", "measured_mfu", "predicted_mfu", "error"])
@@ -87,7 +95,7 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
     if kind != "nccl":
         raise InputError(f"kind: {kind!r} is not a kind of validation (expected 'nccl', 'training' or 'scaling')",
                          "kind")
-    report = json.loads(_core.validate_nccl(os.fspath(setups), role, names, network, calibrated))
+    report = json.loads(_core.validate_nccl(setups, role, names, network, calibrated))
     rows, skipped = [], {}
     for s in report["setups"]:
         if "skipped" in s:

@@ -10,6 +10,17 @@
 
 namespace py = pybind11;
 
+namespace {
+
+// A message may quote a file name that is not UTF-8 (legal on Linux); py::str of it would raise
+// UnicodeDecodeError inside the translator instead of the InputError, so bytes it cannot read
+// become U+FFFD, as in ctwin's reports (core/json_text.hpp).
+py::str readable(const std::string& text) {
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
+}
+
+}  // namespace
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ctwin's compiled core; use the ctwin package instead.";
   // InputError becomes ctwin.errors.InputError (a ValueError with file and field), defined in
@@ -19,7 +30,7 @@ PYBIND11_MODULE(_core, m) {
       if (thrown) std::rethrow_exception(thrown);
     } catch (const ctwin::InputError& e) {
       const py::object type = py::module_::import("ctwin.errors").attr("InputError");
-      const py::object error = type(std::string(e.what()), e.source(), e.pointer());
+      const py::object error = type(readable(e.what()), readable(e.source()), readable(e.pointer()));
       PyErr_SetObject(type.ptr(), error.ptr());
     } catch (const ctwin::Interrupted&) {
       PyErr_SetNone(PyExc_KeyboardInterrupt);

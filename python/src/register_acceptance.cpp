@@ -38,7 +38,7 @@ void register_acceptance(py::module_& m) {
         for (const auto& [path, value] : changes) build.changes.push_back({path, parse_json_text(value, cluster)});
         build.calibration = calibration;
         return call_interruptibly([&] {
-          const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_data_path(plan_path).string());
+          const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(plan_path, DataKind::kAcceptancePlan, "plan").string());
           const api::AcceptanceExpectation expectation = api::evaluate_acceptance(build, plan, context, {jobs, {}});
           if (measured.empty() && !synthesize) {
             return std::pair(json_text(api::acceptance_json(expectation)), api::acceptance_markdown(expectation, nullptr));

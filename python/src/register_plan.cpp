@@ -46,8 +46,10 @@ void register_plan(py::module_& m) {
       "plan",
       [](const api::Scenario& scenario, api::EvalContext& context, std::int64_t gpus, const std::string& objective,
          const std::vector<std::string>& fixes, std::size_t flow_top, int jobs, std::size_t top,
-         std::size_t shard_index, std::size_t shard_count, const std::string& flow_sample) {
+         std::size_t shard_index, std::size_t shard_count, const std::string& flow_sample,
+         const std::string& memory_margin) {
         api::PlanOptions options;
+        options.memory_margin = api::parse_memory_margin(memory_margin, "memory_margin");
         if (gpus != 0) options.gpus = gpus;
         options.objective = api::parse_plan_objective(objective);
         options.fixes = fixes;
@@ -66,7 +68,7 @@ void register_plan(py::module_& m) {
       },
       py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("objective"), py::arg("fixes"),
       py::arg("flow_top"), py::arg("jobs"), py::arg("top"), py::arg("shard_index"), py::arg("shard_count"),
-      py::arg("flow_sample") = "full",
+      py::arg("flow_sample") = "full", py::arg("memory_margin") = "10%",
       "A plan's JSON (ctwin plan --format json), or with shard_count > 1 one shard's (ctwin plan --shard).");
 
   m.def(

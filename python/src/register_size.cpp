@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +24,8 @@ void register_size(py::module_& m) {
       "size",
       [](const std::string& cluster, std::int64_t gpus, const std::vector<std::pair<std::string, std::string>>& changes,
          const std::vector<std::string>& vary, const std::vector<std::string>& workloads, const std::string& parts,
-         int scales, bool collectives, int jobs, api::EvalContext& context) {
+         int scales, bool collectives, int jobs, const std::string& network, const std::string& flow_sample,
+         std::optional<double> tie_tolerance, api::EvalContext& context) {
         api::SizeQuery query;
         query.cluster = cluster;
         query.gpus = gpus;
@@ -33,12 +35,16 @@ void register_size(py::module_& m) {
         query.parts = parts;
         query.scales = scales;
         query.collectives = collectives;
+        query.network = network::parse_model_kind(network, "network", "");
+        query.flow_sample = replay::parse_flow_sample(flow_sample, "flow_sample");
+        query.tie_tolerance = tie_tolerance;
         if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024");
         query.jobs = static_cast<unsigned>(jobs);
         return call_interruptibly([&] { return json_text(api::size_json(api::evaluate_size(query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("vary"), py::arg("workloads"), py::arg("parts"),
-      py::arg("scales"), py::arg("collectives"), py::arg("jobs"), py::arg("context"));
+      py::arg("scales"), py::arg("collectives"), py::arg("jobs"), py::arg("network"), py::arg("flow_sample"),
+      py::arg("tie_tolerance"), py::arg("context"));
 }
 
 }  // namespace ctwin::python

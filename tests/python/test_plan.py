@@ -95,7 +95,7 @@ def test_bad_input_is_an_input_error():
         ctwin.sweep(SCENARIO, {"parallel.tpp": [1, 2]})
     with pytest.raises(ctwin.InputError):
         ctwin.sweep(SCENARIO, {})
-    with pytest.raises(TypeError):
+    with pytest.raises(ctwin.InputError, match="^grid"):
         ctwin.sweep(SCENARIO, {"parallel.tp": 4})
 
 
@@ -133,3 +133,18 @@ def test_python_plan_takes_flow_sample_and_prints_the_cli_bytes(cli):
     with pytest.raises(ctwin.InputError) as refused:
         ctwin.plan("scenarios/default.json", flow_sample="half")
     assert refused.value.file == "flow_sample"
+
+
+def test_plan_says_how_sure_it_is_and_keeps_a_memory_margin(cli):
+    plan = ctwin.plan(SCENARIO, top=1, fix=FIX, flow_top=0)
+    assert plan.calibrated["compute"] is False and plan.calibrated["note"].startswith("uncalibrated: ")
+    assert plan.to_dict()["memory_margin"] == 0.1
+    out = cli("plan", SCENARIO, "--top", "1", "--flow-top", "0", "--format", "json", *FIX_ARGS)
+    assert out.returncode == 0 and plan.to_json() + "\n" == out.stdout
+    none = ctwin.plan(SCENARIO, top=1, fix=FIX, flow_top=0, memory_margin=0)
+    assert none.to_dict()["memory_margin"] == 0 and none.survivors >= plan.survivors
+    assert ctwin.plan(SCENARIO, top=1, fix=FIX, flow_top=0, memory_margin="10%").to_json() == plan.to_json()
+    for bad in ("60%", -0.1, "ten", True):
+        with pytest.raises(ctwin.InputError) as error:
+            ctwin.plan(SCENARIO, top=1, fix=FIX, flow_top=0, memory_margin=bad)
+        assert "memory_margin" in str(error.value)

@@ -71,5 +71,5 @@ def test_bad_key():
         ctwin.rank_split(SCENARIO, {"tp": 2}, fix=FIX)
     with pytest.raises(ctwin.InputError, match="gpus"):
         ctwin.rank_split(SCENARIO, {"gpus": 8}, fix=FIX)
-    with pytest.raises(TypeError):
+    with pytest.raises(ctwin.InputError, match="^key"):
         ctwin.rank_split(SCENARIO, "tp=2,pp=1", fix=FIX)

@@ -25,6 +25,9 @@ def test_size_report_equals_cli_json(cli):
     assert frame.loc[1, "capex"] < frame.loc[0, "capex"]
     assert frame["pareto"].any()
     assert frame.attrs["currency"] == "USD"
+    # Workloads ran on flow with a sample; every priced option has its tie group.
+    assert frame.attrs["network"] == "flow" and frame.attrs["report"]["flow_sample"] == "su"
+    assert (frame["tie_group"] >= 0).all()
 
 
 def test_unpriced_parts_are_nan_not_zero():
@@ -38,5 +41,5 @@ def test_bad_input_names_it():
         ctwin.size("dgx-h100-superpod", 64, vary={"fabric.colour": ["red"]})
     with pytest.raises(ctwin.InputError, match="jobs"):
         ctwin.size("dgx-h100-superpod", 64, jobs=0)
-    with pytest.raises(TypeError):
+    with pytest.raises(ctwin.InputError, match="^vary"):
         ctwin.size("dgx-h100-superpod", 64, vary={"fabric.kind": "top_of_rack"})

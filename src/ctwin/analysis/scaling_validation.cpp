@@ -7,6 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/parallel_for.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::analysis {
 namespace {
@@ -45,8 +46,8 @@ ScalingCase read_case(const nlohmann::json& entry, const std::string& file, cons
   c.group = reader.string("group");
   c.source = reader.string("source");
   const std::string scenario = reader.string("scenario");
-  c.scenario = fs::is_regular_file(dir / scenario) ? dir / scenario : repo_root / scenario;
-  if (!fs::is_regular_file(c.scenario)) reader.fail("scenario", "no file '" + scenario + "'");
+  c.scenario = is_file_path(dir / scenario) ? dir / scenario : repo_root / scenario;
+  if (!is_file_path(c.scenario)) reader.fail("scenario", "no file '" + scenario + "'");
   c.gpus = read_sizes(reader);
   c.weak = reader.boolean_or("weak", false);
   const nlohmann::json& measured = reader.required("measured");

@@ -10,6 +10,7 @@
 #include "ctwin/api/acceptance_p2p.hpp"
 #include "ctwin/calibration/nccl_log.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -194,7 +195,7 @@ void read_p2p_text(const fs::path& path, const AcceptancePlan& plan, const fabri
 }  // namespace
 
 MeasuredSet read_measured(const std::string& dir, const AcceptancePlan& plan, const fabric::Fabric& fabric) {
-  if (!fs::is_directory(dir)) throw InputError(dir, "", "--measured needs a folder of measured results");
+  if (!is_folder_path(dir)) throw InputError(dir, "", "--measured needs a folder of measured results");
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.is_regular_file()) files.push_back(entry.path());

@@ -12,6 +12,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/unit_parse.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -71,7 +72,7 @@ std::vector<std::int64_t> read_nodes(JsonObjectReader& r) {
 
 std::string resolve_scenario(const std::string& plan, const std::string& path) {
   const std::filesystem::path beside = std::filesystem::path(plan).parent_path() / path;
-  if (std::filesystem::exists(beside)) return beside.string();
+  if (path_exists(beside)) return beside.string();
   return resolve_data_path(path).string();
 }
 

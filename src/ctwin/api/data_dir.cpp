@@ -1,6 +1,7 @@
 #include "ctwin/api/data_dir.hpp"
 
 #include <cstdlib>
+#include <system_error>
 
 #include "ctwin/core/error.hpp"
 
@@ -13,10 +14,14 @@ std::filesystem::path data_dir() {
 }
 
 std::filesystem::path resolve_data_path(const std::string& path) {
+  // The error_code forms: a name past PATH_MAX (a probe's 600-character '[[[...' flag) makes the
+  // throwing ones raise filesystem_error, an internal error; here it is a file that does not
+  // exist, and the reader's error names it.
+  std::error_code ignored;
   const std::filesystem::path given(path);
-  if (given.is_absolute() || std::filesystem::exists(given)) return given;
+  if (given.is_absolute() || std::filesystem::exists(given, ignored)) return given;
   const std::filesystem::path bundled = data_dir() / given;
-  return std::filesystem::exists(bundled) ? bundled : given;
+  return std::filesystem::exists(bundled, ignored) ? bundled : given;
 }
 
 std::filesystem::path resolve_named(const std::string& name_or_path, DataKind kind, const std::string& origin) {

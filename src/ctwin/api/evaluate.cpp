@@ -90,8 +90,8 @@ analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& c
   query.load = [&scenario, &context](const std::vector<std::string>& size_overrides) {
     return scenario.with_assignments(size_overrides).resolve(&context.profiles());
   };
-  query.simulate = [&context](const replay::Scenario& sized) {
-    return replay::simulate_step(sized, step_options(sized, context, {})).report;
+  query.simulate = [&context, &options](const replay::Scenario& sized) {
+    return replay::simulate_step(sized, step_options(sized, context, options.step)).report;
   };
   return analysis::run_scaling(query);
 }

@@ -59,6 +59,7 @@ struct ScalingOptions {
   analysis::BatchPolicy batch = analysis::BatchPolicy::kNearest;
   unsigned jobs = 1;
   std::function<void(std::size_t, std::size_t, std::int64_t)> progress;  ///< as analysis::ScalingQuery's
+  StepQuery step;  ///< how each size's step is simulated
 };
 
 [[nodiscard]] analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& context,

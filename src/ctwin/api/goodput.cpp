@@ -113,7 +113,7 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
   if (const auto problem = limits::degraded_share_problem(q.straggler_speed)) {
     throw InputError("--straggler-speed", "", *problem);
   }
-  GoodputEvaluation g{replay::load_scenario(resolve_data_path(q.scenario), data_dir(), q.overrides),
+  GoodputEvaluation g{replay::load_scenario(resolve_named(q.scenario, DataKind::kScenario), data_dir(), q.overrides),
                       std::make_shared<const analysis::ReliabilityModel>(
                           analysis::load_reliability_model(resolve_data_path(q.reliability))),
                       {}, {}, std::nullopt};

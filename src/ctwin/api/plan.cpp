@@ -277,8 +277,9 @@ std::string plan_objective_name(PlanObjective objective) {
 
 PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, const PlanOptions& options) {
   PlannedSpace out;
-  out.space = enumerate_plan_space(
-      {setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus, setup.resolved.split}, setup.axes);
+  out.space = enumerate_plan_space({setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus,
+                                    setup.resolved.split, setup.memory_margin},
+                                   setup.axes);
   const PlanSpace& space = out.space;
   if (space.survivors.empty()) {
     const RuleCount* last = space.rules.last_removing();
@@ -297,9 +298,22 @@ PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, con
   h.seq_len = setup.resolved.split.seq_len;
   h.objective = options.objective;
   h.fixes = options.fixes;
+  h.memory_margin = setup.memory_margin;
+  const auto& sources = setup.resolved.gpu.sources;
+  if (const auto scale = sources.find("training_time_scale"); scale != sources.end()) {
+    h.calibration.compute = true;
+    h.calibration.compute_source = scale->second;
+  }
+  h.calibration.network = !setup.resolved.calibration.empty();
   h.enumerated = space.enumerated;
   h.survivors = static_cast<std::int64_t>(space.survivors.size());
   return out;
+}
+
+std::string plan_top_note(std::size_t top, std::size_t candidates, unsigned jobs) {
+  return "top " + std::to_string(top) + " is more than the " + std::to_string(candidates) +
+         " valid candidates: all " + std::to_string(candidates) + " are listed, each replayed (no bound can prune), " +
+         std::to_string(jobs) + (jobs == 1 ? " at a time" : " at once");
 }
 
 PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options) {
@@ -337,6 +351,9 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   };
   const auto analytical_start = std::chrono::steady_clock::now();
   const std::size_t needed = options.top == 0 ? 0 : std::max(options.top, options.flow_top);
+  if (options.note && !options.exhaustive && options.shard_count == 1 && options.top > mine.size()) {
+    options.note(plan_top_note(options.top, mine.size(), options.jobs));
+  }
   if (options.exhaustive || options.shard_count > 1 || needed == 0 || needed >= mine.size()) {
     result.entries.resize(mine.size());
     parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
@@ -399,6 +416,10 @@ PlanSetup prepare_plan(const Scenario& scenario, EvalContext& context, const Pla
   base.axes = default_axes(base.resolved.model, base.gpus);
   for (const auto& fix : fixes) (void)apply_fix(base.axes, fix);
   base.flow_sample = options.flow_sample;
+  if (!(options.memory_margin >= 0 && options.memory_margin <= 0.5)) {
+    throw InputError("--memory-margin", "", "must be 0 to 50 % of HBM");
+  }
+  base.memory_margin = options.memory_margin;
   return base;
 }
 

@@ -42,6 +42,8 @@ struct PlanOptions {
   std::optional<std::int64_t> gpus;  ///< the scenario's when not given
   PlanObjective objective = PlanObjective::kThroughput;
   std::vector<std::string> fixes;    ///< "parallel.tp=8": an axis narrowed, or any scenario field set
+  /// Share of each GPU's HBM the memory rule keeps free (`--memory-margin`; plan_rules.hpp says why 10 %).
+  double memory_margin = kDefaultMemoryMargin;
   std::size_t flow_top = 32;         ///< M: candidates re-ranked on the flow fabric (0: none)
   /// Results the caller shows (0: every candidate). With flow_top it says how many of the best
   /// must be exact: only candidates whose step-time lower bound can still beat the
@@ -56,7 +58,14 @@ struct PlanOptions {
   std::size_t shard_count = 1;
   /// Called, one call at a time, as candidates finish: phase ("analytical", "flow"), done, total.
   std::function<void(const char*, std::size_t, std::size_t)> progress;
+  /// Called once, before any replay, with a line for the user when `top` asks for more results
+  /// than there are valid candidates: no bound can prune then, every candidate is replayed and
+  /// listed, and the caller should know how many replays that is before they start (issue 36).
+  std::function<void(const std::string&)> note;
 };
+
+/// The note evaluate_plan gives when `top` exceeds the `candidates` a run would replay.
+[[nodiscard]] std::string plan_top_note(std::size_t top, std::size_t candidates, unsigned jobs);
 
 /// One phase's result for a candidate, seconds per step (the breakdown adds up to step_time_s).
 struct PlanScore {
@@ -90,6 +99,19 @@ struct PlanEntry {
   bool replayed = false;             ///< went through the bounded phase's replay (not in the JSON)
 };
 
+/// How far a plan's figures can be trusted: which parts of the twin were calibrated on
+/// measurements of the target. An uncalibrated profile's training steps come out faster than
+/// published runs (docs/validation.md gives the error), so its MFUs are upper estimates; the
+/// order of splits is what the planner is for.
+struct PlanCalibration {
+  /// The GPU profile carries a training_time_scale fitted on measured layers or runs
+  /// (`ctwin calibrate --layers` / `--training`, or a calibration bundle).
+  bool compute = false;
+  /// The scenario names a calibration of the cluster's collectives (its `calibration` field).
+  bool network = false;
+  std::string compute_source;  ///< where the profile's scale comes from, when calibrated
+};
+
 /// What a plan and one split's rank (api/plan_rank.hpp) share: the problem planned and the size
 /// of its space, filled by plan_space_of and written by plan_header_json.
 struct PlanHeader {
@@ -101,9 +123,15 @@ struct PlanHeader {
   std::int64_t seq_len = 0;
   PlanObjective objective = PlanObjective::kThroughput;
   std::vector<std::string> fixes;
+  double memory_margin = 0;
+  PlanCalibration calibration;
   std::int64_t enumerated = 0;
   std::int64_t survivors = 0;
 };
+
+/// One sentence on how sure the figures are, for the front ends ("uncalibrated: ..."), empty when
+/// both the compute and the collectives are calibrated.
+[[nodiscard]] std::string calibration_note(const PlanHeader& header);
 
 struct PlanResult : PlanHeader {
   std::size_t flow_top = 0;
@@ -150,6 +178,7 @@ struct PlanSetup {
   std::int64_t global_batch = 0;
   PlanAxes axes;
   replay::FlowSample flow_sample = replay::FlowSample::kFull;  ///< of the flow replays
+  double memory_margin = 0;
 };
 
 /// evaluate_plan's first step (options: gpus and fixes), with its errors.
@@ -164,7 +193,7 @@ struct PlannedSpace {
 [[nodiscard]] PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, const PlanOptions& options);
 
 /// {"model", "cluster", "gpu", "gpus", "global_batch", "seq_len", "objective", "fixes",
-///  "enumerated", "survivors"}: the part of plan_json and split_rank_json they share.
+///  "memory_margin", "calibrated": {"compute", "network", "note"}, "enumerated", "survivors"}: the part of plan_json and split_rank_json they share.
 [[nodiscard]] nlohmann::json plan_header_json(const PlanHeader& header);
 
 /// One candidate replayed as the plan replays it (`invalid` set when the replay refuses it).

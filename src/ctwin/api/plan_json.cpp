@@ -178,11 +178,32 @@ void check_entry(const PlanEntry& e, const PlanResult& plan, const std::string& 
 
 }  // namespace
 
+std::string calibration_note(const PlanHeader& h) {
+  const PlanCalibration& c = h.calibration;
+  if (c.compute && c.network) return "";
+  std::string note = "uncalibrated: ";
+  if (!c.compute) {
+    note += "the " + h.gpu +
+            " profile has no training_time_scale fitted on measured layers or runs, and uncalibrated steps come "
+            "out faster than published runs (docs/validation.md), so step times, tokens/s and MFU are optimistic "
+            "estimates";
+  }
+  if (!c.network) {
+    note += std::string(c.compute ? "" : "; ") + "collectives use the cluster's default NCCL efficiencies, not a fit "
+                                                 "of its nccl-tests logs";
+  }
+  return note + ". The order of the splits is the result; `ctwin calibrate` makes the figures the cluster's.";
+}
+
 json plan_header_json(const PlanHeader& h) {
+  json calibrated = {{"compute", h.calibration.compute}, {"network", h.calibration.network}};
+  if (h.calibration.compute) calibrated["compute_source"] = h.calibration.compute_source;
+  calibrated["note"] = calibration_note(h);
   return {{"model", h.model},       {"cluster", h.cluster},
           {"gpu", h.gpu},           {"gpus", h.gpus},
           {"global_batch", h.global_batch}, {"seq_len", h.seq_len},
           {"objective", plan_objective_name(h.objective)}, {"fixes", h.fixes},
+          {"memory_margin", h.memory_margin}, {"calibrated", calibrated},
           {"enumerated", h.enumerated}, {"survivors", h.survivors}};
 }
 
@@ -263,6 +284,14 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
           merged.flow_sample = replay::parse_flow_sample(field(j, "flow_sample", source).get<std::string>(), source);
         }
         merged.fixes = field(j, "fixes", source).get<std::vector<std::string>>();
+        // Shards written before the margin and the calibration were recorded have neither.
+        if (j.contains("memory_margin")) merged.memory_margin = j["memory_margin"].get<double>();
+        if (j.contains("calibrated")) {
+          const json& c = j["calibrated"];
+          merged.calibration.compute = field(c, "compute", source).get<bool>();
+          merged.calibration.network = field(c, "network", source).get<bool>();
+          if (c.contains("compute_source")) merged.calibration.compute_source = c["compute_source"].get<std::string>();
+        }
         merged.enumerated = field(j, "enumerated", source).get<std::int64_t>();
         merged.survivors = field(j, "survivors", source).get<std::int64_t>();
         for (const auto& r : field(j, "rules", source)) {

@@ -145,10 +145,11 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
   plan_options.gpus = options.gpus;
   plan_options.fixes = options.fixes;
   plan_options.objective = options.objective;
+  plan_options.memory_margin = options.memory_margin;
   const PlanSetup setup = prepare_plan(scenario, context, plan_options);
   const PlanAxes key_axes = narrowed(setup.axes, options.key);
   const SpaceInputs inputs{setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus,
-                           setup.resolved.split};
+                           setup.resolved.split, setup.memory_margin};
   // Nothing left to rank against ends as evaluate_plan does.
   PlannedSpace planned = plan_space_of(setup, scenario, plan_options);
   const PlanSpace& space = planned.space;
@@ -168,13 +169,25 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
     // The plan's rules on the key's splits alone say which one removed them.
     const PlanSpace named_space = enumerate_plan_space(inputs, key_axes);
     if (!named_space.survivors.empty()) {
-      throw InputError(kOrigin, "pipeline_accounting",
-                       "true names a split the plan does not search (embedding accounting needs pp > 1)");
+      // A split that passes every rule on its own was removed by comparison with its neighbours:
+      // an MoE rule (plan_space.hpp), which the key's narrowed axes turn off.
+      const workload::ParallelConfig& s = named_space.survivors.front().split;
+      const std::int64_t domain = nvlink_domain(setup.resolved.cluster);
+      if (!setup.resolved.model.has_moe || (s.ep * s.expert_tp * s.tp <= domain && s.zero < 2)) {
+        throw InputError(kOrigin, "pipeline_accounting",
+                         "true names a split the plan does not search (embedding accounting needs pp > 1)");
+      }
+      const bool crosses = s.ep * s.expert_tp * s.tp > domain;
+      rank.not_valid_rule = crosses ? "moe.ep_domain" : "moe.zero";
+      rank.not_valid = crosses ? "ep " + std::to_string(s.ep) + " x tp " + std::to_string(s.tp) +
+                                     " spans more than one NVLink domain, and an ep within it fits the same split"
+                               : "ZeRO-" + std::to_string(s.zero) + " where the distributed optimizer fits the same split";
+    } else {
+      const RuleCount* last = named_space.rules.last_removing();
+      if (last == nullptr) throw InputError(kOrigin, "", "names no split of the plan's space");
+      rank.not_valid_rule = last->rule;
+      rank.not_valid = last->example;
     }
-    const RuleCount* last = named_space.rules.last_removing();
-    if (last == nullptr) throw InputError(kOrigin, "", "names no split of the plan's space");
-    rank.not_valid_rule = last->rule;
-    rank.not_valid = last->example;
   }
 
   std::mutex progress_mutex;

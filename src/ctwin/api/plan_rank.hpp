@@ -34,6 +34,7 @@ struct RankOptions {
   /// the fixes they must name one candidate; names left out may take any value a single
   /// candidate leaves them (schedule and vpp are one choice: vpp=1 is 1F1B).
   std::vector<std::string> key;
+  double memory_margin = kDefaultMemoryMargin;  ///< as PlanOptions::memory_margin
   unsigned jobs = 1;
   /// Called, one call at a time: phase ("bound", "analytical"), done, total.
   std::function<void(const char*, std::size_t, std::size_t)> progress;

@@ -1,6 +1,8 @@
 #include "ctwin/api/plan_rules.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
 
@@ -37,7 +39,10 @@ constexpr RuleName kRules[] = {
     {"parallel.pp", "layers divide evenly over pp stages"},
     {"parallel.account_for_embedding_in_pipeline_split",
      "layers + embedding and loss slots divide evenly into pp·vpp model chunks"},
-    {"memory", "the worst pipeline stage fits the GPU's HBM (weights, gradients, optimizer, activations, overhead)"},
+    {"memory", "the worst pipeline stage fits the GPU's HBM less the memory margin (weights, gradients, optimizer, "
+               "activations, overhead)"},
+    {"moe.ep_domain", "MoE: the EP x TP group within one NVLink domain, unless no EP within it fits the same split"},
+    {"moe.zero", "MoE: ZeRO-2/3 only where the distributed optimizer (ZeRO-1) does not fit the same split"},
     {"replay", "the step replay accepts the split (what it does not model is refused)"},
 };
 
@@ -110,18 +115,39 @@ RuleVerdict check_split(const workload::ModelSpec& model, const workload::Parall
 }
 
 RuleVerdict check_memory(const workload::ModelSpec& model, const workload::ParallelConfig& split, std::int64_t gpus,
-                         const compute::GpuSpec& gpu) {
+                         const compute::GpuSpec& gpu, double margin) {
   workload::MemoryOptions options;  // as replay::make_step_report sets them
   options.flash_attention = split.flash_attention;
   options.fp32_gradients = split.grad_reduce_in_fp32;
   const workload::MemoryBreakdown memory = workload::memory_per_gpu(model, split, gpus, options);
-  if (workload::fits_memory(memory, gpu)) return {};
+  const double total = static_cast<double>(memory.total().count());
+  const double capacity = static_cast<double>(gpu.hbm_capacity.count());
+  if (margin <= 0 ? workload::fits_memory(memory, gpu) : total <= (1 - margin) * capacity) return {};
   constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
-  char text[160];
-  std::snprintf(text, sizeof text, "stage %lld needs %.1f GiB of %.1f GiB", static_cast<long long>(memory.stage),
-                static_cast<double>(memory.total().count()) / kGib,
-                static_cast<double>(gpu.hbm_capacity.count()) / kGib);
+  char text[200];
+  if (margin <= 0) {
+    std::snprintf(text, sizeof text, "stage %lld needs %.1f GiB of %.1f GiB", static_cast<long long>(memory.stage),
+                  total / kGib, capacity / kGib);
+  } else {
+    std::snprintf(text, sizeof text, "stage %lld needs %.1f GiB of the %.1f GiB left by a %.0f %% margin on %.1f GiB",
+                  static_cast<long long>(memory.stage), total / kGib, (1 - margin) * capacity / kGib, 100 * margin,
+                  capacity / kGib);
+  }
   return {"memory", text};
+}
+
+double parse_memory_margin(const std::string& text, const std::string& field) {
+  std::string_view digits = text;
+  const bool percent = digits.ends_with('%');
+  if (percent) digits.remove_suffix(1);
+  double value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value)) {
+    throw InputError(field, "", "'" + text + "' is not a share of HBM (expected e.g. 10% or 0.1)");
+  }
+  if (percent) value /= 100;
+  if (value < 0 || value > 0.5) throw InputError(field, "", "'" + text + "' is outside 0 to 50 % of HBM");
+  return value;
 }
 
 }  // namespace ctwin::api

@@ -4,7 +4,9 @@
 // step limits): a candidate is removed by the rule of the field its first failing check names,
 // so the planner and `ctwin run` never disagree about what is valid. Two are the planner's own:
 // tensor parallelism within the NVLink domain, and memory (the step's worst stage must fit the
-// GPU, workload::memory_per_gpu as the run report computes it).
+// GPU less a margin, workload::memory_per_gpu as the run report computes it). Two more apply to MoE
+// models only, after memory, the rules Megatron-Core's MoE guide and the published MoE recipes
+// follow (plan_space.hpp).
 
 #include <cstdint>
 #include <string>
@@ -60,8 +62,21 @@ struct RuleVerdict {
 [[nodiscard]] RuleVerdict check_split(const workload::ModelSpec& model, const workload::ParallelConfig& split,
                                       std::int64_t gpus);
 
-/// The memory rule: the worst pipeline stage's total (as the run report computes it) against the GPU's HBM.
+/// The memory rule: the worst pipeline stage's total (as the run report computes it) against the
+/// GPU's HBM less `margin` (a share of it, 0 to 0.5; 0: the run report's fits_memory).
 [[nodiscard]] RuleVerdict check_memory(const workload::ModelSpec& model, const workload::ParallelConfig& split,
-                                       std::int64_t gpus, const compute::GpuSpec& gpu);
+                                       std::int64_t gpus, const compute::GpuSpec& gpu, double margin = 0);
+
+/// HBM the planner keeps free by default (`--memory-margin`), as a share of each GPU's: 10 %.
+/// Why: the memory model counts tensors, not the allocator. PyTorch's caching allocator rounds
+/// and splits blocks, so reserved memory runs above allocated memory (fragmentation; the reason
+/// for PYTORCH_CUDA_ALLOC_CONF=expandable_segments), and NCCL's channel buffers, cuBLAS and
+/// TransformerEngine workspaces and MoE routing imbalance come on top of the model's fixed 3 GiB
+/// overhead; a split planned at 99 % of HBM leaves none of that room. docs/plan.md ("Memory
+/// margin") has the reasoning; 0 gives the memory model alone.
+inline constexpr double kDefaultMemoryMargin = 0.10;
+
+/// "10%" or "0.1" (a share of HBM) into [0, 0.5]; InputError naming `field` otherwise.
+[[nodiscard]] double parse_memory_margin(const std::string& text, const std::string& field);
 
 }  // namespace ctwin::api

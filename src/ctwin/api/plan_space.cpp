@@ -1,6 +1,9 @@
 #include "ctwin/api/plan_space.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "ctwin/core/error.hpp"
 
@@ -68,6 +71,62 @@ ParallelConfig base_split(const ParallelConfig& training, std::int64_t tp, std::
 bool schedule_rule(const std::string& rule) {
   return rule == "parallel.schedule" || rule == "parallel.vpp" || rule == "parallel.pp" ||
          rule == "parallel.account_for_embedding_in_pipeline_split" || rule == "training.global_batch";
+}
+
+// A candidate's split apart from ep and the optimizer: what moe.ep_domain and moe.zero compare.
+using SplitShape = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, int, std::int64_t, std::int64_t, int>;
+
+SplitShape shape_of(const ParallelConfig& s) {
+  return {s.tp, s.pp, s.cp, s.embedding_in_split, static_cast<int>(s.schedule), s.vpp, s.micro_batch,
+          static_cast<int>(s.recompute)};
+}
+
+bool axis_has_distributed_optimizer(const PlanAxes& axes) {
+  return std::any_of(axes.optimizer.begin(), axes.optimizer.end(),
+                     [](const OptimizerChoice& o) { return o.distributed_optimizer; });
+}
+
+// The MoE rules of the file comment, on the survivors of every other rule: removed candidates
+// are counted against their rule and the rest renumbered in enumeration order.
+void apply_moe_rules(PlanSpace& space, const SpaceInputs& in, const PlanAxes& axes, std::int64_t domain) {
+  const bool ep_rule = axes.ep.size() > 1;
+  const bool zero_rule = axis_has_distributed_optimizer(axes) &&
+                         std::any_of(axes.optimizer.begin(), axes.optimizer.end(),
+                                     [](const OptimizerChoice& o) { return o.zero >= 2; });
+  if (!in.model.has_moe || (!ep_rule && !zero_rule)) return;
+  const auto within = [domain](const ParallelConfig& s) { return s.ep * s.expert_tp * s.tp <= domain; };
+  // The smallest ep within the domain that fits each (shape, optimizer), and the shapes (with ep)
+  // whose distributed-optimizer split fits.
+  std::map<std::tuple<SplitShape, int, bool>, std::int64_t> fitting_within;
+  std::set<std::tuple<SplitShape, std::int64_t>> fitting_zero1;
+  for (const auto& c : space.survivors) {
+    const ParallelConfig& s = c.split;
+    if (within(s)) fitting_within.emplace(std::tuple{shape_of(s), s.zero, s.distributed_optimizer}, s.ep);
+    if (s.distributed_optimizer) fitting_zero1.emplace(shape_of(s), s.ep);
+  }
+  std::vector<PlanCandidate> kept;
+  for (auto& c : space.survivors) {
+    const ParallelConfig& s = c.split;
+    if (ep_rule && !within(s)) {
+      const auto it = fitting_within.find({shape_of(s), s.zero, s.distributed_optimizer});
+      if (it != fitting_within.end()) {
+        space.rules.add("moe.ep_domain", 1,
+                        "ep " + std::to_string(s.ep) + " x tp " + std::to_string(s.tp) + " spans more than the " +
+                            std::to_string(domain) + " GPUs of one NVLink domain, and ep " +
+                            std::to_string(it->second) + " within it fits the same split");
+        continue;
+      }
+    }
+    if (zero_rule && s.zero >= 2 && fitting_zero1.contains({shape_of(s), s.ep})) {
+      space.rules.add("moe.zero", 1,
+                      "ZeRO-" + std::to_string(s.zero) + " where the distributed optimizer fits the same split (tp " +
+                          std::to_string(s.tp) + ", pp " + std::to_string(s.pp) + ", ep " + std::to_string(s.ep) + ")");
+      continue;
+    }
+    c.index = static_cast<std::int64_t>(kept.size());
+    kept.push_back(std::move(c));
+  }
+  space.survivors = std::move(kept);
 }
 
 }  // namespace
@@ -180,7 +239,7 @@ PlanSpace enumerate_plan_space(const SpaceInputs& in, const PlanAxes& axes) {
                       split.zero = optimizer.zero;
                       split.distributed_optimizer = optimizer.distributed_optimizer;
                       RuleVerdict v = check_split(in.model, split, in.gpus);
-                      if (v.passed()) v = check_memory(in.model, split, in.gpus, in.gpu);
+                      if (v.passed()) v = check_memory(in.model, split, in.gpus, in.gpu, in.memory_margin);
                       if (!v.passed()) {
                         space.rules.add(v.rule, 1, v.message);
                         continue;
@@ -196,6 +255,7 @@ PlanSpace enumerate_plan_space(const SpaceInputs& in, const PlanAxes& axes) {
       }
     }
   }
+  apply_moe_rules(space, in, axes, domain);
   return space;
 }
 

@@ -17,6 +17,18 @@
 //
 // `--fix field=value` narrows an axis to one value; any other field is set on the scenario.
 //
+// MoE models follow two more rules, after memory, those of Megatron-Core's MoE tuning guide
+// ("ensure the EPxTP communication within the NVLink domain"; megatron/core/transformer/moe/
+// README.md) and of the published recipes (DeepSeek-V3, Qwen3, Mixtral: optimizer state sharded,
+// parameters not), each waived where memory leaves no choice:
+//   moe.ep_domain  an EP x TP group wider than one NVLink domain only where no ep that keeps it
+//                  within the domain fits the same split (same tp, pp, cp, schedule, micro-batch,
+//                  recompute, optimizer): crossing the domain is kept where it pays in memory;
+//   moe.zero       ZeRO-2/3 only where the same split with the distributed optimizer (ZeRO-1)
+//                  does not fit: the replay overlaps ZeRO-3's per-micro-batch parameter gathers
+//                  with compute, which makes it look free where recipes do not use it.
+// A --fix on parallel.ep, or on the optimizer, turns the rule on that axis off.
+//
 // Rules are applied level by level, so that a space of millions costs a few thousand checks:
 // (tp, pp, cp, ep, pipeline) with the simplest rest (1F1B, micro-batch 1, no recompute, zero 0);
 // then the schedule; then each full candidate. A combination that fails at a level fails for
@@ -80,6 +92,7 @@ struct SpaceInputs {
   /// Training settings (seq_len, global_batch, precision, attention, gradient precision, cp_comm)
   /// every candidate keeps; the axes replace the rest.
   workload::ParallelConfig training;
+  double memory_margin = 0;  ///< share of HBM the memory rule keeps free (plan_rules.hpp)
 };
 
 [[nodiscard]] PlanSpace enumerate_plan_space(const SpaceInputs& inputs, const PlanAxes& axes);

@@ -7,9 +7,12 @@
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/scenario.hpp"
+#include "ctwin/calibration/megatron_log.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/units.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -19,7 +22,7 @@ namespace fs = std::filesystem;
 // A path in the run file: next to it first, then as given or under data_dir().
 std::string locate(const std::string& given, const fs::path& dir) {
   const fs::path p(given);
-  if (p.is_relative() && fs::is_regular_file(dir / p)) return (dir / p).string();
+  if (p.is_relative() && is_file_path(dir / p)) return (dir / p).string();
   return resolve_data_path(given).string();
 }
 
@@ -56,16 +59,16 @@ RunValidation validate_run(const std::string& file, const std::string& calibrati
   if (const auto* given = reader.optional("calibration"); given != nullptr && !given->is_null()) {
     if (!given->is_string()) throw InputError(source, "/calibration", "expected a calibration file or null");
     file_calibration = locate(given->get<std::string>(), dir);
-    if (!fs::is_regular_file(file_calibration)) {
+    if (!is_file_path(file_calibration)) {
       throw InputError(source, "/calibration", "no calibration file '" + given->get<std::string>() + "'");
     }
   }
 
   auto measured = reader.object("measured");
   const int given_count = int(measured.has("step_time")) + int(measured.has("tokens_per_s_per_gpu")) +
-                          int(measured.has("tokens_per_s"));
+                          int(measured.has("tokens_per_s")) + int(measured.has("megatron_log"));
   if (given_count != 1) {
-    reader.fail("measured", "give exactly one of step_time, tokens_per_s_per_gpu, tokens_per_s");
+    reader.fail("measured", "give exactly one of step_time, tokens_per_s_per_gpu, tokens_per_s, megatron_log");
   }
   // The prediction fixes the tokens per step and the GPUs; the measurement in any unit becomes a step time.
   // The uncalibrated row ignores a calibration the scenario itself names.
@@ -77,6 +80,18 @@ RunValidation validate_run(const std::string& file, const std::string& calibrati
     v.measured_as = "step_time";
     v.measured_step_time_s = measured.duration_up_to("step_time", SimTime::from_seconds(86400.0)).seconds();
     if (v.measured_step_time_s <= 0) measured.fail("step_time", "must be positive");
+  } else if (measured.has("megatron_log")) {
+    v.measured_as = "megatron_log";
+    const std::string log_path = locate(measured.string("megatron_log"), dir);
+    const std::int64_t warmup = measured.integer_or("warmup_iterations", 0, std::int64_t{1} << 40, 10);
+    const calibration::MegatronMeasurement m = calibration::measure_megatron_log(
+        calibration::parse_megatron_log(read_input_file(log_path), log_path), warmup, log_path);
+    if (m.global_batch && *m.global_batch != plain.scenario.split.global_batch) {
+      measured.fail("megatron_log", "the log's global batch size " + std::to_string(*m.global_batch) +
+                                        " is not the scenario's " + std::to_string(plain.scenario.split.global_batch));
+    }
+    v.megatron_log = MegatronLogSummary{log_path, warmup, m.intervals, m.tflops_per_gpu};
+    v.measured_step_time_s = m.step_time_s;
   } else if (measured.has("tokens_per_s_per_gpu")) {
     v.measured_as = "tokens_per_s_per_gpu";
     v.measured_step_time_s = tokens_per_step / (measured.number("tokens_per_s_per_gpu", 1e-6, kMostTokensPerS) * gpus);
@@ -132,6 +147,14 @@ nlohmann::json run_validation_json(const RunValidation& v) {
                        {"step_time_s", v.measured_step_time_s},
                        {"tokens_per_s_per_gpu", v.measured_tokens_per_s_per_gpu}}},
                      {"uncalibrated", row(v.uncalibrated)}};
+  if (v.megatron_log) {
+    const MegatronLogSummary& log = *v.megatron_log;
+    out["measured"]["megatron_log"] = {
+        {"file", log.file},
+        {"warmup_iterations", log.warmup_iterations},
+        {"intervals", log.intervals},
+        {"tflops_per_gpu", log.tflops_per_gpu ? nlohmann::json(*log.tflops_per_gpu) : nlohmann::json(nullptr)}};
+  }
   out["calibrated"] = v.calibrated ? row(*v.calibrated) : nlohmann::json(nullptr);
   return out;
 }

@@ -5,7 +5,9 @@
 //   {"description": "Llama 3 8B on our 2 nodes, 2026-11",         (optional)
 //    "scenario": "scenarios/default.json" or {an inline scenario},
 //    "set": ["parallel.tp=2", ...],                                (optional: changes to it)
-//    "measured": {"step_time": "1.92 s"} or {"tokens_per_s_per_gpu": 7400} or {"tokens_per_s": 473600},
+//    "measured": {"step_time": "1.92 s"} or {"tokens_per_s_per_gpu": 7400} or {"tokens_per_s": 473600}
+//                or {"megatron_log": "train.log", "warmup_iterations": 10}   (Megatron-LM's own log:
+//                the median `elapsed time per iteration` after warm-up; calibration/megatron_log.hpp),
 //    "calibration": "our-calibration.json"}                        (optional)
 //
 // Relative paths are tried next to the file, then under data_dir(). error = predicted throughput
@@ -28,12 +30,21 @@ struct RunPrediction {
   double error = 0;  ///< predicted / measured throughput − 1
 };
 
+/// Where a measurement read from a Megatron-LM log came from.
+struct MegatronLogSummary {
+  std::string file;
+  std::int64_t warmup_iterations = 0;
+  std::int64_t intervals = 0;                ///< logged intervals the median is over
+  std::optional<double> tflops_per_gpu;      ///< Megatron's own count (with recompute), median
+};
+
 struct RunValidation {
   std::string source;  ///< the measured-run file
   std::string description;
   std::string model, gpu, cluster;
   std::int64_t gpus = 0;
-  std::string measured_as;       ///< "step_time", "tokens_per_s_per_gpu" or "tokens_per_s"
+  std::string measured_as;       ///< "step_time", "tokens_per_s_per_gpu", "tokens_per_s" or "megatron_log"
+  std::optional<MegatronLogSummary> megatron_log;
   double measured_step_time_s = 0;
   double measured_tokens_per_s_per_gpu = 0;
   RunPrediction uncalibrated;

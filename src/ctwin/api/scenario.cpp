@@ -7,6 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/input_file.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::api {
 
@@ -51,7 +52,7 @@ replay::Scenario Scenario::resolve(replay::GpuProfileCache* profiles) const {
 Scenario with_calibration(const Scenario& scenario, const std::string& file, const std::string& origin) {
   if (file.empty()) return scenario;
   const std::filesystem::path path = resolve_data_path(file);
-  if (!std::filesystem::is_regular_file(path)) throw InputError(origin, "", "no calibration file '" + file + "'");
+  if (!is_file_path(path)) throw InputError(origin, "", "no calibration file '" + file + "'");
   // Absolute, so that the scenario's own directory does not change which file is meant.
   return scenario.with("calibration", std::filesystem::absolute(path).lexically_normal().string());
 }

@@ -4,7 +4,11 @@
 // servers, switches, optics and cables; IT power), bisection bandwidth, all_reduce and
 // alltoall bus bandwidth at full scale, and for each workload its step time, MFU and linearity
 // from 1/8 of the build to all of it, the global batch growing with the data-parallel width.
-// Through one EvalContext, options in parallel, results in grid order whatever the jobs.
+// Workloads run on `flow` with every op's traffic on one shared fabric, so that the fabric being
+// priced is the fabric being simulated: on `analytical` each collective runs alone and twelve
+// fabric options deliver the same tokens/s to 2e-6 (issue 35). Options whose throughput differs by
+// less than the model resolves are ties (api/size_front.hpp). Through one EvalContext, options in
+// parallel, results in grid order whatever the jobs.
 
 #include <cstdint>
 #include <optional>
@@ -17,6 +21,8 @@
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/fabric/bill_of_materials.hpp"
 #include "ctwin/fabric/build_checks.hpp"
+#include "ctwin/network/network_model.hpp"
+#include "ctwin/replay/flow_sample.hpp"
 
 namespace ctwin::api {
 
@@ -30,6 +36,13 @@ struct SizeQuery {
   fabric::FloorPlan floor;
   bool collectives = true;              ///< predict all_reduce and alltoall at full scale
   int scales = 4;                       ///< workload sizes: gpus/2^(scales-1) ... gpus
+  network::ModelKind network = network::ModelKind::kFlow;  ///< what the workloads run on
+  /// On flow: one scalable unit of each stage stands for the others where the fabric allows
+  /// (replay/flow_sample.hpp), 0.4–1.0 % short of the full replay on the 10k example (docs/size.md).
+  replay::FlowSample flow_sample = replay::FlowSample::kScalableUnit;
+  /// Relative throughput difference below which two options are ties; by default the network
+  /// model's resolution (default_tie_tolerance).
+  std::optional<double> tie_tolerance;
   unsigned jobs = 1;
   std::function<void(std::size_t, std::size_t)> progress;  ///< options done, options in all
 };
@@ -63,7 +76,10 @@ struct SizeOption {
   std::optional<double> alltoall_busbw_GBps;
   std::int64_t alltoall_gpus = 0;
   std::vector<SizeWorkload> workloads;
-  bool pareto = false;  ///< no other option costs as little and delivers as much (first workload's tokens/s)
+  /// Options of one group deliver the first workload's full-scale tokens/s within the tie
+  /// tolerance; -1 when the option has no such figure.
+  int tie_group = -1;
+  bool pareto = false;  ///< no other option costs no more and delivers more beyond the tolerance, or the same for less
   std::optional<double> cost_per_pflops;  ///< capex / delivered model PFLOP/s of the first workload at full scale
 };
 
@@ -72,12 +88,20 @@ struct SizeResult {
   std::int64_t gpus = 0;
   std::string currency;
   std::vector<GridAxis> axes;
+  network::ModelKind network = network::ModelKind::kFlow;
+  replay::FlowSample flow_sample = replay::FlowSample::kFull;  ///< as asked; a fabric that cannot be sampled runs in full
+  double tie_tolerance = 0;
   std::vector<SizeOption> options;
   std::vector<std::string> catalog_files;
 };
 
 /// InputError for bad input: an unknown cluster or field in --set/--vary (naming it), a part
 /// missing from the catalog, a price without its currency, a workload that cannot be read.
+/// What the network model resolves between two fabric options: on flow, the shared-fabric sample's
+/// how far its error moves between options, rounded up (0.6 %, docs/size.md); full flow 0.1 %; on
+/// analytical, which prices each collective alone, 1 %: fabric options then differ by noise.
+[[nodiscard]] double default_tie_tolerance(network::ModelKind network, replay::FlowSample sample);
+
 [[nodiscard]] SizeResult evaluate_size(const SizeQuery& query, EvalContext& context);
 
 [[nodiscard]] nlohmann::json size_json(const SizeResult& result);

@@ -64,6 +64,9 @@ nlohmann::json size_json(const SizeResult& result) {
   out["gpus"] = result.gpus;
   out["currency"] = result.currency;
   out["catalog"] = result.catalog_files;
+  out["network"] = std::string(network::name(result.network));
+  if (result.flow_sample != replay::FlowSample::kFull) out["flow_sample"] = replay::flow_sample_name(result.flow_sample);
+  out["tie_tolerance"] = result.tie_tolerance;
   out["axes"] = nlohmann::json::array();
   for (const auto& axis : result.axes) out["axes"].push_back({{"field", axis.path}, {"values", axis.texts}});
   out["options"] = nlohmann::json::array();
@@ -103,6 +106,7 @@ nlohmann::json size_json(const SizeResult& result) {
       }
       entry["workloads"].push_back(std::move(w));
     }
+    if (option.tie_group >= 0) entry["tie_group"] = option.tie_group;
     entry["pareto"] = option.pareto;
     entry["cost_per_pflops"] = optional_number(option.cost_per_pflops);
     entry["warnings"] = build_warnings_json(option.warnings);

@@ -8,6 +8,7 @@
 
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 std::vector<std::string> use_profiles(const std::string& folder, const std::string& field, replay::TrainingCases& cases) {
   if (folder.empty()) return {};
   const std::filesystem::path dir = resolve_data_path(folder);
-  if (!std::filesystem::is_directory(dir)) throw InputError(field, "", "no folder " + folder);
+  if (!is_folder_path(dir)) throw InputError(field, "", "no folder " + folder);
   std::map<std::string, compute::GpuSpec> by_name;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

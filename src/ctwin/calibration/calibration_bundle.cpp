@@ -7,6 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::calibration {
 namespace {
@@ -63,7 +64,7 @@ nlohmann::json merge_into_bundle(nlohmann::json bundle, BundleSection section, n
 void merge_into_bundle_file(const std::filesystem::path& path, BundleSection section, nlohmann::json document,
                             const std::string& origin) {
   nlohmann::json bundle;
-  if (std::filesystem::exists(path)) {
+  if (path_exists(path)) {
     bundle = load_json_file(path);
     // Refuse to overwrite what is not a calibration (a profile or a scenario given by mistake).
     (void)read_calibration_bundle(path);

@@ -18,6 +18,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/seed_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -134,7 +135,7 @@ Action add_accept_command(CLI::App& app) {
   command->add_option("--noise", o->noise, "with --synthesize: each value times 1 + u, u uniform in [-noise, noise]")
       ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
-  command->add_option("--seed", o->seed, "with --synthesize: the noise's seed")->capture_default_str();
+  command->add_option("--seed", o->seed, "with --synthesize: the noise's seed")->capture_default_str()->check(seed_range());
   command->add_option("--jobs", o->jobs, "test points computed at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   return [o] {
@@ -142,7 +143,7 @@ Action add_accept_command(CLI::App& app) {
     const Format format = markdown ? Format::kTable : parse_format(o->format);
     const api::ReportDetail detail =
         api::parse_report_detail(o->show.empty() ? (format == Format::kCsv ? "all" : "failures") : o->show, "--show");
-    const api::AcceptancePlan plan = api::load_acceptance_plan(resolve_data_path(o->plan).string());
+    const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(o->plan, DataKind::kAcceptancePlan, "--plan").string());
     const api::Build build = build_of(o->fabric);
     api::EvalContext context;
     const api::AcceptanceExpectation expectation =

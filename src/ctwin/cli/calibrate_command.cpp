@@ -18,6 +18,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -129,7 +130,7 @@ Action add_calibrate_command(CLI::App& app) {
       throw InputError("--bundle", "", "merges what --gemm, --layers, --training or --nccl fitted, or --merge FILE");
     }
     // A bundle that is there must be one before anything is fitted: a profile given by mistake stays intact.
-    if (!options->bundle.empty() && std::filesystem::exists(options->bundle)) {
+    if (!options->bundle.empty() && path_exists(options->bundle)) {
       (void)calibration::read_calibration_bundle(options->bundle);
     }
     if (!options->gemm.empty()) calibrate_gemm(*options);

@@ -10,6 +10,7 @@
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/calibration/nccl_comparison.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
@@ -32,6 +33,7 @@ struct CollectiveOptions {
   std::string dtype = "float";
   std::string network = "flow";
   std::string format = "table";
+  std::string figure;
   int channels = 0;
   bool every_transfer = false;
   std::vector<std::string> degrade;
@@ -87,10 +89,12 @@ Action add_collective_command(CLI::App& app) {
   command->add_flag("--every-transfer", options->every_transfer,
                     "simulate every step's transfers instead of one step per phase (slow; for checking)");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
+  command->add_option("--figure", options->figure, figure_help("busbw against message size, nccl-tests style"));
   command->add_option("--degrade", options->degrade,
                       "a part at a share of its rate: nic:RANK=0.25, link:leaf3.up5=0.5, leaf:3=uplinks:0.5 (repeatable)");
   return [options] {
     const Format format = parse_format(options->format);
+    if (!options->figure.empty()) check_figure_path(options->figure);
     collectives::CollectiveQuery query;
     query.op = collectives::parse_op(options->op);
     query.algorithm = collectives::parse_algorithm(options->algorithm);
@@ -110,6 +114,7 @@ Action add_collective_command(CLI::App& app) {
       const ProgressLine line("simulating " + options->op + " on " + std::to_string(options->fabric.gpus) + " GPUs, sizes", true);
       return api::evaluate_degraded_collective(build_of(options->fabric), options->degrade, "--degrade", query, context);
     }();
+    if (!options->figure.empty()) write_figure("collective", api::collective_json(result), options->figure);
     if (format == Format::kJson) {
       std::cout << json_text(api::collective_json(result), 2) << '\n';
     } else if (format == Format::kCsv) {

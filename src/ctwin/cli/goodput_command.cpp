@@ -15,8 +15,10 @@
 #include "ctwin/analysis/reliability_validation.hpp"
 #include "ctwin/api/goodput.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/seed_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/rate_parse.hpp"
@@ -34,6 +36,7 @@ struct GoodputOptions {
   std::string network;
   bool no_fp32_master = false;
   std::string format = "table";
+  std::string figure;
   bool validate = false;
   std::string cases = "validation/reliability/cases.json";
 };
@@ -245,12 +248,20 @@ Action add_goodput_command(CLI::App& app) {
   command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
   command->add_option("--set", o->query.overrides, "override a scenario field: parallel.tp=4 (repeatable)");
   command->add_option("--runs", o->query.runs, "Monte Carlo runs")->capture_default_str();
-  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")->capture_default_str();
+  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")
+      ->capture_default_str()
+      ->check(seed_range());
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--figure", o->figure,
+                      figure_help("ETTR against the checkpoint interval (the simulated grid of --checkpoint-interval auto)"));
   command->add_flag("--validate", o->validate, "compare the reliability model with published failure counts and exit");
   command->add_option("--cases", o->cases, "validation cases for --validate")->capture_default_str();
   return [o] {
     const Format format = parse_format(o->format);
+    if (!o->figure.empty()) {
+      check_figure_path(o->figure);
+      if (o->validate) throw InputError("--figure", "", "draws a goodput study: not with --validate");
+    }
     if (o->validate) {
       run_validation(*o, format);
       return;
@@ -263,6 +274,7 @@ Action add_goodput_command(CLI::App& app) {
     q.fp32_master = !o->no_fp32_master;
     api::EvalContext context;
     const api::GoodputEvaluation g = api::evaluate_goodput(q, context);
+    if (!o->figure.empty()) write_figure("goodput", api::goodput_json(g), o->figure);
     if (format == Format::kJson) {
       std::cout << json_text(api::goodput_json(g), 2) << '\n';
       return;

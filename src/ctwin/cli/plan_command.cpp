@@ -7,11 +7,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
+#include "ctwin/api/framework_args.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/plan_rank_output.hpp"
 #include "ctwin/core/error.hpp"
@@ -30,12 +33,14 @@ struct PlanOptions {
   std::vector<std::string> fixes;
   std::size_t flow_top = 32;
   std::string flow_sample = "full";
+  std::string memory_margin = "10%";
   unsigned jobs = default_jobs();
   std::string format = "table";
   std::string shard;
   std::vector<std::string> merge;
   bool exhaustive = false;
   std::string rank_of;
+  std::string figure;
 };
 
 // "[analytical 1200/5400] 850/s, 5 s left" on stderr, a terminal only: a pipe gets the results alone.
@@ -60,16 +65,38 @@ std::string optimizer_name(const workload::ParallelConfig& s) {
   return "zero" + std::to_string(s.zero);
 }
 
+// The best split as the framework's arguments, one per line: what a launch script takes.
+void print_framework_arguments(const api::PlanResult& result, api::FrameworkSyntax syntax) {
+  if (result.entries.empty() || !result.entries.front().invalid.empty()) {
+    throw InputError("--format", "", "no valid split to print as framework arguments");
+  }
+  const api::PlanEntry& best = result.entries.front();
+  const std::string note = api::calibration_note(result);
+  // Comments, so that the output pastes into a launch script as it is.
+  std::cout << "# ctwin plan: " << result.model << " on " << result.gpus << " x " << result.gpu << ", rank 1 of "
+            << result.survivors << (best.flow ? " (flow)" : " (analytical)") << "\n";
+  if (!note.empty()) std::cout << "# " << note << "\n";
+  for (const auto& argument : api::framework_arguments(best, result.global_batch, syntax)) std::cout << argument << "\n";
+}
+
+// The table's header: the problem, the search, how sure the figures are.
+void print_plan_header(const api::PlanResult& result) {
+  std::cout << result.model << " on " << result.gpus << " x " << result.gpu << " (" << result.cluster
+            << "), global batch " << result.global_batch << ", seq " << result.seq_len << ", objective "
+            << api::plan_objective_name(result.objective) << ", memory margin " << fixed(100 * result.memory_margin, 0)
+            << " % of HBM\n";
+  const std::string note = api::calibration_note(result);
+  if (!note.empty()) std::cout << "UNCALIBRATED figures: " << note.substr(note.find(": ") + 2) << "\n";
+}
+
 void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::plan_json(result, top), 2) << '\n';
     return;
   }
   if (format == Format::kTable) {
-    std::cout << result.model << " on " << result.gpus << " x " << result.gpu << " (" << result.cluster
-              << "), global batch " << result.global_batch << ", seq " << result.seq_len << ", objective "
-              << api::plan_objective_name(result.objective) << "\n"
-              << result.enumerated << " candidates, " << result.survivors << " valid and fitting; "
+    print_plan_header(result);
+    std::cout << result.enumerated << " candidates, " << result.survivors << " valid and fitting; "
               << (result.exhaustive ? std::string("all replayed")
                                     : std::to_string(result.replayed) + " replayed, the rest ranked out by a step-time lower bound")
               << " on the analytical network, the best " << std::min<std::int64_t>(static_cast<std::int64_t>(result.flow_top), result.survivors)
@@ -134,9 +161,20 @@ Action add_plan_command(CLI::App& app) {
                       "are approximations (faster on large clusters; leaf-uplink and spine contention under-counted; "
                       "error measured in docs/plan.md)")
       ->capture_default_str();
+  command->add_option("--memory-margin", o->memory_margin,
+                      "share of each GPU's HBM kept free by the memory rule, for what the memory model does not "
+                      "count (allocator fragmentation, NCCL and library workspaces; docs/plan.md): 10% or 0.1; 0 "
+                      "gives the memory model alone")
+      ->capture_default_str();
   command->add_option("--jobs", o->jobs, "candidates simulated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
-  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--format", o->format,
+                      "table, json or csv; megatron (Megatron-LM flags) or nemo (Megatron-Bridge / NeMo recipe "
+                      "overrides): the best split as the framework's arguments")
+      ->capture_default_str();
+  command->add_option("--figure", o->figure,
+                      figure_help("the best tokens/s over TP x PP and the analytical against the flow ranking, of "
+                                  "every split the plan ranked,"));
   command->add_flag("--exhaustive", o->exhaustive,
                     "replay every candidate on the analytical network (default: only those whose step-time lower "
                     "bound can still reach the best max(--top, --flow-top); the printed results are the same)");
@@ -151,14 +189,30 @@ Action add_plan_command(CLI::App& app) {
                       "pipeline_accounting, micro_batch, recompute, zero, distributed_optimizer), replaying only "
                       "the candidates whose lower bound can rank ahead of it");
   return [o, command] {
-    const Format format = parse_format(o->format);
+    std::optional<api::FrameworkSyntax> framework;
+    if (o->format == "megatron") framework = api::FrameworkSyntax::kMegatron;
+    if (o->format == "nemo") framework = api::FrameworkSyntax::kNemo;
+    if (framework && (!o->shard.empty() || !o->rank_of.empty())) {
+      throw InputError("--format", "", o->format + " prints the best split: not with --shard or --rank-of");
+    }
+    const Format format = framework ? Format::kTable : parse_format(o->format);
+    const double memory_margin = api::parse_memory_margin(o->memory_margin, "--memory-margin");
+    if (!o->figure.empty()) {
+      check_figure_path(o->figure);
+      if (!o->rank_of.empty() || !o->shard.empty()) {
+        throw InputError("--figure", "", "draws a whole plan: not with --rank-of or --shard");
+      }
+    }
     if (!o->merge.empty()) {
       if (!o->scenario.empty() || !o->shard.empty() || !o->rank_of.empty()) {
         throw InputError("--merge", "", "takes shard files only (no scenario, no --shard, no --rank-of)");
       }
       std::vector<nlohmann::json> shards;
       for (const auto& file : o->merge) shards.push_back(load_json_file(file));
-      print_plan(api::merge_plans(shards, o->merge), o->top, format);
+      const api::PlanResult merged = api::merge_plans(shards, o->merge);
+      if (framework) print_framework_arguments(merged, *framework);
+      else print_plan(merged, o->top, format);
+      if (!o->figure.empty()) write_figure("plan", api::plan_json(merged, merged.entries.size()), o->figure);
       return;
     }
     if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
@@ -174,6 +228,7 @@ Action add_plan_command(CLI::App& app) {
       options.objective = api::parse_plan_objective(o->objective);
       options.fixes = o->fixes;
       options.key = parse_rank_key(o->rank_of);
+      options.memory_margin = memory_margin;
       options.jobs = o->jobs;
       options.progress = terminal_progress();
       api::EvalContext context;
@@ -189,15 +244,20 @@ Action add_plan_command(CLI::App& app) {
     options.jobs = o->jobs;
     options.top = o->top;
     options.exhaustive = o->exhaustive;
+    options.memory_margin = memory_margin;
+    if (framework) options.top = 1;
     if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
     options.progress = terminal_progress();
+    options.note = [](const std::string& line) { std::cerr << "ctwin plan: note: --" << line << '\n'; };
     api::EvalContext context;
     const api::PlanResult result = api::evaluate_plan(api::Scenario::load(o->scenario), context, options);
     if (!o->shard.empty()) {
       std::cout << json_text(api::plan_json(result, 0), 2) << '\n';
       return;
     }
-    print_plan(result, o->top, format);
+    if (framework) print_framework_arguments(result, *framework);
+    else print_plan(result, o->top, format);
+    if (!o->figure.empty()) write_figure("plan", api::plan_json(result, result.entries.size()), o->figure);
   };
 }
 

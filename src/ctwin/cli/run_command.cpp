@@ -11,6 +11,7 @@
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/json_csv.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
@@ -28,6 +29,7 @@ struct RunOptions {
   std::string format = "table";
   std::string table;
   std::string trace;
+  std::string figure;
   std::string comm = "auto";
   bool all_ranks = false;
   std::string flow_sample = "full";
@@ -105,6 +107,7 @@ Action add_run_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--table", o->table, "with --format csv: summary (the default)");
   command->add_option("--trace", o->trace, "write a Chrome/Perfetto trace JSON of the simulated ranks to FILE");
+  command->add_option("--figure", o->figure, figure_help("the pipeline timeline and the step breakdown"));
   command->add_option("--comm", o->comm,
                       "auto, isolated or shared: collectives alone on the fabric, or every op's traffic on one flow "
                       "simulation of the cluster (auto: shared with --network flow)")
@@ -123,6 +126,7 @@ Action add_run_command(CLI::App& app) {
   return [o] {
     const Format format = parse_format(o->format);
     if (!o->table.empty() && format != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
+    if (!o->figure.empty()) check_figure_path(o->figure);
     std::vector<std::string> overrides = o->overrides;
     if (!o->network.empty()) {
       (void)step_network(o->network);
@@ -162,6 +166,11 @@ Action add_run_command(CLI::App& app) {
     } else {
       print_table(scenario, step);
       print_warnings(std::cout, api::step_warnings(scenario));
+    }
+    if (!o->figure.empty()) {
+      nlohmann::json drawn = api::step_json(given, result);
+      drawn["trace"] = api::chrome_trace_json(step.replay);  // the timeline's intervals
+      write_figure("run", drawn, o->figure);
     }
   };
 }

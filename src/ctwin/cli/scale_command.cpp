@@ -11,6 +11,7 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
@@ -29,6 +30,7 @@ struct ScaleOptions {
   std::vector<std::string> overrides;
   std::string calibration;
   std::string format = "table";
+  std::string figure;
   unsigned jobs = default_jobs();
 };
 
@@ -63,9 +65,11 @@ Action add_scale_command(CLI::App& app) {
                       "replace the scenario's");
   command->add_option("--set", o->overrides, "override a scenario field at every size: parallel.tp=4 (repeatable)");
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--figure", o->figure, figure_help("linearity and MFU against GPUs"));
   command->add_option("--jobs", o->jobs, "sizes simulated at once (default: one per core)")->check(CLI::Range(1, 1024));
   return [o] {
     const Format format = parse_format(o->format);
+    if (!o->figure.empty()) check_figure_path(o->figure);
     std::vector<std::string> overrides = o->overrides;
     if (!o->network.empty()) {
       (void)step_network(o->network);
@@ -90,6 +94,7 @@ Action add_scale_command(CLI::App& app) {
     const api::Scenario input =
         api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
     const analysis::ScalingStudy study = api::evaluate_scaling(input, context, query);
+    if (!o->figure.empty()) write_figure("scale", api::scaling_json(study), o->figure);
 
     if (format == Format::kJson) {
       std::cout << json_text(api::scaling_json(study), 2) << '\n';

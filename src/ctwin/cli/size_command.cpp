@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/size.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/cli/warnings_output.hpp"
@@ -31,7 +33,11 @@ struct SizeOptions {
   std::vector<std::string> workloads;
   std::string parts;
   std::string format = "table";
+  std::string figure;
   int scales = 4;
+  std::string network = "flow";
+  std::string flow_sample = "su";
+  std::optional<double> tie_tolerance;
   bool no_collectives = false;
   int servers_per_rack = 0;
   int racks_per_row = 16;
@@ -46,6 +52,32 @@ std::string optional_cell(const std::optional<double>& value, int decimals) {
 
 std::string priced(const fabric::CategoryTotal& total) {
   return total.unpriced_lines > 0 ? money(total.capex) + "+?" : money(total.capex);
+}
+
+// Options sharing a letter deliver the same within the model's resolution; an option alone in its
+// group gets no letter, so that the column draws the eye only to what cannot be told apart.
+std::string tie_letter(const api::SizeResult& result, const api::SizeOption& option) {
+  if (option.tie_group < 0) return "";
+  const auto members = std::count_if(result.options.begin(), result.options.end(),
+                                     [&](const api::SizeOption& other) { return other.tie_group == option.tie_group; });
+  if (members < 2) return "";
+  int letter = 0;  // letters only for groups of two or more, in group order
+  for (int group = 0; group < option.tie_group; ++group) {
+    const auto size = std::count_if(result.options.begin(), result.options.end(),
+                                    [&](const api::SizeOption& other) { return other.tie_group == group; });
+    if (size >= 2) ++letter;
+  }
+  return letter < 26 ? std::string(1, static_cast<char>('A' + letter)) : "T" + std::to_string(letter + 1);
+}
+
+std::string network_line(const api::SizeResult& result) {
+  if (result.network != network::ModelKind::kFlow) {
+    return "analytical network (each collective alone: fabric options differ by noise)";
+  }
+  return result.flow_sample == replay::FlowSample::kFull
+             ? std::string("flow network, every op's traffic on one shared fabric")
+             : "flow network, shared fabric, one " + std::string(result.flow_sample == replay::FlowSample::kReplica ? "replica" : "scalable unit") +
+                   " of each stage standing for the others (--flow-sample " + replay::flow_sample_name(result.flow_sample) + ")";
 }
 
 std::string label(const api::SizeResult& result, const api::SizeOption& option) {
@@ -84,6 +116,7 @@ void print_table(const api::SizeResult& result, Format format) {
     for (const std::int64_t gpus : scales) headers.push_back(prefix + "lin_" + std::to_string(gpus));
   }
   headers.emplace_back("per_PFLOPs_k");
+  headers.emplace_back("tie");
   headers.emplace_back("pareto");
   headers.emplace_back("note");
   Table table(headers);
@@ -118,6 +151,7 @@ void print_table(const api::SizeResult& result, Format format) {
       for (const auto& point : workload.points) row.push_back(point.invalid.empty() ? fixed(point.linearity, 3) : "-");
     }
     row.push_back(option.cost_per_pflops ? fixed(*option.cost_per_pflops / 1e3, 1) : "-");
+    row.push_back(tie_letter(result, option));
     row.push_back(option.pareto ? "*" : "");
     row.push_back(option.warnings.empty() ? "" : std::to_string(option.warnings.size()) + " warning(s)");
     table.add_row(row);
@@ -132,7 +166,7 @@ void print_table(const api::SizeResult& result, Format format) {
         if (option.invalid.empty()) {
           std::cout << (workloads > 1 ? "w" + std::to_string(w + 1) + ": " : "workload: ")
                     << option.workloads[w].model << " (" << option.workloads[w].scenario
-                    << "), analytical network, global batch grown with data parallelism\n";
+                    << "), " << network_line(result) << ", global batch grown with data parallelism\n";
           break;
         }
       }
@@ -140,6 +174,9 @@ void print_table(const api::SizeResult& result, Format format) {
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
   if (format != Format::kTable) return;
+  std::cout << "tie: options with the same letter deliver the first workload's tokens/s within " << fixed(100 * result.tie_tolerance, 1)
+            << " % of each other, what the network model resolves; pareto: no other option costs no more and delivers more "
+               "beyond that, or the same for less\n";
   for (const auto& option : result.options) {
     if (option.warnings.empty()) continue;
     std::cout << "\n[" << label(result, option) << "]";
@@ -163,14 +200,28 @@ Action add_size_command(CLI::App& app) {
                       "a scenario run on each option at 1/8, 1/4, 1/2 and all of the build (repeatable)");
   command->add_option("--parts", o->parts, "a parts file whose entries replace or add to models/parts/*.json");
   command->add_option("--scales", o->scales, "workload sizes, halving from the full build")->capture_default_str();
+  command->add_option("--network", o->network,
+                      "what the workloads run on: flow (every op's traffic on one shared fabric, so fabric options "
+                      "differ) or analytical (each collective alone: faster, blind to contention)")
+      ->capture_default_str();
+  command->add_option("--flow-sample", o->flow_sample,
+                      "on flow: su (one scalable unit of each stage stands for the others where the fabric is "
+                      "rail-optimised), replica or full (exact, slower)")
+      ->capture_default_str();
+  command->add_option("--tie-tolerance", o->tie_tolerance,
+                      "relative tokens/s difference below which options tie (default: the network model's resolution, "
+                      "0.006 on flow with a sample, 0.001 on full flow, 0.01 on analytical)");
   command->add_flag("--no-collectives", o->no_collectives, "skip the 1 GiB all_reduce and alltoall predictions");
   command->add_option("--servers-per-rack", o->servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes)");
   command->add_option("--racks-per-row", o->racks_per_row, "server racks per row")->capture_default_str();
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
+  command->add_option("--figure", o->figure,
+                      figure_help("capex and IT power against the first workload's tokens/s, the Pareto front and ties"));
   command->add_option("--jobs", o->jobs, "options evaluated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   return [o] {
     const Format format = parse_format(o->format);
+    if (!o->figure.empty()) check_figure_path(o->figure);
     api::SizeQuery query;
     query.cluster = o->cluster;
     query.gpus = o->gpus;
@@ -179,6 +230,9 @@ Action add_size_command(CLI::App& app) {
     query.workloads = o->workloads;
     query.parts = o->parts;
     query.scales = o->scales;
+    query.network = step_network(o->network);
+    query.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
+    query.tie_tolerance = o->tie_tolerance;
     query.collectives = !o->no_collectives;
     query.floor.servers_per_rack = o->servers_per_rack;
     query.floor.racks_per_row = o->racks_per_row;
@@ -191,6 +245,7 @@ Action add_size_command(CLI::App& app) {
     } else {
       print_table(result, format);
     }
+    if (!o->figure.empty()) write_figure("size", api::size_json(result), o->figure);
     // Each option's reason is printed above; a comparison with nothing to compare is still a
     // failure for a script that reads the exit code (issue 36: it exited 0).
     const auto valid = std::count_if(result.options.begin(), result.options.end(),

@@ -15,6 +15,7 @@
 
 #include "ctwin/api/nccl_validation.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_run.hpp"
@@ -36,6 +37,7 @@ struct ValidateOptions {
   std::vector<std::string> only;
   std::string network = "flow";
   std::string format = "table";
+  std::string figure;  ///< --figure: predicted against measured (nccl, --training)
   bool rows = false;
   bool calibrated = false;
   bool training = false;
@@ -174,6 +176,9 @@ Action add_validate_command(CLI::App& app) {
                     "--training, fit each GPU's training_time_scale on its other dense runs (leave one out)");
   command->add_flag("--rows", options->rows, "print every size, not only the per-setup summary");
   command->add_option("--format", options->format, "table, json or csv (csv: one line per size)")->capture_default_str();
+  command->add_option("--figure", options->figure,
+                      figure_help("predicted against measured busbw with the ±15 % band (nccl-tests logs), or each "
+                                  "run's error with the ±10 % band (--training),"));
   command->add_flag("--training", options->training,
                     "validate ctwin run against published training runs instead of nccl-tests logs");
   command->add_flag("--scaling", options->scaling,
@@ -198,6 +203,12 @@ Action add_validate_command(CLI::App& app) {
                       "grouped GEMMs and token permutation predicted vs measured");
   command->add_option("--gpu", options->gpu, "with --kernels: the GPU profile to predict with (a file or a name)");
   return [options, command] {
+    if (!options->figure.empty()) {
+      check_figure_path(options->figure);
+      if (!options->kernels.empty() || !options->run.empty() || options->scaling) {
+        throw InputError("--figure", "", "draws nccl-tests and --training validations, not --kernels, --run or --scaling");
+      }
+    }
     if (!options->kernels.empty()) {
       for (const char* other : {"--run", "--calibration", "--training", "--scaling", "--setups", "--role", "--only",
                                 "--calibrated", "--rows", "--cases", "--profiles", "--set", "--jobs", "--network"}) {
@@ -249,6 +260,7 @@ Action add_validate_command(CLI::App& app) {
       training.format = options->format;
       training.jobs = options->jobs;
       training.calibrated = options->calibrated;
+      training.figure = options->figure;
       run_training_validation(training);
       return;
     }
@@ -264,6 +276,9 @@ Action add_validate_command(CLI::App& app) {
     request.calibrated = options->calibrated;
     const api::NcclValidation validation = api::validate_nccl(request);
     const auto& results = validation.results;
+    if (!options->figure.empty()) {
+      write_figure("validate", api::nccl_validation_json(validation, options->network, options->calibrated), options->figure);
+    }
     if (format == Format::kJson) {
       std::cout << json_text(api::nccl_validation_json(validation, options->network, options->calibrated), 2) << '\n';
     } else if (format == Format::kCsv) {

@@ -33,6 +33,13 @@ void run_run_validation(const std::string& file, const std::string& calibration,
               << "\n";
     if (!v.description.empty()) std::cout << v.description << "\n";
     if (v.calibrated) std::cout << "calibration: " << v.calibrated->calibration << "\n";
+    if (v.megatron_log) {
+      const api::MegatronLogSummary& log = *v.megatron_log;
+      std::cout << "measured: median 'elapsed time per iteration' of " << log.intervals << " logged intervals of "
+                << log.file << " after " << log.warmup_iterations << " warm-up iterations";
+      if (log.tflops_per_gpu) std::cout << " (Megatron's own count: " << fixed(*log.tflops_per_gpu, 1) << " TFLOP/s/GPU)";
+      std::cout << "\n";
+    }
     std::cout << "error = predicted throughput / measured - 1\n";
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");

@@ -18,6 +18,7 @@
 
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
@@ -110,12 +111,14 @@ void run_training_validation(const TrainingValidateOptions& options) {
     if (!options.profiles.empty()) {
       throw InputError("--profiles", "", "--calibrated fits its own training_time_scale; give one or the other");
     }
+    if (!options.figure.empty()) throw InputError("--figure", "", "draws --training without --calibrated");
     print_cross_validation(chosen, options.network, options.jobs, options.format);
     return;
   }
   request.progress = progress;
   api::run_training_validation(validation, request);
   const auto& results = validation.results;
+  if (!options.figure.empty()) write_figure("validate", api::training_validation_json(validation, options.network), options.figure);
   if (format == Format::kJson) {
     std::cout << json_text(api::training_validation_json(validation, options.network), 2) << '\n';
   } else if (format == Format::kCsv) {

@@ -21,6 +21,8 @@ struct TrainingValidateOptions {
   /// Also predict each run with a training_time_scale fitted on its GPU's other dense runs
   /// (leave one out; replay/training_calibration.hpp).
   bool calibrated = false;
+  /// --figure: the error of every run drawn into this .png/.svg (not with calibrated); empty: none.
+  std::string figure;
 };
 
 /// Prints predicted vs measured per case, per group, and the runs that cannot be expressed.

@@ -8,6 +8,9 @@
 namespace ctwin::compute {
 namespace {
 
+// The largest GEMM efficiency a table may hold (see parse_gemm_table).
+constexpr double kMaxGemmEfficiency = 100;
+
 struct Bracket {
   std::size_t lo = 0;
   std::size_t hi = 0;
@@ -104,6 +107,13 @@ GemmEfficiencyTable read_gemm_table(JsonObjectReader reader) {
     for (const auto& value : values) {
       if (!value.is_number() || !(value.get<double>() > 0) || !std::isfinite(value.get<double>())) {
         grid_reader->fail("efficiency", "efficiencies must be positive numbers, got " + value.dump());
+      }
+      // Relative to the roofline, so it may pass 1 (the shipped L40S bf16 table reaches 3.09),
+      // but a point the launch overhead hides could carry 1e300 unseen by the peak check
+      // (gpu_spec.cpp); no fit of measurements lands a hundred times over the roofline.
+      if (value.get<double>() > kMaxGemmEfficiency) {
+        grid_reader->fail("efficiency", "an efficiency relative to the roofline is at most " +
+                                            std::to_string(static_cast<int>(kMaxGemmEfficiency)) + ", got " + value.dump());
       }
       grid.efficiency.push_back(value.get<double>());
     }

@@ -5,6 +5,7 @@
 #include "ctwin/compute/gemm_model.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::compute {
 namespace {
@@ -166,7 +167,7 @@ GpuSpec load_gpu_spec(const std::filesystem::path& path) {
   GpuSpec spec = parse_gpu_spec(load_json_file(path), path.string());
   if (spec.gemm_table_from.empty()) return spec;
   const std::filesystem::path lender_path = path.parent_path() / (spec.gemm_table_from + ".json");
-  if (!std::filesystem::is_regular_file(lender_path)) {
+  if (!is_file_path(lender_path)) {
     throw InputError(path.string(), "/gemm_table_from", "no profile " + lender_path.string());
   }
   const GpuSpec lender = parse_gpu_spec(load_json_file(lender_path), lender_path.string());

@@ -12,6 +12,7 @@ std::string_view data_folder(DataKind kind) {
     case DataKind::kTopology: return "topologies";
     case DataKind::kModel: return "models/llm";
     case DataKind::kGpu: return "models/gpus";
+    case DataKind::kAcceptancePlan: return "scenarios/acceptance";
   }
   return "";
 }
@@ -22,6 +23,7 @@ std::string_view data_kind_name(DataKind kind) {
     case DataKind::kTopology: return "topology";
     case DataKind::kModel: return "model";
     case DataKind::kGpu: return "GPU profile";
+    case DataKind::kAcceptancePlan: return "acceptance plan";
   }
   return "";
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Bundled data named by a short name, wherever a file is accepted: "llama3-70b" for
 // models/llm/llama3-70b.json, "dgx-h100-superpod" for topologies/dgx-h100-superpod.json. A
-// bare name has no '/' and no ".json", so it never shadows a file the user meant.
+// bare name has no '/' and no ".json", so it never shadows a file the user meant. Every command
+// that reads such a file resolves it through api::resolve_named, so a name works everywhere.
 
 #include <filesystem>
 #include <optional>
@@ -10,7 +11,7 @@
 
 namespace ctwin {
 
-enum class DataKind { kScenario, kTopology, kModel, kGpu };
+enum class DataKind { kScenario, kTopology, kModel, kGpu, kAcceptancePlan };
 
 /// Where bundled data of the kind lives under the data root: "models/llm".
 [[nodiscard]] std::string_view data_folder(DataKind kind);

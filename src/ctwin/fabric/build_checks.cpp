@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctwin/fabric/pcie_generation.hpp"
+
 namespace ctwin::fabric {
 namespace {
 
@@ -31,15 +33,22 @@ void check_nic(const ClusterSpec& spec, std::vector<BuildWarning>& warnings) {
       ++generation;
       x16 = x16 * 2;
     }
+    // A generation the reader refuses would be advice that cannot be taken (Gen8 for a 3.2T NIC;
+    // issue 36): past the newest, only slower NICs are offered.
+    std::string fix = generation <= kMaxPcieGeneration
+                          ? "use a server with a faster host link (server.pcie.generation=" + std::to_string(generation) +
+                                ", server.pcie.bandwidth=" + num(x16.gigabytes_per_second()) + "GBps) or "
+                          : "no PCIe generation up to Gen" + std::to_string(kMaxPcieGeneration) +
+                                " carries it on one x16 link: use ";
+    fix += "NICs of " + gbps(server.pcie.bandwidth) + " or less (server.nics.bandwidth=" +
+           num(server.pcie.bandwidth.gigabits_per_second()) + "Gbps)";
     warnings.push_back(
         {"nic_above_pcie",
          "a " + gbps(nic) + " NIC sits behind a PCIe Gen" + std::to_string(server.pcie_generation) + " x16 link of " +
              num(server.pcie.bandwidth.gigabytes_per_second()) + " GB/s (" + gbps(server.pcie.bandwidth) +
              ") per direction, " + num(server.pcie.achieved().gigabytes_per_second(), 1) +
              " GB/s achieved: GPU traffic through it runs at the slot's rate, not the NIC's",
-         "use a server with a faster host link (server.pcie.generation=" + std::to_string(generation) +
-             ", server.pcie.bandwidth=" + num(x16.gigabytes_per_second()) + "GBps) or NICs of " +
-             gbps(server.pcie.bandwidth) + " or less (server.nics.bandwidth)"});
+         fix});
   }
   if (nic > spec.fabric.link.bandwidth) {
     warnings.push_back({"nic_above_switch_port",

@@ -7,6 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
+#include "ctwin/fabric/pcie_generation.hpp"
 
 namespace ctwin::fabric {
 namespace {
@@ -60,7 +61,7 @@ ServerSpec read_server(JsonObjectReader reader) {
   server.pcie_switches = static_cast<int>(reader.integer("pcie_switches", 0, kMaxCount));
   {
     auto pcie = reader.object("pcie");
-    server.pcie_generation = static_cast<int>(pcie.integer("generation", 1, 7));
+    server.pcie_generation = static_cast<int>(pcie.integer("generation", 1, kMaxPcieGeneration));
     server.pcie = {pcie.bandwidth("bandwidth"), pcie.duration("latency")};
     server.pcie.efficiency = read_efficiency(pcie, default_pcie_efficiency(server.pcie_generation));
     pcie.finish();

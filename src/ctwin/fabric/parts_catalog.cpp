@@ -10,6 +10,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/unit_parse.hpp"
+#include "ctwin/fabric/pcie_generation.hpp"
 
 namespace ctwin::fabric {
 namespace {
@@ -97,7 +98,7 @@ Part read_part(JsonObjectReader reader, const std::string& file) {
       break;
     case PartCategory::kNic:
       part.bandwidth = reader.bandwidth("max_bandwidth");
-      part.pcie_generation = static_cast<int>(reader.integer("pcie_generation", 1, 7));
+      part.pcie_generation = static_cast<int>(reader.integer("pcie_generation", 1, kMaxPcieGeneration));
       part.pcie_lanes = static_cast<int>(reader.integer("pcie_lanes", 1, 32));
       break;
     case PartCategory::kTransceiver:

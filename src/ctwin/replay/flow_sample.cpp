@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/fabric/builders/tier_plan.hpp"
 
 namespace ctwin::replay {
 
@@ -25,11 +26,23 @@ std::string flow_sample_name(FlowSample sample) {
 
 std::int64_t sampled_stage_gpus(FlowSample sample, const fabric::ClusterSpec& cluster, std::int64_t stage_gpus,
                                 std::int64_t replica_gpus) {
-  if (sample == FlowSample::kFull || cluster.fabric.kind != fabric::FabricKind::kRailOptimized) return stage_gpus;
-  // Whole nodes, so that a sampled node's NICs carry every flow the full replay puts on them.
-  const std::int64_t unit = sample == FlowSample::kScalableUnit
-                                ? std::int64_t{cluster.fabric.nodes_per_su} * cluster.server.gpus
-                                : std::lcm(std::max<std::int64_t>(replica_gpus, 1), std::int64_t{cluster.server.gpus});
+  if (sample == FlowSample::kFull) return stage_gpus;
+  const std::int64_t node_gpus = cluster.server.gpus;
+  const std::int64_t replica = std::max<std::int64_t>(replica_gpus, 1);
+  std::int64_t unit = 0;
+  if (cluster.fabric.kind == fabric::FabricKind::kRailOptimized) {
+    // Whole nodes, so that a sampled node's NICs carry every flow the full replay puts on them.
+    unit = sample == FlowSample::kScalableUnit ? std::int64_t{cluster.fabric.nodes_per_su} * node_gpus
+                                               : std::lcm(replica, node_gpus);
+  } else if (sample == FlowSample::kScalableUnit) {
+    // Top of rack: a leaf and its nodes are the fabric's unit. Whole leaves and whole replicas,
+    // so that a sampled leaf's uplinks carry every flow of the nodes under it, as a scalable
+    // unit's leaves do on a rail-optimised fabric. A replica sample would share its leaf with
+    // nodes left out, so it is not offered here.
+    unit = std::lcm(std::int64_t{fabric::plan_tiers(cluster, 1).nodes_per_leaf} * node_gpus, replica);
+  } else {
+    return stage_gpus;
+  }
   // A stage that is not whole units would place its sample's replicas differently from the
   // others (a unit boundary inside a replica): nothing stands for them then.
   if (unit <= 0 || stage_gpus <= unit || stage_gpus % unit != 0) return stage_gpus;

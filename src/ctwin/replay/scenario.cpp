@@ -11,6 +11,7 @@
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/replay/step_limits.hpp"
 #include "ctwin/workload/hf_config.hpp"
+#include "ctwin/core/path_checks.hpp"
 
 namespace ctwin::replay {
 namespace {
@@ -23,10 +24,10 @@ fs::path resolve(const std::string& given, const fs::path& scenario_dir, const f
                  const std::string& source, const std::string& pointer, std::optional<DataKind> kind) {
   const fs::path p(given);
   if (p.is_absolute()) {
-    if (fs::is_regular_file(p)) return p;
+    if (is_file_path(p)) return p;
   } else {
-    if (fs::is_regular_file(scenario_dir / p)) return scenario_dir / p;
-    if (fs::is_regular_file(repo_root / p)) return repo_root / p;
+    if (is_file_path(scenario_dir / p)) return scenario_dir / p;
+    if (is_file_path(repo_root / p)) return repo_root / p;
   }
   if (kind) {
     if (auto bundled = find_bundled(repo_root, *kind, given)) return *bundled;

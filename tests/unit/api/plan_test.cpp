@@ -26,6 +26,7 @@ const std::vector<std::string> kSmall = {"training.micro_batch=1", "parallel.rec
 PlanOptions small(std::size_t flow_top, unsigned jobs = 2) {
   PlanOptions options;
   options.fixes = kSmall;
+  options.memory_margin = 0;  // the brute force judges memory by the run report's fits_memory: no margin
   options.flow_top = flow_top;
   options.jobs = jobs;
   return options;

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -108,6 +109,7 @@ TEST(Size, ParetoFrontAndCostPerPflops) {
   const SizeResult result = evaluate_size(query, context);
   std::filesystem::remove(file);
   EXPECT_EQ(result.currency, "USD");
+  EXPECT_EQ(result.tie_tolerance, default_tie_tolerance(network::ModelKind::kFlow, replay::FlowSample::kScalableUnit));
   int on_front = 0;
   for (const SizeOption& option : result.options) {
     ASSERT_TRUE(option.bill.fully_priced());
@@ -117,13 +119,46 @@ TEST(Size, ParetoFrontAndCostPerPflops) {
     bool dominated = false;
     for (const SizeOption& other : result.options) {
       const auto& theirs = other.workloads[0].points.back();
-      dominated = dominated || (other.bill.capex() <= option.bill.capex() && theirs.tokens_per_s >= mine.tokens_per_s &&
-                                (other.bill.capex() < option.bill.capex() || theirs.tokens_per_s > mine.tokens_per_s));
+      const bool tied = other.tie_group == option.tie_group;
+      if (tied) {
+        // Same group: within the tolerance of the group's fastest, so within twice it of each other.
+        EXPECT_NEAR(theirs.tokens_per_s / mine.tokens_per_s, 1.0, 2 * result.tie_tolerance);
+      } else {
+        EXPECT_GT(std::abs(theirs.tokens_per_s / mine.tokens_per_s - 1), 0.0);
+      }
+      dominated = dominated || (other.bill.capex() <= option.bill.capex() &&
+                                (tied ? other.bill.capex() < option.bill.capex() : theirs.tokens_per_s > mine.tokens_per_s));
     }
     EXPECT_EQ(option.pareto, !dominated);
     on_front += option.pareto ? 1 : 0;
   }
   EXPECT_GE(on_front, 1);
+}
+
+// Issue 35: on `analytical` every collective runs alone, so a 4:1 leaf delivers what a 1:1 leaf
+// does and the options tie; on `flow` (the default) the data-parallel rings share the oversubscribed
+// uplinks and the 4:1 build is slower, in a group of its own.
+TEST(Size, FlowSeesTheOversubscribedLeaves) {
+  SizeQuery query = small_query();
+  query.vary = {parse_grid_axis("fabric.oversubscription.leaf=1,4", "--vary")};
+  query.changes = {{"fabric.kind", "top_of_rack"}};
+  query.scales = 1;
+  query.collectives = false;
+  EvalContext context;
+  const SizeResult flow = evaluate_size(query, context);
+  query.network = network::ModelKind::kAnalytical;
+  const SizeResult analytical = evaluate_size(query, context);
+  auto tokens = [](const SizeResult& result, std::size_t i) {
+    return result.options.at(i).workloads.at(0).points.back().tokens_per_s;
+  };
+  EXPECT_EQ(flow.network, network::ModelKind::kFlow);
+  EXPECT_LT(tokens(flow, 1), tokens(flow, 0) * (1 - flow.tie_tolerance));
+  EXPECT_NE(flow.options[0].tie_group, flow.options[1].tie_group);
+  // Analytical sees only each ring's own slowest hop: under its 1 % resolution, one tie.
+  EXPECT_NEAR(tokens(analytical, 1) / tokens(analytical, 0), 1.0, analytical.tie_tolerance);
+  EXPECT_EQ(analytical.options[0].tie_group, analytical.options[1].tie_group);
+  EXPECT_EQ(size_json(analytical)["network"], "analytical");
+  EXPECT_EQ(size_json(flow)["flow_sample"], "su");
 }
 
 TEST(Size, BadInputNamesItsFlag) {

@@ -19,11 +19,8 @@
 
 namespace {
 
-using ctwin::cli_testing::Outcome;
-using ctwin::cli_testing::one_line_error;
-using ctwin::cli_testing::run_ctwin;
-using ctwin::cli_testing::shell_quote;
-using ctwin::cli_testing::topology;
+// The runner, the one-line contract and the temp folders of cli_runner.hpp.
+using namespace ctwin::cli_testing;  // NOLINT(google-build-using-namespace): a test file's own helpers
 
 class BadInput : public ctwin::cli_testing::TempDirTest {
  protected:

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ctwin/fabric/builders/tier_plan.hpp"
+
 #include <string>
 #include <vector>
 
@@ -45,11 +47,22 @@ TEST(FlowSample, OneUnitOfAStageThatIsWholeUnits) {
   EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, spec, 256, 16), 256);
   EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, spec, 128, 16), 128);
   EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, spec, 384, 16), 384);
-  // A top-of-rack fabric has no scalable units.
-  auto tor = spec;
+}
+
+// Top of rack: a leaf and its nodes are the unit (64-port leaves at 1:1 take 32 NICs, four
+// 8-NIC nodes: 32 GPUs), in whole replicas; a leaf count that does not tile the stage (six nodes
+// at 4:1), or a replica sample, which would share its leaf with nodes left out: the full replay.
+TEST(FlowSample, TopOfRackSamplesWholeLeaves) {
+  auto tor = superpod();
   tor.fabric.kind = fabric::FabricKind::kTopOfRack;
-  EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, tor, 1024, 16), 1024);
+  EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, tor, 1024, 16), 32);
+  EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, tor, 1024, 64), 64);  // lcm(32, 64)
+  EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, tor, 32, 16), 32);    // one leaf: nothing to sample
   EXPECT_EQ(sampled_stage_gpus(FlowSample::kReplica, tor, 1024, 16), 1024);
+  tor.fabric.leaf_oversubscription = 4;
+  EXPECT_EQ(fabric::plan_tiers(tor, 1).nodes_per_leaf, 6);
+  EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, tor, 2560, 8), 2560);
+  EXPECT_EQ(sampled_stage_gpus(FlowSample::kScalableUnit, tor, 2400, 8), 48);
 }
 
 TEST(FlowSample, OneReplicaInWholeNodes) {
