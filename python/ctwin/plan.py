@@ -93,12 +93,16 @@ class SweepResult(_TextReport):
     def table(self) -> pd.DataFrame:
         """One row per point: the axes' fields (values as given), dp, micro_batches,
         step_time_s, tokens_per_s, model_tflops_per_gpu, mfu, comm_ratio, exposed_comm_s,
-        bubble_s, memory_gib_per_gpu, fits_memory, and ``invalid`` (why a combination could not
-        run; NaN elsewhere)."""
+        bubble_s, memory_gib_per_gpu, fits_memory, ``invalid`` (why a combination could not
+        run; NaN elsewhere) and ``warnings`` (the checks of the point's build and split warnings,
+        as ``ctwin run`` prints them, joined by ";"; empty when none: the whole warnings are in
+        :meth:`to_json`)."""
         fields = [a["field"] for a in self._report["axes"]]
         columns = fields + ["dp", "micro_batches", "step_time_s", "tokens_per_s", "model_tflops_per_gpu", "mfu",
                             "comm_ratio", "exposed_comm_s", "bubble_s", "memory_gib_per_gpu", "fits_memory", "invalid"]
-        return pd.DataFrame(self._report["points"], columns=columns)
+        frame = pd.DataFrame(self._report["points"], columns=columns)
+        frame["warnings"] = [";".join(w["check"] for w in p.get("warnings", [])) for p in self._report["points"]]
+        return frame
 
 
 # ---- scenarios and options as workers receive them ----

@@ -166,7 +166,8 @@ class CalibrationResult(_Report):
     (:func:`ctwin.calibrate_training`): :attr:`fit`, :attr:`holdout` and :attr:`moe` list every run
     (measured, predicted and error at the base scale and at the fitted one). NCCL fits (:func:`ctwin.calibrate_nccl`):
     :attr:`fit` and :attr:`holdout` are per-log tables of the median/max |busbw error| before
-    and after, :attr:`parameters` the fitted scales, and :attr:`rows` every size of every log:
+    and after, :attr:`parameters` the fitted scales (with why one is not identified),
+    :attr:`path_factors` one effective factor per path the logs exercise, and :attr:`rows` every size of every log:
     measured busbw against the prediction with the defaults and with the calibration (GB/s).
     """
 
@@ -222,8 +223,16 @@ class CalibrationResult(_Report):
 
     @property
     def parameters(self) -> pd.DataFrame:
-        """NCCL fits: each parameter's default and fitted value and whether the logs saw it."""
+        """NCCL fits: each parameter's default and fitted value, whether the logs identify it and,
+        when not, why (``reason``)."""
         return pd.DataFrame(self._report.get("fit", {}).get("parameters", []))
+
+    @property
+    def path_factors(self) -> pd.DataFrame:
+        """NCCL fits: one effective factor per path the logs exercise (intra-node, inter-node): the
+        links it scales together, the scale and whether the logs identify it."""
+        return pd.DataFrame(self._report.get("fit", {}).get("path_factors", []),
+                            columns=["path", "links", "scale", "identified"])
 
     @property
     def rows(self) -> pd.DataFrame:

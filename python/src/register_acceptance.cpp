@@ -26,7 +26,8 @@ void register_acceptance(py::module_& m) {
       [](const std::string& cluster, std::int64_t gpus, const std::vector<std::pair<std::string, std::string>>& changes,
          const std::string& calibration, const std::string& plan_path, const std::string& measured,
          const std::vector<std::string>& degraded, bool synthesize, double noise, std::uint64_t seed, unsigned jobs,
-         api::EvalContext& context) {
+         const std::string& show, api::EvalContext& context) {
+        const api::ReportDetail detail = api::parse_report_detail(show, "show");
         if (!(noise >= 0 && noise <= 0.5)) throw InputError("noise", "", "a share in [0, 0.5]");
         if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "between 1 and 1024");
         if (!measured.empty() && synthesize) throw InputError("measured", "", "give a folder or degraded parts, not both");
@@ -46,11 +47,11 @@ void register_acceptance(py::module_& m) {
               synthesize ? api::synthesize_measured(build, plan, expectation, degraded, noise, seed, context)
                          : api::read_measured(measured, plan, *api::build_fabric(build, context));
           const api::AcceptanceCheck check = api::check_acceptance(build, plan, expectation, set, context);
-          return std::pair(json_text(api::acceptance_json(check)), api::acceptance_markdown(expectation, &check));
+          return std::pair(json_text(api::acceptance_json(check)), api::acceptance_markdown(expectation, &check, {}, detail));
         });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("plan"), py::arg("measured"),
-      py::arg("degraded"), py::arg("synthesize"), py::arg("noise"), py::arg("seed"), py::arg("jobs"), py::arg("context"));
+      py::arg("degraded"), py::arg("synthesize"), py::arg("noise"), py::arg("seed"), py::arg("jobs"), py::arg("show"), py::arg("context"));
 }
 
 }  // namespace ctwin::python

@@ -43,3 +43,26 @@ def test_bad_input_names_the_field(tmp_path):
         ctwin.accept(CLUSTER, 8, plan=plan)
     with pytest.raises(ctwin.InputError, match="degraded"):
         ctwin.accept(CLUSTER, 512, plan=PLAN, degraded=["fan:1=0.5"])
+
+
+def test_a_partial_measured_set_is_incomplete_in_python_and_the_cli(cli, tmp_path):
+    # Issue 35: one 2-node all_reduce log used to read "Accepted: 21 measured points, 0 failed".
+    log = "validation/nccl/logs/nccltests-309-gj-2node-allreduce-default.log"
+    (tmp_path / "all-reduce-ring@16.log").write_text(open(log).read())
+    result = ctwin.accept(CLUSTER, 512, plan=PLAN, measured=tmp_path, jobs=2)
+    assert result.verdict == "incomplete", result.verdict_text
+    assert result.verdict_text.startswith("Incomplete: 0 of 6 tests measured")
+    assert result.tests_measured == 0 and result.tests_in_plan == 6
+    coverage = result.coverage.set_index("test")
+    assert coverage.loc["all-reduce-ring", "status"] == "partial"
+    assert coverage.loc["all-reduce-ring", "missing"] == ["nodes=1", "nodes=16"]
+    assert coverage.loc["gemm-bf16", "missing_count"] == 512
+    assert "**Incomplete**" in result.markdown and "Accepted" not in result.markdown
+    report = json.loads(cli("accept", "--cluster", CLUSTER, "--gpus", "512", "--plan", PLAN, "--measured", str(tmp_path),
+                            "--format", "json").stdout)
+    assert report == result.to_dict()
+    table = cli("accept", "--cluster", CLUSTER, "--gpus", "512", "--plan", PLAN, "--measured", str(tmp_path),
+                "--show", "summary").stdout
+    assert "Incomplete: 0 of 6 tests measured" in table and "measured points" not in table
+    with pytest.raises(ctwin.InputError, match="show"):
+        ctwin.accept(CLUSTER, 512, plan=PLAN, measured=tmp_path, show="some")

@@ -239,6 +239,15 @@ AcceptanceCheck check_acceptance(const Build& build, const AcceptancePlan& plan,
   }
 
   out.narrowed = narrow_collectives(plan, out.points);
+  std::vector<MeasuredValue> not_compared;
+  for (std::size_t i = 0; i < measured.values.size(); ++i) {
+    if (outside[i]) not_compared.push_back(measured.values[i]);
+  }
+  out.coverage = test_coverage(plan, out.expectation, *fabric, out.points, not_compared);
+  for (const auto& c : out.coverage) out.tests_measured += c.status == CoverageStatus::kMeasured ? 1 : 0;
+  out.verdict = out.failed > 0 ? Verdict::kNotAccepted
+              : out.tests_measured == static_cast<int>(out.coverage.size()) ? Verdict::kAccepted
+                                                                             : Verdict::kIncomplete;
 
   // Suspects: the parts a failed point crosses.
   std::set<Candidate> candidates;

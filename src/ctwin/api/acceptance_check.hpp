@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ctwin/api/acceptance.hpp"
+#include "ctwin/api/acceptance_coverage.hpp"
 #include "ctwin/fabric/degradation.hpp"
 
 #include <nlohmann/json.hpp>
@@ -89,7 +90,15 @@ struct AcceptanceCheck {
   std::vector<Suspect> suspects;     ///< best first, at most 10
   std::vector<Suspect> explanation;  ///< parts that together explain the failures, in the order found
   std::vector<CollectiveNarrowing> narrowed;  ///< per collective test with failures, in plan order
+  std::vector<TestCoverage> coverage;         ///< per test of the plan, in plan order
+  int tests_measured = 0;                     ///< tests whose every unit was measured
+  Verdict verdict = Verdict::kIncomplete;
 };
+
+/// The verdict in words, the same in every format: "Accepted: all 6 tests measured, 338
+/// points, none failed", "Not accepted: 3 of 338 measured points failed (...)", "Incomplete: 1 of
+/// 6 tests measured (21 points, none failed); not measured: a, b (partial)".
+[[nodiscard]] std::string verdict_text(const AcceptanceCheck& check);
 
 [[nodiscard]] AcceptanceCheck check_acceptance(const Build& build, const AcceptancePlan& plan, AcceptanceExpectation expectation,
                                                const MeasuredSet& measured, EvalContext& context);
@@ -109,8 +118,16 @@ struct AcceptanceCheck {
 
 namespace ctwin::api {
 
+/// How much of a check a report lists: the verdict, coverage and suspects alone; with the failed
+/// points (the default); or with every measured point.
+enum class ReportDetail { kSummary, kFailures, kAll };
+/// "summary", "failures" or "all"; InputError naming `field` otherwise.
+[[nodiscard]] ReportDetail parse_report_detail(const std::string& text, const std::string& field);
+
 /// The report as JSON: {"plan", "cluster", "gpus", "nodes", "expected": [...]} and, after a
-/// check, "measured", "failed", "evidence_points", "suspects" and "explanation".
+/// check, "verdict", "verdict_text", "tests_in_plan", "tests_measured", "coverage", "measured",
+/// "failed", "evidence_points", "suspects" and "explanation". Always every point: a program
+/// filters for itself.
 [[nodiscard]] nlohmann::json acceptance_json(const AcceptanceExpectation& expectation);
 [[nodiscard]] nlohmann::json acceptance_json(const AcceptanceCheck& check);
 
@@ -118,6 +135,7 @@ namespace ctwin::api {
 /// after a check the failures, suspects and a signature block. `figures` are image files to
 /// link (the plots a script drew from the JSON), in order.
 [[nodiscard]] std::string acceptance_markdown(const AcceptanceExpectation& expectation, const AcceptanceCheck* check,
-                                              const std::vector<std::string>& figures = {});
+                                              const std::vector<std::string>& figures = {},
+                                              ReportDetail detail = ReportDetail::kFailures);
 
 }  // namespace ctwin::api

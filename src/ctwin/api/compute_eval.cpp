@@ -12,6 +12,7 @@
 #include "ctwin/calibration/calibrated_profile.hpp"
 #include "ctwin/calibration/gemm_csv.hpp"
 #include "ctwin/calibration/nccl_calibration_file.hpp"
+#include "ctwin/calibration/nccl_op_inference.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -39,8 +40,6 @@ calibration::NcclFitCase load_case(const std::string& argument, const NcclCalibr
   calibration::NcclFitCase c;
   c.name = path;
   c.log = calibration::read_nccl_log(resolve_data_path(path), op);
-  if (!c.log.op) throw InputError(path, "", "does not say which collective it timed (no <op>_perf line): give --op");
-  c.op = *c.log.op;
   if (ranks > 0) {
     c.gpus = ranks;
   } else if (request.gpus > 0) {
@@ -52,6 +51,7 @@ calibration::NcclFitCase load_case(const std::string& argument, const NcclCalibr
   } else {
     throw InputError(path, "", "does not list its ranks (no '#  Rank' lines): give --gpus N or write it FILE@N");
   }
+  c.op = calibration::infer_nccl_op(c.log, c.gpus);
   c.algorithm = collectives::parse_algorithm(request.algorithm);
   c.protocol = collectives::parse_protocol(request.protocol);
   return c;

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/shard.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -126,8 +127,10 @@ SweepResult evaluate_sweep(const Scenario& base, const std::vector<GridAxis>& ax
       scenario = scenario.with(axes[a].path, axes[a].values[chosen[a]]);
     }
     try {
-      point.report = evaluate(scenario, context).step.report;
+      const StepResult step = evaluate(scenario, context);
+      point.report = step.step.report;
       point.figures = figures_of(point.report);
+      point.warnings = step_warnings(step.scenario);
     } catch (const InputError& e) {
       point.invalid = e.what();
     }
@@ -164,6 +167,7 @@ json sweep_json(const SweepResult& result) {
                     {"memory_gib_per_gpu", f.memory_gib_per_gpu},
                     {"fits_memory", f.fits_memory}});
     }
+    entry["warnings"] = build_warnings_json(p.warnings);
     points.push_back(std::move(entry));
   }
   json out{{"model", result.model}, {"axes", axes}};
@@ -243,6 +247,15 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
                                texts[rest % texts.size()] + "')");
         }
         rest /= texts.size();
+      }
+      // Shards written before points carried their warnings have none to give.
+      if (p.contains("warnings")) {
+        const json& list = p["warnings"];
+        if (!list.is_array()) throw InputError(source, at + "/warnings", "expected an array");
+        for (const auto& w : list) {
+          point.warnings.push_back({read<std::string>(w, "check", source), read<std::string>(w, "message", source),
+                                    read<std::string>(w, "fix", source)});
+        }
       }
       if (p.contains("invalid")) {
         point.invalid = read<std::string>(p, "invalid", source);

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/api/evaluate.hpp"
+#include "ctwin/fabric/build_checks.hpp"
 
 namespace ctwin::api {
 
@@ -53,6 +54,9 @@ struct SweepPoint {
   std::vector<std::string> values;  ///< one per axis, as given
   std::string invalid;              ///< why the combination cannot run; empty when it ran
   SweepFigures figures;
+  /// The point's build and split warnings, as `ctwin run` prints them (800G NICs behind a Gen5 x16
+  /// slot run at the slot's rate: a sweep over NIC speeds must say so at the points it concerns).
+  std::vector<fabric::BuildWarning> warnings;
   replay::StepReport report;  ///< the whole report of a point run here; a merged point has its figures only
 };
 
@@ -76,7 +80,8 @@ struct SweepOptions {
 [[nodiscard]] SweepResult evaluate_sweep(const Scenario& base, const std::vector<GridAxis>& axes, EvalContext& context,
                                          const SweepOptions& options = {});
 
-/// {"model", "axes": [{"field", "values"}], "points": [{<field>: value, ..., run report fields or "invalid"}]};
+/// {"model", "axes": [{"field", "values"}], "points": [{<field>: value, ..., run report fields or "invalid",
+/// "warnings": [{"check", "message", "fix"}] (empty when none)}]};
 /// a shard adds "shard": {"index", "count"}, "grid_points", "scenario" (the fingerprint) and each point's "index".
 [[nodiscard]] nlohmann::json sweep_json(const SweepResult& result);
 

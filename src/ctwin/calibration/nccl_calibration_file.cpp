@@ -21,9 +21,15 @@ nlohmann::json nccl_calibration_json(const NcclFitReport& report, const std::str
   if (c.nvlink_efficiency > 0) efficiency["nvlink"] = c.nvlink_efficiency;
   nlohmann::json parameters = nlohmann::json::array();
   for (const auto& p : report.parameters) {
-    parameters.push_back({{"name", p.name}, {"default", p.initial}, {"fitted", p.fitted}, {"identified", p.identified}});
+    parameters.push_back({{"name", p.name}, {"default", p.initial}, {"fitted", p.fitted}, {"identified", p.identified},
+                          {"reason", p.reason}});
+  }
+  nlohmann::json path_factors = nlohmann::json::array();
+  for (const auto& f : report.path_factors) {
+    path_factors.push_back({{"path", f.path}, {"links", f.links}, {"scale", f.scale}, {"identified", f.identified}});
   }
   nlohmann::json fit{{"parameters", parameters},
+                     {"path_factors", path_factors},
                      {"iterations", report.iterations},
                      {"evaluations", report.evaluations},
                      {"fit_before", error_stats_json(report.fit_before, "rows")},

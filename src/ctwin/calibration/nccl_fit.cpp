@@ -144,47 +144,112 @@ NcclFitReport fit_nccl(const fabric::ClusterSpec& spec, const std::vector<NcclFi
   const NcclCalibration base = NcclCalibration::defaults_of(spec);
   NcclFitReport report;
 
-  int evaluations = 0;
-  const auto residuals_at = [&](const Eigen::VectorXd& x) {
-    ++evaluations;
-    return log_residuals(compare_cases(spec, calibration_at(base, x), fit, network));
-  };
-  const auto cost_of = [&](const Eigen::VectorXd& r, const Eigen::VectorXd& x) {
-    return r.squaredNorm() + kPull * x.squaredNorm();
+  // What the logs exercise decides what is free (nccl_fit.hpp): each free scale moves its
+  // members together, in log space.
+  bool intra = false;
+  bool inter = false;
+  for (const NcclFitCase& c : fit) (c.gpus <= spec.server.gpus ? intra : inter) = true;
+  const bool has_nvlink = base.nvlink_efficiency > 0;
+  const int intra_link = has_nvlink ? kNvlink : kPcie;
+  std::vector<int> network_links = {kNic, kSwitchLink};
+  if (has_nvlink) network_links.insert(network_links.begin(), kPcie);
+  std::vector<std::vector<int>> free;
+  std::vector<std::string> reason(kParameterCount);
+  if (intra) {
+    free.push_back({intra_link});
+    for (int k = kLatencyLL; k <= kNvls; ++k) free.push_back({k});
+  } else {
+    reason[static_cast<std::size_t>(intra_link)] = "not identified: it sets the intra-node path and no log runs within one node";
+    for (int k = kLatencyLL; k <= kNvls; ++k) {
+      reason[static_cast<std::size_t>(k)] = "not identified: it also sets intra-node paths and no log runs within one node";
+    }
+  }
+  if (inter) {
+    free.push_back(network_links);
+  } else {
+    for (const int k : network_links) reason[static_cast<std::size_t>(k)] = "not identified: no log crosses the network";
+  }
+  const auto free_count = static_cast<Eigen::Index>(free.size());
+  const auto expand = [&](const Eigen::VectorXd& z) {
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(kParameterCount);
+    for (Eigen::Index f = 0; f < free_count; ++f) {
+      for (const int k : free[static_cast<std::size_t>(f)]) x[k] = z[f];
+    }
+    return x;
   };
 
-  Eigen::VectorXd x = Eigen::VectorXd::Zero(kParameterCount);
-  Eigen::VectorXd r = residuals_at(x);
-  double cost = cost_of(r, x);
-  std::vector<bool> identified(kParameterCount, false);
+  int evaluations = 0;
+  const auto residuals_at = [&](const Eigen::VectorXd& z) {
+    ++evaluations;
+    return log_residuals(compare_cases(spec, calibration_at(base, expand(z)), fit, network));
+  };
+  const auto cost_of = [&](const Eigen::VectorXd& r, const Eigen::VectorXd& z) {
+    return r.squaredNorm() + kPull * z.squaredNorm();
+  };
+
+  Eigen::VectorXd z = Eigen::VectorXd::Zero(free_count);
+  Eigen::VectorXd r = residuals_at(z);
+  double cost = cost_of(r, z);
+  // The inter-node links below the path's bottleneck (those of a two-node NVLS-tree) show no
+  // derivative until they become the bottleneck: their scale starts from the best of a coarse
+  // grid, so the descent starts on the side of the kink the logs point to. The intra-node link
+  // is the bottleneck of its own logs and needs none.
+  for (Eigen::Index f = 0; f < free_count; ++f) {
+    if (free[static_cast<std::size_t>(f)].size() < 2) continue;
+    const double start = z[f];
+    double best_at = start;
+    for (const double share : {1.2, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3}) {
+      Eigen::VectorXd probe = z;
+      probe[f] = start + std::log(share);
+      const Eigen::VectorXd probe_r = residuals_at(probe);
+      const double probe_cost = cost_of(probe_r, probe);
+      if (probe_cost < cost) {
+        cost = probe_cost;
+        r = probe_r;
+        best_at = probe[f];
+      }
+    }
+    z[f] = best_at;
+  }
+  std::vector<bool> identified(free.size(), false);
   double damping = 1e-2;
   constexpr int kMaxIterations = 25;
-  for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+  for (int iteration = 0; iteration < kMaxIterations && free_count > 0; ++iteration) {
     report.iterations = iteration + 1;
-    Eigen::MatrixXd jacobian = Eigen::MatrixXd::Zero(r.size(), kParameterCount);
-    for (int k = 0; k < kParameterCount; ++k) {
-      if (k == kNvlink && base.nvlink_efficiency <= 0) continue;
-      Eigen::VectorXd probe = x;
+    Eigen::MatrixXd jacobian = Eigen::MatrixXd::Zero(r.size(), free_count);
+    const NcclCalibration now = calibration_at(base, expand(z));
+    for (Eigen::Index f = 0; f < free_count; ++f) {
+      const auto& members = free[static_cast<std::size_t>(f)];
       // Efficiencies at their ceiling of 1 can only go down.
-      const double step = value_of(calibration_at(base, x), k) >= 1.0 && k <= kSwitchLink ? -kStep : kStep;
-      probe[k] += step;
-      jacobian.col(k) = (residuals_at(probe) - r) / step;
-      identified[static_cast<std::size_t>(k)] = identified[static_cast<std::size_t>(k)] || jacobian.col(k).norm() > kUnseen;
+      const bool capped = std::all_of(members.begin(), members.end(),
+                                      [&](int k) { return k <= kSwitchLink && value_of(now, k) >= 1.0; });
+      const double step = capped ? -kStep : kStep;
+      Eigen::VectorXd probe = z;
+      probe[f] += step;
+      jacobian.col(f) = (residuals_at(probe) - r) / step;
+      // Inter-node links faster than the path's bottleneck move nothing when they speed up, yet
+      // become the bottleneck when they slow down: a path's figures are a minimum over its
+      // links, so the other side of the kink is probed before calling the scale unseen.
+      if (jacobian.col(f).norm() <= kUnseen && !capped && members.size() > 1) {
+        probe[f] = z[f] - kStep;
+        jacobian.col(f) = (residuals_at(probe) - r) / -kStep;
+      }
+      identified[static_cast<std::size_t>(f)] = identified[static_cast<std::size_t>(f)] || jacobian.col(f).norm() > kUnseen;
     }
-    const Eigen::MatrixXd normal = jacobian.transpose() * jacobian + kPull * Eigen::MatrixXd::Identity(kParameterCount, kParameterCount);
-    const Eigen::VectorXd gradient = jacobian.transpose() * r + kPull * x;
+    const Eigen::MatrixXd normal = jacobian.transpose() * jacobian + kPull * Eigen::MatrixXd::Identity(free_count, free_count);
+    const Eigen::VectorXd gradient = jacobian.transpose() * r + kPull * z;
     bool improved = false;
     for (int attempt = 0; attempt < 8 && !improved; ++attempt) {
       Eigen::MatrixXd damped = normal;
       damped.diagonal() += damping * normal.diagonal();
-      Eigen::VectorXd candidate = x - damped.ldlt().solve(gradient);
+      Eigen::VectorXd candidate = z - damped.ldlt().solve(gradient);
       candidate = candidate.cwiseMax(-kLogBound).cwiseMin(kLogBound);
       const Eigen::VectorXd candidate_r = residuals_at(candidate);
       const double candidate_cost = cost_of(candidate_r, candidate);
       if (candidate_cost < cost) {
         const double gain = (cost - candidate_cost) / std::max(cost, 1e-300);
-        const double moved = (candidate - x).cwiseAbs().maxCoeff();
-        x = candidate;
+        const double moved = (candidate - z).cwiseAbs().maxCoeff();
+        z = candidate;
         r = candidate_r;
         cost = candidate_cost;
         damping = std::max(1e-6, damping / 3);
@@ -200,20 +265,48 @@ NcclFitReport fit_nccl(const fabric::ClusterSpec& spec, const std::vector<NcclFi
   // A parameter pushed to its bound, a factor of 20 from its default, is no measurement of
   // the cluster: the logs disagree with the topology (another build, another rank count) or
   // with themselves. Refuse rather than write a profile that predicts nonsense.
-  for (int k = 0; k < kParameterCount; ++k) {
+  for (Eigen::Index f = 0; f < free_count; ++f) {
+    const auto& members = free[static_cast<std::size_t>(f)];
     // Efficiencies are capped at 1 whatever their scale, so only their lower bound counts.
-    const bool at_bound = k <= kSwitchLink ? x[k] <= -kLogBound * 0.999 : std::fabs(x[k]) >= kLogBound * 0.999;
-    if (identified[static_cast<std::size_t>(k)] && at_bound) {
-      throw InputError("--nccl", "", std::string("implausible fit: ") + kParameterNames[k] + " ran to " +
-                                         (x[k] > 0 ? "20 times" : "1/20 of") + " its default; the logs do not "
-                                         "match this topology");
+    const bool links = members.front() <= kSwitchLink;
+    const bool at_bound = links ? z[f] <= -kLogBound * 0.999 : std::fabs(z[f]) >= kLogBound * 0.999;
+    if (identified[static_cast<std::size_t>(f)] && at_bound) {
+      std::string names;
+      for (const int k : members) names += (names.empty() ? "" : " + ") + std::string(kParameterNames[k]);
+      throw InputError("--nccl", "", "implausible fit: " + names + " ran to " + (z[f] > 0 ? "20 times" : "1/20 of") +
+                                         " its default; the logs do not match this topology");
     }
   }
-  report.calibration = calibration_at(base, x);
+  report.calibration = calibration_at(base, expand(z));
+  for (Eigen::Index f = 0; f < free_count; ++f) {
+    const auto& members = free[static_cast<std::size_t>(f)];
+    const bool seen = identified[static_cast<std::size_t>(f)];
+    for (const int k : members) {
+      std::string& why = reason[static_cast<std::size_t>(k)];
+      if (!seen) {
+        why = "not identified: the logs do not constrain it";
+      } else if (members.size() > 1) {
+        std::string others;
+        for (const int other : members) {
+          if (other != k) others += (others.empty() ? "" : " and ") + std::string(kParameterNames[other]);
+        }
+        why = "not identified alone: in series with " + others + " on every path of the logs; scaled with them as one "
+              "inter-node factor";
+      }
+    }
+    if (members.front() <= kSwitchLink) {
+      NcclPathFactor factor;
+      factor.path = members.front() == intra_link && members.size() == 1 ? "intra-node" : "inter-node";
+      for (const int k : members) factor.links.push_back(kParameterNames[k]);
+      factor.scale = std::exp(z[f]);
+      factor.identified = seen;
+      report.path_factors.push_back(std::move(factor));
+    }
+  }
   for (int k = 0; k < kParameterCount; ++k) {
-    if (k == kNvlink && base.nvlink_efficiency <= 0) continue;
-    report.parameters.push_back({kParameterNames[k], value_of(base, k), value_of(report.calibration, k),
-                                 identified[static_cast<std::size_t>(k)]});
+    if (k == kNvlink && !has_nvlink) continue;
+    const std::string& why = reason[static_cast<std::size_t>(k)];
+    report.parameters.push_back({kParameterNames[k], value_of(base, k), value_of(report.calibration, k), why.empty(), why});
   }
   summarize_cases(fit, compare_cases(spec, base, fit, network), compare_cases(spec, report.calibration, fit, network),
                   report.fitted, report.fit_before, report.fit_after);

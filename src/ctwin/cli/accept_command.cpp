@@ -31,6 +31,7 @@ struct AcceptOptions {
   std::string plan = "scenarios/acceptance/default.json";
   std::string measured;
   std::string format = "table";
+  std::string show;
   std::vector<std::string> figures;
   std::vector<std::string> synthesize;
   double noise = 0;
@@ -59,9 +60,10 @@ void print_expected(const api::AcceptanceExpectation& e, Format format) {
   table.print(std::cout, format);
 }
 
-void print_check(const api::AcceptanceCheck& c, Format format) {
+void print_check(const api::AcceptanceCheck& c, Format format, api::ReportDetail detail) {
   Table table({"test", "point", "metric", "unit", "expected", "threshold", "measured", "result", "source"});
   for (const auto& p : c.points) {
+    if (p.pass && detail != api::ReportDetail::kAll) continue;
     table.add_row({p.test, p.instance, p.metric, api::metric_unit(p.metric), figure(p.expected), figure(p.threshold),
                    figure(p.measured), p.pass ? "pass" : "FAIL", p.source});
   }
@@ -69,9 +71,22 @@ void print_check(const api::AcceptanceCheck& c, Format format) {
     table.print(std::cout, format);
     return;
   }
-  std::cout << "plan " << c.expectation.plan << " on " << c.expectation.cluster << ", " << c.expectation.gpus << " GPUs: "
-            << c.points.size() << " measured points, " << c.failed << " failed\n";
-  table.print(std::cout, format);
+  std::cout << "plan " << c.expectation.plan << " on " << c.expectation.cluster << ", " << c.expectation.gpus << " GPUs\n"
+            << api::verdict_text(c) << "\n\n";
+  Table coverage({"test", "kind", "coverage", "units", "measured_units", "points", "outside_plan", "not_measured"});
+  for (const auto& t : c.coverage) {
+    std::string missing;
+    for (const auto& m : t.missing) missing += (missing.empty() ? "" : "; ") + m;
+    const std::int64_t more = t.units - t.covered - static_cast<std::int64_t>(t.missing.size());
+    if (more > 0) missing += "; +" + std::to_string(more) + " more";
+    coverage.add_row({t.test, api::to_string(t.kind), api::to_string(t.status), std::to_string(t.units) + " " + t.unit + "s",
+                      std::to_string(t.covered), std::to_string(t.points), std::to_string(t.outside_plan), missing});
+  }
+  coverage.print(std::cout, format);
+  if (detail != api::ReportDetail::kSummary && (c.failed > 0 || detail == api::ReportDetail::kAll)) {
+    std::cout << (detail == api::ReportDetail::kAll ? "\nmeasured points\n" : "\nfailed points\n");
+    table.print(std::cout, format);
+  }
   if (!c.suspects.empty()) {
     std::cout << "\nsuspects, best first (scored on " << c.evidence_points << " points)\n";
     Table suspects({"rank", "part", "fitted", "score", "explains_%", "failed_points_crossing"});
@@ -110,6 +125,9 @@ Action add_accept_command(CLI::App& app) {
                       "folder of what the tests printed: CSV test,instance,value[,unit]; nccl-tests <test>.log; "
                       "ib_send_bw/osu output <test>.<SRC>-<DST>.txt");
   command->add_option("--format", o->format, "table, json, csv or markdown (a page to sign)")->capture_default_str();
+  command->add_option("--show", o->show,
+                      "with --measured: summary (verdict, coverage, suspects), failures (and the failed points; the "
+                      "default for table and markdown) or all (every measured point; the default for csv); json has everything");
   command->add_option("--figure", o->figures, "an image to show in the Markdown page (repeatable)");
   command->add_option("--synthesize", o->synthesize,
                       "print, as measured CSV, what the tests would measure with this part degraded "
@@ -123,6 +141,8 @@ Action add_accept_command(CLI::App& app) {
   return [o] {
     const bool markdown = o->format == "markdown";
     const Format format = markdown ? Format::kTable : parse_format(o->format);
+    const api::ReportDetail detail =
+        api::parse_report_detail(o->show.empty() ? (format == Format::kCsv ? "all" : "failures") : o->show, "--show");
     const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(o->plan, DataKind::kAcceptancePlan, "--plan").string());
     const api::Build build = build_of(o->fabric);
     api::EvalContext context;
@@ -158,11 +178,11 @@ Action add_accept_command(CLI::App& app) {
     const api::MeasuredSet measured = api::read_measured(o->measured, plan, *fabric);
     const api::AcceptanceCheck check = api::check_acceptance(build, plan, expectation, measured, context);
     if (markdown) {
-      std::cout << api::acceptance_markdown(expectation, &check, o->figures);
+      std::cout << api::acceptance_markdown(expectation, &check, o->figures, detail);
     } else if (format == Format::kJson) {
       std::cout << json_text(api::acceptance_json(check), 2) << '\n';
     } else {
-      print_check(check, format);
+      print_check(check, format, detail);
     }
   };
 }

@@ -61,7 +61,13 @@ void calibrate_nccl(const CalibrateOptions& options) {
   }
   Table parameters({"parameter", "default", "fitted", "seen by the logs"});
   for (const auto& p : report.parameters) {
-    parameters.add_row({p.name, fixed(p.initial, 3), fixed(p.fitted, 3), p.identified ? "yes" : "no (kept)"});
+    parameters.add_row({p.name, fixed(p.initial, 3), fixed(p.fitted, 3), p.identified ? "yes" : "no: " + p.reason.substr(p.reason.find(':') + 2)});
+  }
+  Table factors({"path", "links scaled together", "scale", "identified"});
+  for (const auto& f : report.path_factors) {
+    std::string links;
+    for (const auto& l : f.links) links += (links.empty() ? "" : ", ") + l;
+    factors.add_row({f.path, links, fixed(f.scale, 3), f.identified ? "yes" : "no"});
   }
   Table errors({"set", "log", "rows", "median |busbw err| default", "calibrated", "max calibrated"});
   add_cases(errors, "fit", report.fitted);
@@ -74,6 +80,8 @@ void calibrate_nccl(const CalibrateOptions& options) {
             << " (" << report.iterations << " iterations, " << report.evaluations << " replays, network "
             << options.network << ")\n\n";
   parameters.print(std::cout, format, "  ");
+  std::cout << "\n  one effective factor per path the logs exercise\n";
+  factors.print(std::cout, format, "  ");
   std::cout << "\n";
   errors.print(std::cout, format, "  ");
   std::cout << "\n  fit: median |busbw error| " << percent(report.fit_before) << " with the defaults, "

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -35,6 +36,26 @@ struct SweepOptions {
   std::vector<std::string> merge;
 };
 
+// Each distinct warning once, with the points it concerns: the table names only its check.
+void print_point_warnings(const api::SweepResult& result) {
+  std::map<std::string, std::pair<fabric::BuildWarning, std::vector<std::size_t>>> seen;
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    for (const auto& w : result.points[i].warnings) {
+      auto& entry = seen[w.check + "\n" + w.message];
+      entry.first = w;
+      entry.second.push_back(i + 1);
+    }
+  }
+  if (seen.empty()) return;
+  std::cout << "\nwarnings (rows of the table above)\n";
+  for (const auto& [key, entry] : seen) {
+    std::string rows;
+    for (const auto row : entry.second) rows += (rows.empty() ? "" : ",") + std::to_string(row);
+    std::cout << "  " << entry.first.check << " (rows " << rows << "): " << entry.first.message << "\n    fix: " << entry.first.fix
+              << '\n';
+  }
+}
+
 void print_sweep(const api::SweepResult& result, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::sweep_json(result), 2) << '\n';
@@ -42,7 +63,8 @@ void print_sweep(const api::SweepResult& result, Format format) {
   }
   std::vector<std::string> headers;
   for (const auto& axis : result.axes) headers.push_back(axis.path);
-  for (const char* column : {"dp", "step_s", "tokens_per_s", "mfu_%", "comm_%", "bubble_s", "mem_GiB", "fits", "note"}) {
+  for (const char* column :
+       {"dp", "step_s", "tokens_per_s", "mfu_%", "comm_%", "bubble_s", "mem_GiB", "fits", "note", "warnings"}) {
     headers.emplace_back(column);
   }
   Table table(headers);
@@ -60,10 +82,14 @@ void print_sweep(const api::SweepResult& result, Format format) {
         row.push_back(cell);
       }
     }
+    std::string checks;
+    for (const auto& w : p.warnings) checks += (checks.empty() ? "" : ";") + w.check;
+    row.push_back(checks.empty() ? "-" : checks);
     table.add_row(row);
   }
   if (format == Format::kTable) std::cout << result.model << ": " << result.points.size() << " points\n";
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
+  if (format == Format::kTable) print_point_warnings(result);
 }
 
 }  // namespace
