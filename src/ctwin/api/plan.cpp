@@ -250,7 +250,7 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
     parallel_for(batch.size(), options.jobs, [&](std::size_t b) {
       batch[b] = evaluate_candidate(base, *mine[order[next + b]], network::ModelKind::kAnalytical, context, {});
       batch[b].replayed = true;
-      report("analytical", order.size());
+      report("analytical", 0);  // how many the bound leaves to replay is known only at the end
     });
     for (auto& e : batch) {
       if (e.invalid.empty()) objectives.push_back(objective_value(e.analytical, options.objective));

@@ -56,7 +56,8 @@ struct PlanOptions {
   unsigned jobs = 1;
   std::size_t shard_index = 0;  ///< 0-based
   std::size_t shard_count = 1;
-  /// Called, one call at a time, as candidates finish: phase ("analytical", "flow"), done, total.
+  /// Called, one call at a time, as candidates finish: phase ("bound", "analytical", "flow"), done,
+  /// total; total 0 when it is not known in advance (the bounded analytical phase).
   std::function<void(const char*, std::size_t, std::size_t)> progress;
   /// Called once, before any replay, with a line for the user when `top` asks for more results
   /// than there are valid candidates: no bound can prune then, every candidate is replayed and

@@ -16,6 +16,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/phase_progress.hpp"
 #include "ctwin/cli/plan_rank_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
@@ -43,21 +44,24 @@ struct PlanOptions {
   std::string figure;
 };
 
-// "[analytical 1200/5400] 850/s, 5 s left" on stderr, a terminal only: a pipe gets the results alone.
-std::function<void(const char*, std::size_t, std::size_t)> terminal_progress() {
-  if (isatty(fileno(stderr)) == 0) return {};
-  auto start = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  auto phase_start = std::make_shared<std::chrono::steady_clock::time_point>(*start);
-  return [start, phase_start](const char* phase, std::size_t done, std::size_t total) {
-    const auto now = std::chrono::steady_clock::now();
-    if (done == 1) *phase_start = now;
-    if (std::chrono::duration<double>(now - *start).count() < 1 && done < total) return;  // quiet under a second
-    const double elapsed = std::max(std::chrono::duration<double>(now - *phase_start).count(), 1e-9);
-    const double rate = static_cast<double>(done) / elapsed;
-    std::cerr << "\r\033[K[" << phase << " " << done << "/" << total << "] " << fixed(rate, 1) << " candidates/s, "
-              << fixed(static_cast<double>(total - done) / rate, 0) << " s left" << std::flush;
-    if (done == total) std::cerr << '\n';
+// The plan's progress line on stderr, a terminal only: a pipe gets the results alone. The
+// returned guard ends a line still open when the plan returns or throws.
+struct TerminalProgress {
+  std::shared_ptr<PhaseProgress> line;
+  std::function<void(const char*, std::size_t, std::size_t)> callback;
+  ~TerminalProgress() {
+    if (line) std::cerr << line->finish() << std::flush;
+  }
+};
+
+std::unique_ptr<TerminalProgress> terminal_progress() {
+  auto progress = std::make_unique<TerminalProgress>();
+  if (isatty(fileno(stderr)) == 0) return progress;
+  progress->line = std::make_shared<PhaseProgress>(PhaseProgress::Clock::now());
+  progress->callback = [line = progress->line](const char* phase, std::size_t done, std::size_t total) {
+    if (const auto text = line->update(phase, done, total, PhaseProgress::Clock::now())) std::cerr << *text << std::flush;
   };
+  return progress;
 }
 
 std::string optimizer_name(const workload::ParallelConfig& s) {
@@ -230,9 +234,12 @@ Action add_plan_command(CLI::App& app) {
       options.key = parse_rank_key(o->rank_of);
       options.memory_margin = memory_margin;
       options.jobs = o->jobs;
-      options.progress = terminal_progress();
+      auto progress = terminal_progress();
+      options.progress = progress->callback;
       api::EvalContext context;
-      print_split_rank(api::rank_split(api::Scenario::load(o->scenario), context, options), format);
+      const auto rank = api::rank_split(api::Scenario::load(o->scenario), context, options);
+      progress.reset();  // the last phase's line ends before the results
+      print_split_rank(rank, format);
       return;
     }
     api::PlanOptions options;
@@ -247,10 +254,12 @@ Action add_plan_command(CLI::App& app) {
     options.memory_margin = memory_margin;
     if (framework) options.top = 1;
     if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
-    options.progress = terminal_progress();
+    auto progress = terminal_progress();
+    options.progress = progress->callback;
     options.note = [](const std::string& line) { std::cerr << "ctwin plan: note: --" << line << '\n'; };
     api::EvalContext context;
     const api::PlanResult result = api::evaluate_plan(api::Scenario::load(o->scenario), context, options);
+    progress.reset();  // the last phase's line ends before the results
     if (!o->shard.empty()) {
       std::cout << json_text(api::plan_json(result, 0), 2) << '\n';
       return;

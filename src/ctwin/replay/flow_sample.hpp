@@ -34,9 +34,10 @@ enum class FlowSample {
 [[nodiscard]] std::string flow_sample_name(FlowSample sample);
 
 /// Stage-local ranks 0..n−1 whose groups of a stage are put on the fabric: stage_gpus when
-/// `sample` is kFull, when the fabric is not rail-optimised (top of rack), or when a stage is not
-/// a whole number (above one) of samples; else one scalable unit's GPUs (kScalableUnit) or the
-/// least common multiple of `replica_gpus` (tp·cp) and a node's GPUs (kReplica).
+/// `sample` is kFull, for kReplica on top of rack, or when a stage is not a whole number (above
+/// one) of samples; else one scalable unit's GPUs (kScalableUnit; on top of rack the least
+/// common multiple of a leaf's GPUs and `replica_gpus`) or the least common multiple of
+/// `replica_gpus` (tp·cp) and a node's GPUs (kReplica).
 [[nodiscard]] std::int64_t sampled_stage_gpus(FlowSample sample, const fabric::ClusterSpec& cluster,
                                               std::int64_t stage_gpus, std::int64_t replica_gpus);
 
