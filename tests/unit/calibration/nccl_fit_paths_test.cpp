@@ -82,7 +82,9 @@ TEST(NcclFitPaths, AUniformlySlowerCrossNodeLogChangesNoIntraNodePrediction) {
   EXPECT_DOUBLE_EQ(nvlink.fitted, nvlink.initial);
   EXPECT_NE(nvlink.reason.find("no log runs within one node"), std::string::npos) << nvlink.reason;
   for (const auto& p : slower.parameters) {
-    if (p.name.find("scale") != std::string::npos) EXPECT_DOUBLE_EQ(p.fitted, p.initial) << p.name;
+    if (p.name.find("scale") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(p.fitted, p.initial) << p.name;
+    }
   }
   EXPECT_LT(slower.fit_after.median_abs, slower.fit_before.median_abs);
 }
