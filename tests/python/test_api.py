@@ -59,6 +59,7 @@ def test_scale_fabric_collective_traffic_equal_the_cli(cli):
     expected = cli("scale", "scenarios/default.json", "--gpus", "64,128,256", "--network", "analytical", "--format", "json")
     assert scaled.to_dict() == json.loads(expected.stdout)
     assert list(scaled.points["gpus"]) == [64, 128, 256]
+    assert list(scaled.points["warnings"]) == [[], [], []]  # a sound build: every size says so
 
     # 96 GPUs are dp 24, which does not divide the 128 sequences: the nearest batch that runs, said.
     uneven = ctwin.scale("default", [64, 96], network="analytical", batch="nearest")

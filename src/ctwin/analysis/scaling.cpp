@@ -104,7 +104,9 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
       overrides.push_back("training.global_batch=" + std::to_string(batch.global_batch));
     }
     try {
-      point.report = simulate(load(overrides));
+      const replay::Scenario sized = load(overrides);
+      point.report = simulate(sized);
+      if (query.warnings) point.warnings = query.warnings(sized);
     } catch (const InputError& error) {
       // The split cannot use this many GPUs: a fact about the size, reported with the reason.
       point.invalid = std::string(error.what());

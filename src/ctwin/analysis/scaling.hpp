@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctwin/fabric/build_checks.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
 
@@ -44,6 +45,9 @@ struct ScalingQuery {
   std::function<replay::Scenario(const std::vector<std::string>& size_overrides)> load;
   /// Simulates one size's step; by default replay::simulate_step. Called from several threads.
   std::function<replay::StepReport(const replay::Scenario&)> simulate;
+  /// The build and split checks of one size (api::step_warnings); none by default. Called from
+  /// several threads.
+  std::function<std::vector<fabric::BuildWarning>(const replay::Scenario&)> warnings;
 };
 
 struct ScalingPoint {
@@ -53,6 +57,9 @@ struct ScalingPoint {
   std::string invalid;  ///< why this size cannot run the split; empty when it ran
   replay::StepReport report;
   double linearity = 0;  ///< against the smallest size that ran
+  /// What the build checks say of this size (an 800G NIC behind a Gen5 slot, TP across nodes):
+  /// they travel with the point, as `run` prints them beside its step (issue 35).
+  std::vector<fabric::BuildWarning> warnings;
 };
 
 struct ScalingStudy {

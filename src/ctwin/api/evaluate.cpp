@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/step_degradation.hpp"
@@ -93,6 +94,7 @@ analysis::ScalingStudy evaluate_scaling(const Scenario& scenario, EvalContext& c
   query.simulate = [&context, &options](const replay::Scenario& sized) {
     return replay::simulate_step(sized, step_options(sized, context, options.step)).report;
   };
+  query.warnings = [](const replay::Scenario& sized) { return step_warnings(sized); };
   return analysis::run_scaling(query);
 }
 

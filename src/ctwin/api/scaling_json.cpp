@@ -1,3 +1,4 @@
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/report_json.hpp"
 
 namespace ctwin::api {
@@ -18,7 +19,8 @@ nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
                     {"comm_ratio", p.report.comm_ratio},
                     {"bubble_s", p.report.breakdown.bubble_s},
                     {"linearity", p.linearity},
-                    {"fits_memory", p.report.fits_memory}});
+                    {"fits_memory", p.report.fits_memory},
+                    {"warnings", build_warnings_json(p.warnings)}});
     }
     points.push_back(entry);
   }

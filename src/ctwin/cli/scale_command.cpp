@@ -14,6 +14,7 @@
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -101,10 +102,10 @@ Action add_scale_command(CLI::App& app) {
       return;
     }
     Table table({"gpus", "dp", "global batch", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "comm %", "linearity",
-                 "fits", "note"});
+                 "fits", "warnings", "note"});
     for (const auto& p : study.points) {
       if (!p.invalid.empty()) {
-        table.add_row({std::to_string(p.gpus), "-", std::to_string(p.global_batch), "-", "-", "-", "-", "-", "-", "-",
+        table.add_row({std::to_string(p.gpus), "-", std::to_string(p.global_batch), "-", "-", "-", "-", "-", "-", "-", "-",
                        "invalid: " + p.invalid});
         continue;
       }
@@ -112,7 +113,8 @@ Action add_scale_command(CLI::App& app) {
       table.add_row({std::to_string(p.gpus), std::to_string(r.dp), std::to_string(p.global_batch), fixed(r.step_time_s, 4),
                      fixed(r.tokens_per_s, 0), fixed(r.tokens_per_s / static_cast<double>(p.gpus), 1),
                      fixed(100 * r.mfu, 1), fixed(100 * r.comm_ratio, 1), fixed(p.linearity, 3),
-                     r.fits_memory ? "yes" : "no", p.batch_note.empty() ? "" : "batch: " + p.batch_note});
+                     r.fits_memory ? "yes" : "no", warning_checks(p.warnings).empty() ? "-" : warning_checks(p.warnings),
+                     p.batch_note.empty() ? "" : "batch: " + p.batch_note});
     }
     if (format == Format::kTable) {
       const bool weak = study.batch == analysis::BatchPolicy::kPerReplica;
@@ -121,6 +123,12 @@ Action add_scale_command(CLI::App& app) {
                 << "(tokens/s at the smallest size x size ratio)\n";
     }
     table.print(std::cout, format, format == Format::kTable ? "  " : "");
+    if (format != Format::kTable) return;
+    for (const auto& p : study.points) {
+      if (p.warnings.empty()) continue;
+      std::cout << "\n[" << p.gpus << " GPUs]";
+      print_warnings(std::cout, p.warnings);
+    }
   };
 }
 

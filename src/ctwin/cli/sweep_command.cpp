@@ -16,6 +16,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -82,8 +83,7 @@ void print_sweep(const api::SweepResult& result, Format format) {
         row.push_back(cell);
       }
     }
-    std::string checks;
-    for (const auto& w : p.warnings) checks += (checks.empty() ? "" : ";") + w.check;
+    const std::string checks = warning_checks(p.warnings);
     row.push_back(checks.empty() ? "-" : checks);
     table.add_row(row);
   }

@@ -12,4 +12,10 @@ void print_warnings(std::ostream& out, const std::vector<fabric::BuildWarning>& 
   }
 }
 
+std::string warning_checks(const std::vector<fabric::BuildWarning>& warnings) {
+  std::string text;
+  for (const auto& warning : warnings) text += (text.empty() ? "" : ";") + warning.check;
+  return text;
+}
+
 }  // namespace ctwin::cli

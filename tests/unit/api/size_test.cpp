@@ -202,5 +202,28 @@ TEST(Size, TensorParallelAcrossNodesIsWarned) {
   EXPECT_FALSE(step_report_json(plain.scenario, plain.step.report).contains("warnings"));
 }
 
+// Issue 35: a scaling study carries each size's build and split warnings, as `run` prints them
+// beside its step; a sound split's points carry an empty list.
+TEST(ScaleWarnings, EverySizeCarriesItsWarnings) {
+  EvalContext context;
+  ScalingOptions options;
+  options.gpus = {32, 64};
+  const Scenario wide = Scenario::load(kRoot + "/scenarios/default.json")
+                            .with("network", "analytical")
+                            .with("parallel.tp", 16)
+                            .with("parallel.pp", 1)
+                            .with("model.kv_heads", 16);
+  const auto study = evaluate_scaling(wide, context, options);
+  for (const auto& point : study.points) {
+    ASSERT_TRUE(point.invalid.empty()) << point.invalid;
+    ASSERT_FALSE(point.warnings.empty());
+    EXPECT_EQ(point.warnings.back().check, "tp_across_nodes");
+  }
+  EXPECT_EQ(scaling_json(study)["points"][1]["warnings"][0]["check"], "tp_across_nodes");
+  const auto sound = evaluate_scaling(Scenario::load(kRoot + "/scenarios/default.json").with("network", "analytical"),
+                                      context, options);
+  EXPECT_EQ(scaling_json(sound)["points"][0]["warnings"], nlohmann::json::array());
+}
+
 }  // namespace
 }  // namespace ctwin::api
