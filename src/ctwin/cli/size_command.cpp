@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -55,19 +56,21 @@ std::string priced(const fabric::CategoryTotal& total) {
 }
 
 // Options sharing a letter deliver the same within the model's resolution; an option alone in its
-// group gets no letter, so that the column draws the eye only to what cannot be told apart.
-std::string tie_letter(const api::SizeResult& result, const api::SizeOption& option) {
-  if (option.tie_group < 0) return "";
-  const auto members = std::count_if(result.options.begin(), result.options.end(),
-                                     [&](const api::SizeOption& other) { return other.tie_group == option.tie_group; });
-  if (members < 2) return "";
-  int letter = 0;  // letters only for groups of two or more, in group order
-  for (int group = 0; group < option.tie_group; ++group) {
-    const auto size = std::count_if(result.options.begin(), result.options.end(),
-                                    [&](const api::SizeOption& other) { return other.tie_group == group; });
-    if (size >= 2) ++letter;
+// group gets no letter, so that the column draws the eye only to what cannot be told apart. One
+// pass over the options: letters in group order, for groups of two or more.
+std::map<int, std::string> tie_letters(const api::SizeResult& result) {
+  std::map<int, int> members;
+  for (const auto& option : result.options) {
+    if (option.tie_group >= 0) ++members[option.tie_group];
   }
-  return letter < 26 ? std::string(1, static_cast<char>('A' + letter)) : "T" + std::to_string(letter + 1);
+  std::map<int, std::string> letters;
+  int letter = 0;
+  for (const auto& [group, count] : members) {
+    if (count < 2) continue;
+    letters[group] = letter < 26 ? std::string(1, static_cast<char>('A' + letter)) : "T" + std::to_string(letter + 1);
+    ++letter;
+  }
+  return letters;
 }
 
 std::string network_line(const api::SizeResult& result) {
@@ -120,6 +123,7 @@ void print_table(const api::SizeResult& result, Format format) {
   headers.emplace_back("pareto");
   headers.emplace_back("note");
   Table table(headers);
+  const std::map<int, std::string> letters = tie_letters(result);
   for (const auto& option : result.options) {
     std::vector<std::string> row = option.values;
     if (!option.invalid.empty()) {
@@ -151,7 +155,8 @@ void print_table(const api::SizeResult& result, Format format) {
       for (const auto& point : workload.points) row.push_back(point.invalid.empty() ? fixed(point.linearity, 3) : "-");
     }
     row.push_back(option.cost_per_pflops ? fixed(*option.cost_per_pflops / 1e3, 1) : "-");
-    row.push_back(tie_letter(result, option));
+    const auto letter = letters.find(option.tie_group);
+    row.push_back(letter == letters.end() ? "" : letter->second);
     row.push_back(option.pareto ? "*" : "");
     row.push_back(option.warnings.empty() ? "" : std::to_string(option.warnings.size()) + " warning(s)");
     table.add_row(row);
