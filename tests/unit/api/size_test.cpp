@@ -178,6 +178,14 @@ TEST(Size, BadInputNamesItsFlag) {
   query = small_query();
   query.gpus = 0;
   EXPECT_EQ(error_of(query), "--gpus: must be at least 1");
+  query = small_query();
+  query.tie_tolerance = 2;
+  EXPECT_EQ(error_of(query), "--tie-tolerance: must be from 0 to 0.5 (a share of tokens/s, 0.01 for 1 %)");
+  query.tie_tolerance = std::nan("");
+  EXPECT_EQ(error_of(query), "--tie-tolerance: must be from 0 to 0.5 (a share of tokens/s, 0.01 for 1 %)");
+  query = small_query();
+  query.network = network::ModelKind::kSimgrid;
+  EXPECT_EQ(error_of(query), "--network: a workload's step runs on analytical or flow");
 }
 
 // TP across nodes: the split's warning, with the NIC and NVLink rates.
