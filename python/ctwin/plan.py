@@ -48,8 +48,10 @@ class PlanResult(_TextReport):
         step_time_s, tokens_per_s, mfu, memory_gib_per_gpu and breakdown in seconds per step
         (compute, recompute, bubble, exposed_tp/pp/dp/cp/ep, optimizer); analytical_rank and
         the analytical step_time_s and tokens_per_s beside it; ``why`` (the parts that differ
-        most from rank 1)."""
+        most from rank 1); ``warnings`` (the checks of the build's warnings, joined by ";",
+        the same on every row; empty when none: see :attr:`warnings`)."""
         rows = []
+        checks = ";".join(w["check"] for w in self.warnings)
         for r in self._report["results"]:
             split = r["split"]
             row: dict[str, Any] = {"rank": r["rank"]}
@@ -65,8 +67,16 @@ class PlanResult(_TextReport):
             row["analytical_step_time_s"] = r["analytical"]["step_time_s"]
             row["analytical_tokens_per_s"] = r["analytical"]["tokens_per_s"]
             row["why"] = ", ".join(f"{d['delta_s']:+.3f} s {d['part']}" for d in r["why"])
+            row["warnings"] = checks
             rows.append(row)
         return pd.DataFrame(rows)
+
+    @property
+    def warnings(self) -> list[dict[str, str]]:
+        """The build's warnings (``check``, ``message``, ``fix``), as ``ctwin run`` prints them:
+        every candidate runs on the same build, so they hold for every row of :attr:`table`
+        (its ``warnings`` column names their checks). Empty for a sound build."""
+        return self._report.get("warnings", [])
 
     @property
     def calibrated(self) -> dict[str, Any]:

@@ -148,3 +148,20 @@ def test_plan_says_how_sure_it_is_and_keeps_a_memory_margin(cli):
         with pytest.raises(ctwin.InputError) as error:
             ctwin.plan(SCENARIO, top=1, fix=FIX, flow_top=0, memory_margin=bad)
         assert "memory_margin" in str(error.value)
+
+
+def test_plan_carries_the_builds_warnings(cli):
+    """Issue 35: the planner dropped the build warnings `ctwin run` prints (a NIC faster than its
+    PCIe slot runs at the slot's rate); they are the plan's, on every row of its table."""
+    assert ctwin.plan(SCENARIO, top=1, fix=FIX, flow_top=0).warnings == []
+    fix = {**FIX, "cluster": "pcie-l40s", "parallel.recompute": "full", "parallel.pp": 4}
+    plan = ctwin.plan(SCENARIO, top=2, fix=fix, flow_top=0)
+    assert [w["check"] for w in plan.warnings] == ["nic_above_pcie"]
+    assert set(plan.table["warnings"]) == {"nic_above_pcie"}
+    args = [a for k, v in fix.items() for a in ("--fix", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")]
+    out = cli("plan", SCENARIO, "--top", "2", "--flow-top", "0", *args)
+    assert out.returncode == 0, out.stderr
+    table, _, listed = out.stdout.partition("\nwarnings\n")
+    assert listed.startswith("  nic_above_pcie: ")
+    rows = [line for line in table.splitlines() if line.strip().startswith(("1 ", "2 "))]
+    assert len(rows) == 2 and all(row.rstrip().endswith("nic_above_pcie") for row in rows)

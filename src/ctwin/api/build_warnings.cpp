@@ -4,6 +4,7 @@
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/builders/tier_plan.hpp"
@@ -34,12 +35,15 @@ std::vector<fabric::BuildWarning> build_warnings(const Build& build) {
   return build_warnings(document, load_build(build), build.gpus);
 }
 
-std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario) {
+std::vector<fabric::BuildWarning> scenario_build_warnings(const replay::Scenario& scenario, std::int64_t gpus) {
   // The key is the cluster's document, dumped on one line, then what else sets the build apart
   // (a calibration) after a newline: the document is the first line.
   const std::string& key = scenario.cluster_key;
-  std::vector<fabric::BuildWarning> warnings =
-      build_warnings(nlohmann::json::parse(key.substr(0, key.find('\n'))), scenario.cluster, scenario.gpus);
+  return build_warnings(nlohmann::json::parse(key.substr(0, key.find('\n'))), scenario.cluster, gpus);
+}
+
+std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario) {
+  std::vector<fabric::BuildWarning> warnings = scenario_build_warnings(scenario, scenario.gpus);
   const fabric::ServerSpec& server = scenario.cluster.server;
   const int tp = scenario.split.tp;
   if (tp > server.gpus) {
@@ -67,6 +71,24 @@ nlohmann::json build_warnings_json(const std::vector<fabric::BuildWarning>& warn
     out.push_back({{"check", warning.check}, {"message", warning.message}, {"fix", warning.fix}});
   }
   return out;
+}
+
+std::vector<fabric::BuildWarning> read_build_warnings_json(const nlohmann::json& list, const std::string& source,
+                                                          const std::string& at) {
+  if (!list.is_array()) throw InputError(source, at, "expected an array of {check, message, fix}");
+  std::vector<fabric::BuildWarning> warnings;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const nlohmann::json& w = list[i];
+    const std::string here = at + "/" + std::to_string(i);
+    const auto text = [&](const char* key) {
+      if (!w.is_object() || !w.contains(key) || !w[key].is_string()) {
+        throw InputError(source, here + "/" + key, "expected a string");
+      }
+      return w[key].get<std::string>();
+    };
+    warnings.push_back({text("check"), text("message"), text("fix")});
+  }
+  return warnings;
 }
 
 }  // namespace ctwin::api

@@ -3,6 +3,7 @@
 // end: `ctwin fabric`, `run` and `size` print the same warnings, and their JSON carries them.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,11 @@ namespace ctwin::api {
 /// The same for a build as `ctwin fabric` names it.
 [[nodiscard]] std::vector<fabric::BuildWarning> build_warnings(const Build& build);
 
+/// The warnings of the build `scenario` runs on, for its first `gpus` GPUs: what every split of
+/// it shares (the planner reports them once for all its candidates).
+[[nodiscard]] std::vector<fabric::BuildWarning> scenario_build_warnings(const replay::Scenario& scenario,
+                                                                        std::int64_t gpus);
+
 /// The build's warnings, then the split's: tensor parallelism wider than a node's NVLink domain.
 [[nodiscard]] std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario);
 
@@ -29,5 +35,10 @@ namespace ctwin::api {
 
 /// [{"check", "message", "fix"}].
 [[nodiscard]] nlohmann::json build_warnings_json(const std::vector<fabric::BuildWarning>& warnings);
+
+/// build_warnings_json's array read back from a shard (`source`, at the JSON pointer `at`);
+/// InputError naming the field when it is not one.
+[[nodiscard]] std::vector<fabric::BuildWarning> read_build_warnings_json(const nlohmann::json& list,
+                                                                         const std::string& source, const std::string& at);
 
 }  // namespace ctwin::api

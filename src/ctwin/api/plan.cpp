@@ -6,6 +6,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/plan_bound.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -305,6 +306,7 @@ PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, con
     h.calibration.compute_source = scale->second;
   }
   h.calibration.network = !setup.resolved.calibration.empty();
+  h.warnings = scenario_build_warnings(setup.resolved, setup.gpus);
   h.enumerated = space.enumerated;
   h.survivors = static_cast<std::int64_t>(space.survivors.size());
   return out;

@@ -29,6 +29,7 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/plan_space.hpp"
 #include "ctwin/api/shard.hpp"
+#include "ctwin/fabric/build_checks.hpp"
 
 namespace ctwin::api {
 
@@ -126,6 +127,10 @@ struct PlanHeader {
   std::vector<std::string> fixes;
   double memory_margin = 0;
   PlanCalibration calibration;
+  /// The build's warnings (api/build_warnings.hpp), as `ctwin run` prints them: every candidate
+  /// runs on the same build, and the rules remove the splits that would add one of their own
+  /// (tp beyond the NVLink domain), so they are the warnings of every row.
+  std::vector<fabric::BuildWarning> warnings;
   std::int64_t enumerated = 0;
   std::int64_t survivors = 0;
 };
@@ -194,7 +199,8 @@ struct PlannedSpace {
 [[nodiscard]] PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, const PlanOptions& options);
 
 /// {"model", "cluster", "gpu", "gpus", "global_batch", "seq_len", "objective", "fixes",
-///  "memory_margin", "calibrated": {"compute", "network", "note"}, "enumerated", "survivors"}: the part of plan_json and split_rank_json they share.
+///  "memory_margin", "calibrated": {"compute", "network", "note"}, "warnings": [{"check", "message", "fix"}],
+///  "enumerated", "survivors"}: the part of plan_json and split_rank_json they share.
 [[nodiscard]] nlohmann::json plan_header_json(const PlanHeader& header);
 
 /// One candidate replayed as the plan replays it (`invalid` set when the replay refuses it).

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/api/shard.hpp"
 #include "ctwin/core/error.hpp"
@@ -204,7 +205,7 @@ json plan_header_json(const PlanHeader& h) {
           {"global_batch", h.global_batch}, {"seq_len", h.seq_len},
           {"objective", plan_objective_name(h.objective)}, {"fixes", h.fixes},
           {"memory_margin", h.memory_margin}, {"calibrated", calibrated},
-          {"enumerated", h.enumerated}, {"survivors", h.survivors}};
+          {"warnings", build_warnings_json(h.warnings)}, {"enumerated", h.enumerated}, {"survivors", h.survivors}};
 }
 
 json plan_json(const PlanResult& result, std::size_t top) {
@@ -292,6 +293,8 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
           merged.calibration.network = field(c, "network", source).get<bool>();
           if (c.contains("compute_source")) merged.calibration.compute_source = c["compute_source"].get<std::string>();
         }
+        // Shards written before the plan carried its build's warnings have none to give.
+        if (j.contains("warnings")) merged.warnings = read_build_warnings_json(j["warnings"], source, "/warnings");
         merged.enumerated = field(j, "enumerated", source).get<std::int64_t>();
         merged.survivors = field(j, "survivors", source).get<std::int64_t>();
         for (const auto& r : field(j, "rules", source)) {

@@ -249,14 +249,7 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
         rest /= texts.size();
       }
       // Shards written before points carried their warnings have none to give.
-      if (p.contains("warnings")) {
-        const json& list = p["warnings"];
-        if (!list.is_array()) throw InputError(source, at + "/warnings", "expected an array");
-        for (const auto& w : list) {
-          point.warnings.push_back({read<std::string>(w, "check", source), read<std::string>(w, "message", source),
-                                    read<std::string>(w, "fix", source)});
-        }
-      }
+      if (p.contains("warnings")) point.warnings = read_build_warnings_json(p["warnings"], source, at + "/warnings");
       if (p.contains("invalid")) {
         point.invalid = read<std::string>(p, "invalid", source);
         continue;

@@ -13,6 +13,7 @@
 
 #include "ctwin/api/framework_args.hpp"
 #include "ctwin/api/plan.hpp"
+#include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
@@ -80,6 +81,7 @@ void print_framework_arguments(const api::PlanResult& result, api::FrameworkSynt
   std::cout << "# ctwin plan: " << result.model << " on " << result.gpus << " x " << result.gpu << ", rank 1 of "
             << result.survivors << (best.flow ? " (flow)" : " (analytical)") << "\n";
   if (!note.empty()) std::cout << "# " << note << "\n";
+  for (const auto& w : result.warnings) std::cout << "# warning: " << w.check << ": " << w.message << "\n";
   for (const auto& argument : api::framework_arguments(best, result.global_batch, syntax)) std::cout << argument << "\n";
 }
 
@@ -120,22 +122,30 @@ void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
     rules.print(std::cout, format, "  ");
     std::cout << "\nBest " << std::min(top, result.entries.size()) << ":\n";
   }
-  Table table({"rank", "tp", "pp", "vpp", "cp", "ep", "dp", "mb", "recompute", "optimizer", "network", "step_s",
+  std::vector<std::string> headers({"rank", "tp", "pp", "vpp", "cp", "ep", "dp", "mb", "recompute", "optimizer", "network", "step_s",
                "tokens_per_s", "mfu_%", "mem_GiB", "bubble_s", "exp_tp_s", "exp_pp_s", "exp_dp_s", "exp_cp_s",
                "exp_ep_s", "recompute_s", "why (vs rank 1)"});
+  // Every row runs on the same build, so the column appears only when that build has warnings:
+  // a sound build's table keeps its columns.
+  const std::string checks = warning_checks(result.warnings);
+  if (!checks.empty()) headers.push_back("warnings");
+  Table table(std::move(headers));
   for (std::size_t i = 0; i < result.entries.size() && i < top; ++i) {
     const auto& e = result.entries[i];
     if (!e.invalid.empty()) break;
     const auto& s = e.flow ? *e.flow : e.analytical;
-    table.add_row({std::to_string(i + 1), std::to_string(e.split.tp), std::to_string(e.split.pp),
+    std::vector<std::string> row({std::to_string(i + 1), std::to_string(e.split.tp), std::to_string(e.split.pp),
                    std::to_string(e.split.vpp), std::to_string(e.split.cp), std::to_string(e.split.ep),
                    std::to_string(e.dp), std::to_string(e.split.micro_batch), workload::recompute_name(e.split.recompute),
                    optimizer_name(e.split), e.flow ? "flow" : "analytical", fixed(s.step_time_s, 4),
                    fixed(s.tokens_per_s, 0), fixed(100 * s.mfu, 1), fixed(s.memory_gib_per_gpu, 1),
                    fixed(s.bubble_s, 4), fixed(s.exposed_s.tp, 4), fixed(s.exposed_s.pp, 4), fixed(s.exposed_s.dp, 4),
                    fixed(s.exposed_s.cp, 4), fixed(s.exposed_s.ep, 4), fixed(s.recompute_s, 4), why_text(e)});
+    if (!checks.empty()) row.push_back(checks);
+    table.add_row(std::move(row));
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
+  if (format == Format::kTable) print_warnings(std::cout, result.warnings);
 }
 
 }  // namespace
