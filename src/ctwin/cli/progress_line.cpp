@@ -15,7 +15,7 @@ std::string short_count(double value) {
   if (value >= 1e9) return fixed(value / 1e9, 1) + " G";
   if (value >= 1e6) return fixed(value / 1e6, 1) + " M";
   if (value >= 1e3) return fixed(value / 1e3, 1) + " k";
-  return fixed(value, 0) + " ";
+  return fixed(value, 0);
 }
 
 std::function<void(std::size_t, std::size_t)> item_progress(std::string items) {
@@ -29,6 +29,24 @@ std::function<void(std::size_t, std::size_t)> item_progress(std::string items) {
               << fixed(static_cast<double>(total - done) / rate, 0) << " s left" << std::flush;
     if (done == total) std::cerr << '\n';
   };
+}
+
+std::string progress_text(const std::string& what, bool items, const ProgressReading& reading) {
+  const double elapsed = std::max(reading.elapsed_s, 1e-9);
+  const auto events = static_cast<double>(reading.events);
+  std::string line = what + ": ";
+  if (items && reading.total > 0) line += std::to_string(reading.done) + "/" + std::to_string(reading.total) + ", ";
+  line += short_count(events) + " events (" + short_count(events / elapsed) + " events/s), " + fixed(reading.elapsed_s, 0) + " s";
+  // The share done: a step's tasks when a replay counted them, else the items asked for.
+  double share = -1;
+  if (reading.tasks_total > 0) {
+    share = static_cast<double>(std::min(reading.tasks_done, reading.tasks_total)) / static_cast<double>(reading.tasks_total);
+    line += ", " + fixed(100 * share, 0) + " % of the step's tasks";
+  } else if (items && reading.total > 0) {
+    share = static_cast<double>(std::min(reading.done, reading.total)) / static_cast<double>(reading.total);
+  }
+  if (share > 0 && share < 1) line += ", about " + fixed(reading.elapsed_s * (1 - share) / share, 0) + " s left";
+  return line;
 }
 
 ProgressLine::ProgressLine(std::string what, bool items) : what_(std::move(what)), items_(items), scope_(&progress_) {
@@ -58,13 +76,14 @@ void ProgressLine::tick() {
   std::unique_lock lock(mutex_);
   if (wake_.wait_for(lock, after, [this] { return stop_; })) return;
   do {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const auto events = static_cast<double>(progress_.events.load(std::memory_order_relaxed));
-    const auto total = progress_.total.load(std::memory_order_relaxed);
-    std::string line = "\r\033[K" + what_ + ": ";
-    if (items_ && total > 0) line += std::to_string(progress_.done.load(std::memory_order_relaxed)) + "/" + std::to_string(total) + ", ";
-    line += short_count(events) + "events (" + short_count(events / elapsed) + "events/s), " + fixed(elapsed, 0) + " s";
-    std::cerr << line << std::flush;
+    ProgressReading reading;
+    reading.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    reading.events = progress_.events.load(std::memory_order_relaxed);
+    reading.done = progress_.done.load(std::memory_order_relaxed);
+    reading.total = progress_.total.load(std::memory_order_relaxed);
+    reading.tasks_done = progress_.tasks_done.load(std::memory_order_relaxed);
+    reading.tasks_total = progress_.tasks_total.load(std::memory_order_relaxed);
+    std::cerr << "\r\033[K" << progress_text(what_, items_, reading) << std::flush;
     shown_ = true;
   } while (!wake_.wait_for(lock, 500ms, [this] { return stop_; }));
 }

@@ -25,4 +25,12 @@ void count_done(std::uint64_t items) {
   if (current_progress != nullptr) current_progress->done.fetch_add(items, std::memory_order_relaxed);
 }
 
+void count_tasks(std::uint64_t total) {
+  if (current_progress != nullptr) current_progress->tasks_total.fetch_add(total, std::memory_order_relaxed);
+}
+
+void count_task_done() {
+  if (current_progress != nullptr) current_progress->tasks_done.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace ctwin

@@ -14,6 +14,11 @@ struct Progress {
   std::atomic<std::uint64_t> events{0};  ///< simulated so far (counted in batches)
   std::atomic<std::uint64_t> done{0};    ///< items finished, when the work has items
   std::atomic<std::uint64_t> total{0};   ///< items in all; 0 when unknown
+  /// A step replay's pipeline tasks (a rank's forward or backward of one micro-batch and chunk,
+  /// and its optimizer step): known when the replay starts, so a front end can say how long is
+  /// left. Kept apart from items, which count what the user asked for.
+  std::atomic<std::uint64_t> tasks_done{0};
+  std::atomic<std::uint64_t> tasks_total{0};
 };
 
 /// The Progress installed on this thread, or null.
@@ -35,5 +40,7 @@ class ProgressScope {
 void count_events(std::uint64_t events);
 void count_items(std::uint64_t total);
 void count_done(std::uint64_t items = 1);
+void count_tasks(std::uint64_t total);
+void count_task_done();
 
 }  // namespace ctwin

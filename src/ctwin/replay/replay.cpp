@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/progress.hpp"
 
 namespace ctwin::replay {
 namespace {
@@ -30,6 +31,9 @@ class Replayer {
 
   ReplayResult run() {
     const std::uint64_t events_before = sim_.events_processed();
+    std::uint64_t tasks = 0;  // each rank's lists: its stage's pipeline tasks, then the optimizer step
+    for (const Rank& r : ranks_) tasks += order_[static_cast<std::size_t>(r.stage)].size() + 1;
+    count_tasks(tasks);
     for (int id = 0; id < static_cast<int>(ranks_.size()); ++id) {
       sim_.schedule_in(SimTime(), [this, id] {
         prefetch(id);
@@ -423,6 +427,7 @@ class Replayer {
     r.issued_all = false;
     r.busy = false;
     store_recording(id);
+    count_task_done();
     if (r.task == nullptr) {
       r.finished = true;
       r.timeline.end = std::max(sim_.now(), r.step_join);

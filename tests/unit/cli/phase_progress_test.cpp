@@ -1,4 +1,5 @@
 #include "ctwin/cli/phase_progress.hpp"
+#include "ctwin/cli/progress_line.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +43,29 @@ TEST(PhaseProgress, ANewPhaseClosesTheLastLine) {
   ASSERT_TRUE(last);
   EXPECT_EQ(last->back(), '\n');  // a finished phase ends its own line
   EXPECT_EQ(line.finish(), "");
+}
+
+// Issue 35: `run` showed events and seconds but no time left. With the step's tasks counted,
+// the time left is the elapsed time scaled by the share still to do.
+TEST(ProgressText, AStepShowsTheShareOfItsTasksAndTheTimeLeft) {
+  const ProgressReading reading{.elapsed_s = 6, .events = 12'300'000, .tasks_done = 40, .tasks_total = 100};
+  EXPECT_EQ(progress_text("simulating one step of s.json", false, reading),
+            "simulating one step of s.json: 12.3 M events (2.0 M events/s), 6 s, 40 % of the step's tasks, "
+            "about 9 s left");
+}
+
+TEST(ProgressText, NoTimeLeftBeforeTheFirstTaskOrAfterTheLast) {
+  ProgressReading reading{.elapsed_s = 2, .events = 1000, .tasks_done = 0, .tasks_total = 64};
+  EXPECT_EQ(progress_text("x", false, reading), "x: 1.0 k events (500 events/s), 2 s, 0 % of the step's tasks");
+  reading.tasks_done = 64;
+  EXPECT_EQ(progress_text("x", false, reading), "x: 1.0 k events (500 events/s), 2 s, 100 % of the step's tasks");
+}
+
+TEST(ProgressText, ItemsGiveTheTimeLeftWhenNoStepIsReplayed) {
+  const ProgressReading reading{.elapsed_s = 10, .events = 0, .done = 1, .total = 5};
+  EXPECT_EQ(progress_text("sizes", true, reading), "sizes: 1/5, 0 events (0 events/s), 10 s, about 40 s left");
+  // Without items (a traffic pattern), nothing says how much is left.
+  EXPECT_EQ(progress_text("traffic", false, reading), "traffic: 0 events (0 events/s), 10 s");
 }
 
 }  // namespace

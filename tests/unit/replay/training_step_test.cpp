@@ -9,6 +9,7 @@
 #include "ctwin/compute/flash_attention.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/core/progress.hpp"
 #include "ctwin/replay/training_step.hpp"
 #include "ctwin/workload/flops.hpp"
 #include "kernel_sum.hpp"
@@ -45,6 +46,24 @@ TEST(TrainingStep, ReportFlopsAreTheWorkloadModelsFlops) {
               flops.model.count() * 1e-12);
   EXPECT_NEAR(step.report.mfu, step.report.model_tflops_per_gpu * 1e12 / s.gpu.peak(compute::Dtype::kBf16).per_second(),
               1e-12);
+}
+
+// Issue 35: `run` had no time left on its progress line. The replay states its work up front
+// (every simulated rank's pipeline tasks and its optimizer step) and ends with all of it done.
+TEST(TrainingStep, ReplayCountsItsTasksUpFrontAndFinishesThemAll) {
+  const Scenario s = scenario({});
+  Progress progress;
+  {
+    const ProgressScope scope(&progress);
+    (void)simulate_step(s);
+  }
+  const auto pp = static_cast<std::uint64_t>(s.split.pp);
+  // One rank a stage: each runs 2 passes a micro-batch and chunk (forward, backward), then its optimizer step.
+  const auto passes = 2 * static_cast<std::uint64_t>(s.split.vpp);
+  ASSERT_GT(progress.tasks_total.load(), 0u);
+  EXPECT_EQ(progress.tasks_done.load(), progress.tasks_total.load());
+  EXPECT_EQ(progress.tasks_total.load() % pp, 0u);
+  EXPECT_GT(progress.tasks_total.load(), pp * (passes + 1));
 }
 
 TEST(TrainingStep, BreakdownAddsUpToTheStep) {
