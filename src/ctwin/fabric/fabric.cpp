@@ -110,8 +110,9 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
   spine_core_base_ = static_cast<LinkId>(links_.size());
   for (int spine = 0; spine < plan_.spines(); ++spine) {
     const int plane = spine % plan_.spines_per_pod;
+    const int pod = spine / plan_.spines_per_pod;
     for (int k = 0; k < plan_.spine_uplinks; ++k) {
-      add_cable(spine_vertex(spine), core_vertex(plane * plan_.cores_per_plane + k % plan_.cores_per_plane),
+      add_cable(spine_vertex(spine), core_vertex(plane * plan_.cores_per_plane + plan_.core_of_uplink(pod, k)),
                 wire, LinkKind::kSpineCore);
     }
   }

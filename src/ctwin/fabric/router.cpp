@@ -40,11 +40,11 @@ void append_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint6
   CTWIN_ASSERT(!plan.per_rail || leaf_a % plan.rail_groups == leaf_b % plan.rail_groups,
                "per-rail routes change rails inside the node");
   if (pod_a != pod_b) {
-    const int cores = plan.cores_per_plane;
     const int spine_up = pick(flow_hash, 1, plan.spine_uplinks);
-    const int core = spine_up % cores;
+    const int core = plan.core_of_uplink(pod_a, spine_up);
     out.push_back(fabric.spine_uplink(pod_a * spines_per_pod + plane, spine_up));
-    const int down = core + cores * pick(flow_hash, 2, plan.links_per_spine_core());
+    const int down = plan.first_uplink_to_core(pod_b, core) +
+                     plan.cores_per_plane * pick(flow_hash, 2, plan.uplinks_to_core(pod_b, core));
     out.push_back(reverse(fabric.spine_uplink(pod_b * spines_per_pod + plane, down)));
   }
   const int down = plane + spines_per_pod * pick(flow_hash, 3, plan.links_per_leaf_spine());

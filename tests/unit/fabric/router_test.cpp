@@ -83,7 +83,8 @@ TEST(Router, PathsAreContinuousForAllPairs) {
 
 TEST(Router, PathsAreContinuousAcrossTiersForManyFlows) {
   for (const auto& [name, gpus] : std::vector<std::pair<std::string, int>>{
-           {"dgx-h100-superpod", 1024}, {"dgx-a100-superpod", 1024}, {"hgx-h100-roce", 8192 + 512}}) {
+           {"dgx-h100-superpod", 1024}, {"dgx-a100-superpod", 1024}, {"hgx-h100-roce", 8192 + 512},
+           {"dgx-h100-superpod", 10240}}) {  // 10 pods: a spine has 6 or 7 links to each core
     SCOPED_TRACE(name);
     const Fabric fabric = build(name, gpus);
     // A fixed stride covers same-node, same-SU, cross-SU and (for 3 tiers) cross-pod pairs.

@@ -333,6 +333,37 @@ TEST(Topology, EachSwitchHasItsPlannedDownlinksAndUplinks) {
   }
 }
 
+// Issue 35: 10,240 H100 in 10 pods provisioned 256 cores (8 a plane, the smallest number that
+// takes an even share of each spine's 32 uplinks) though 160 hold the 10,240 spine uplinks on
+// 64 ports. The uplinks are dealt to the cores in turn: 5 a plane, every port used, every spine
+// reaching every core of its plane.
+TEST(Topology, CoresAreAsFewAsHoldTheSpineUplinks) {
+  const Fabric fabric(load_cluster(topology("dgx-h100-superpod")), 10240);
+  const TierPlan& plan = fabric.tiers();
+  ASSERT_EQ(plan.tiers, 3);
+  ASSERT_EQ(plan.pods, 10);
+  ASSERT_EQ(plan.spine_uplinks, 32);
+  EXPECT_EQ(plan.cores_per_plane, 5);
+  EXPECT_EQ(plan.cores(), 160);
+  const auto degree = out_degree(fabric);
+  for (int core = 0; core < plan.cores(); ++core) EXPECT_EQ(degree[fabric.core_vertex(core)], 64) << "core " << core;
+  std::map<std::pair<int, VertexId>, int> links;  // (spine, core) -> parallel links
+  for (int spine = 0; spine < plan.spines(); ++spine) {
+    for (int k = 0; k < plan.spine_uplinks; ++k) ++links[{spine, fabric.link(fabric.spine_uplink(spine, k)).to}];
+  }
+  EXPECT_EQ(links.size(), static_cast<std::size_t>(plan.spines() * plan.cores_per_plane));
+  for (const auto& [pair, count] : links) {
+    EXPECT_TRUE(count == 6 || count == 7) << "spine " << pair.first << ": " << count;
+    const int pod = pair.first / plan.spines_per_pod;
+    const int core = static_cast<int>(pair.second - fabric.core_vertex(0)) % plan.cores_per_plane;
+    EXPECT_EQ(count, plan.uplinks_to_core(pod, core));
+  }
+  // Full pods keep the even wiring: 16 pods of 32 uplinks, 8 cores a plane of 4 links from each spine.
+  const Fabric full(load_cluster(topology("dgx-h100-superpod")), 16384);
+  EXPECT_EQ(full.tiers().cores(), 256);
+  EXPECT_EQ(full.tiers().uplinks_to_core(3, 5), 4);
+}
+
 TEST(Topology, TooManyGpusNamesTheClusterFileAndItsLimit) {
   const ClusterSpec spec = load_cluster(topology("dgx-h100-superpod"));
   try {

@@ -17,6 +17,12 @@ int smallest_fitting_divisor(int links, long long groups, int ports) {
   return 0;
 }
 
+// Cores a plane needs for `pods` spines of `uplinks` each: the uplinks dealt in turn (TierPlan's
+// wiring), so the fewest switches whose ports hold them all.
+int cores_for(int uplinks, int pods, int ports) {
+  return static_cast<int>(ceil_div(static_cast<long long>(uplinks) * pods, static_cast<long long>(ports)));
+}
+
 // Downlinks of a switch whose ports are split down:up = ratio:1.
 int downlinks_for(int ports, double ratio) {
   return static_cast<int>(std::floor(ports * ratio / (1 + ratio) + 1e-9));
@@ -72,8 +78,8 @@ void plan_per_rail(const ClusterSpec& spec, TierPlan& plan) {
   }
   plan.tiers = 3;
   plan.spine_uplinks = plan.spine_uplinks_kept;
-  plan.cores_per_plane = smallest_fitting_divisor(plan.spine_uplinks, plan.pods, ports);
-  CTWIN_ASSERT(plan.cores_per_plane > 0, "pods <= ports was checked through max_nodes");
+  plan.cores_per_plane = cores_for(plan.spine_uplinks, plan.pods, ports);
+  CTWIN_ASSERT(plan.cores_per_plane <= plan.spine_uplinks, "pods <= ports was checked through max_nodes");
 }
 
 }  // namespace
@@ -139,8 +145,8 @@ TierPlan plan_tiers(const ClusterSpec& spec, int nodes) {
   plan.spines_per_pod = plan.leaf_uplinks;
   plan.spine_uplinks = static_cast<int>(std::ceil(pod_leaves / fabric.spine_oversubscription - 1e-9));
   plan.pods = ceil_div(plan.leaves, pod_leaves);
-  plan.cores_per_plane = smallest_fitting_divisor(plan.spine_uplinks, plan.pods, ports);
-  CTWIN_ASSERT(plan.cores_per_plane > 0, "pods <= ports was checked through max_nodes");
+  plan.cores_per_plane = cores_for(plan.spine_uplinks, plan.pods, ports);
+  CTWIN_ASSERT(plan.cores_per_plane <= plan.spine_uplinks, "pods <= ports was checked through max_nodes");
   return plan;
 }
 

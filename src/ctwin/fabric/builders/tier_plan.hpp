@@ -2,7 +2,10 @@
 // How many switches of each tier a build of N nodes needs and how they are wired. The wiring is
 // regular so that routing is arithmetic, not table lookups:
 //   leaf l (in pod l / leaves_per_pod) uplink k  -> spine (pod * spines_per_pod + k % spines_per_pod)
-//   spine s (position j in its pod)   uplink k  -> core  (j * cores_per_plane + k % cores_per_plane)
+//   spine s (position j in pod p)     uplink k  -> core  (j * cores_per_plane + (p * spine_uplinks + k) % cores_per_plane)
+// A plane's spine uplinks are dealt to its cores in turn, pod after pod, so that as few cores as
+// hold them do (160 for 10 pods of 32 uplinks on 64-port cores, not the 256 that an even
+// number of links per spine and core needs): a spine then has one link more to some cores.
 // Two tiers while the leaves fit under one set of spines (leaves <= switch ports); then pods of
 // leaves under their own spines, joined by planes of cores (a three-tier folded Clos).
 // With per-rail spine groups (FabricSpec::spine_groups) a pod is one rail group's leaves of
@@ -46,7 +49,16 @@ struct TierPlan {
 
   /// Parallel links between a leaf and each spine of its pod.
   [[nodiscard]] int links_per_leaf_spine() const { return leaf_uplinks / spines_per_pod; }
-  [[nodiscard]] int links_per_spine_core() const { return spine_uplinks / cores_per_plane; }
+  /// The core of its plane that uplink k of a spine in pod `pod` reaches.
+  [[nodiscard]] int core_of_uplink(int pod, int k) const { return (pod * spine_uplinks + k) % cores_per_plane; }
+  /// A spine of pod `pod` reaches core c of its plane by its uplinks first, first + cores_per_plane, ...
+  [[nodiscard]] int first_uplink_to_core(int pod, int core) const {
+    return ((core - pod * spine_uplinks) % cores_per_plane + cores_per_plane) % cores_per_plane;
+  }
+  /// ... of which there are this many (every spine reaches every core of its plane).
+  [[nodiscard]] int uplinks_to_core(int pod, int core) const {
+    return (spine_uplinks - first_uplink_to_core(pod, core) + cores_per_plane - 1) / cores_per_plane;
+  }
 };
 
 /// Plans the switch tiers for `nodes` nodes. Throws InputError naming the topology file and
