@@ -163,7 +163,7 @@ void print_table(const api::SizeResult& result, Format format) {
   }
   if (format == Format::kTable) {
     std::cout << result.cluster << " at " << result.gpus << " GPUs: " << result.options.size()
-              << " build options; money in millions of " << (result.currency.empty() ? "(unpriced)" : result.currency)
+              << (result.options.size() == 1 ? " build option" : " build options") << "; money in millions of " << (result.currency.empty() ? "(unpriced)" : result.currency)
               << " (+? where a part has no price; per_PFLOPs_k: thousands per delivered model PFLOP/s of the first "
                  "workload), IT power in kW (sum of parts' maximum power)\n";
     for (std::size_t w = 0; w < workloads; ++w) {

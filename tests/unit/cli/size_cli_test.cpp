@@ -32,6 +32,20 @@ TEST_F(SizeCli, TablesJsonAndCsvOfTheSameOptions) {
   EXPECT_EQ(csv.output.rfind("fabric.oversubscription.leaf,leaf,spine,core,", 0), 0u) << csv.output;
 }
 
+// Issue 35: a GB200 build's power printed as "1252+?" kW: the rack had no power figure. It takes
+// NVIDIA's SU figure (1.2 MW for 8 racks), so the build's IT power is whole.
+TEST_F(SizeCli, Gb200RacksHaveAPowerFigure) {
+  const std::string gb200 = "size --cluster " + topology("gb200-nvl72") + " --gpus 1152 --no-collectives";
+  const Outcome table = run_ctwin(gb200);
+  ASSERT_EQ(table.status, 0) << table.output;
+  EXPECT_NE(table.output.find("gb200-nvl72 at 1152 GPUs: 1 build option;"), std::string::npos) << table.output;
+  const Outcome json = run_ctwin(gb200 + " --format json");
+  ASSERT_EQ(json.status, 0) << json.output;
+  const auto bill = nlohmann::json::parse(json.output)["options"][0]["bill"];
+  EXPECT_TRUE(bill["power_kW"]["fully_powered"].get<bool>());
+  EXPECT_DOUBLE_EQ(bill["capex"]["servers"]["power_kW"].get<double>(), 16 * 150.0);  // 16 racks of 72 GPUs
+}
+
 TEST_F(SizeCli, BadInputIsOneLine) {
   EXPECT_TRUE(one_line_error(run_ctwin("size " + kH100 + " --vary fabric.colour=red"), {"colour"}));
   EXPECT_TRUE(one_line_error(run_ctwin("size " + kH100 + " --vary fabric.oversubscription.leaf="), {"--vary"}));
