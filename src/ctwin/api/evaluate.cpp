@@ -7,6 +7,7 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/degraded_build.hpp"
+#include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/api/step_degradation.hpp"
 #include "ctwin/calibration/calibration_bundle.hpp"
 #include "ctwin/core/error.hpp"
@@ -50,7 +51,7 @@ fabric::ClusterSpec spec_of(const nlohmann::json& document, const Build& build) 
   fabric::ClusterSpec spec =
       fabric::parse_cluster(document, input_source_name(resolve_named(build.cluster, DataKind::kTopology)));
   if (const auto calibrated = build_calibration(build)) spec = calibrated->apply(std::move(spec));
-  return spec;
+  return attach_gpu_arch(std::move(spec));
 }
 
 std::shared_ptr<const fabric::Fabric> built(const Build& build, EvalContext& context) {

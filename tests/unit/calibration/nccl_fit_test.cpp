@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bundled_fabric.hpp"
 #include "ctwin/calibration/nccl_calibration_file.hpp"
 #include "ctwin/calibration/nccl_fit.hpp"
 #include "ctwin/calibration/nccl_validation.hpp"
@@ -21,7 +22,7 @@ using collectives::Op;
 using collectives::Protocol;
 
 fabric::ClusterSpec h100() {
-  return fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
+  return testing::load_cluster_with_arch(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
 }
 
 // What nccl-tests would print on a cluster whose truth is `truth`: the twin's own prediction.
