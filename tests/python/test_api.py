@@ -33,6 +33,22 @@ def test_changed_scenario_equals_cli_set(cli):
     assert s.changes == {"parallel.tp": 4, "cluster.server.nics.bandwidth": "800Gbps", "network": "analytical"}
 
 
+def test_run_flow_sample_equals_cli(cli):
+    # Llama 3 8B on 1,024 H100 (tp 8, pp 2): one DP replica of each stage on the shared fabric.
+    sets = {"gpus": 1024, "training.global_batch": 64, "parallel.tp": 8, "parallel.pp": 2}
+    args = [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
+    expected = cli("run", "scenarios/default.json", *args, "--flow-sample", "replica", "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    s = ctwin.Scenario.load("scenarios/default.json").with_(sets)
+    result = ctwin.run(s, flow_sample="replica")
+    assert result.to_dict() == json.loads(expected.stdout)
+    assert result.to_dict()["flow_sample"]["kind"] == "replica"
+    for bad in ({"flow_sample": "half"}, {"flow_sample": "su", "network": "analytical"}):
+        with pytest.raises(ctwin.InputError) as error:
+            ctwin.run("scenarios/default.json", **bad)
+        assert error.value.file == "flow_sample", str(error.value)
+
+
 def test_breakdown_and_memory_frames_add_up():
     step = ctwin.run("scenarios/default.json", network="analytical")
     assert isinstance(step.breakdown, pd.DataFrame)

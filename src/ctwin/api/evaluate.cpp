@@ -73,6 +73,11 @@ StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQu
   replay::StepOptions options = step_options(result.scenario, context, query);
   apply_step_degradation(result.scenario, query.degrade, query.degrade_origin, options);
   result.step = replay::simulate_step(result.scenario, options);
+  if (query.flow_sample != replay::FlowSample::kFull && !result.step.shared_fabric) {
+    throw InputError(query.flow_sample_origin, "",
+                     "samples the shared flow fabric; this step ran each collective alone "
+                     "(analytical network or isolated communication)");
+  }
   return result;
 }
 

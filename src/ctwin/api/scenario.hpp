@@ -1,5 +1,5 @@
 #pragma once
-// A training scenario as a value (DESIGN.md "Scenario file"): its document, where it came from,
+// A training scenario as a value (docs/input-formats.md, "Scenario"): its document, where it came from,
 // and the changes made to it. `with` returns a changed copy, so a sweep or a notebook derives
 // hundreds of scenarios from one without touching files. Nothing is checked until `resolve`,
 // so a chain of changes may pass through states that are not valid on their own (tp 4 before

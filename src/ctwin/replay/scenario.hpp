@@ -1,5 +1,5 @@
 #pragma once
-// A training scenario (DESIGN.md "Scenario file"): model, cluster, GPU count, training settings,
+// A training scenario (docs/input-formats.md, "Scenario"): model, cluster, GPU count, training settings,
 // split, overlap switches and network model, read strictly. Lives in replay rather than workload
 // because it needs the fabric layer's cluster reader.
 //

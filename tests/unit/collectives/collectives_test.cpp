@@ -171,7 +171,7 @@ TEST(Collectives, SteadyStateEqualsEveryTransferAcrossNodesForTrees) {
 // with fewer others than in the steady state's one step with every transfer started together.
 // How far they drift depends on the ratio of hop latency to drain time, that is on the size,
 // which one simulation scaled linearly cannot see. Latency-bound (<= 1 MiB) and
-// bandwidth-bound (1 GiB) sizes agree; mid sizes do not (README, Communication twin).
+// bandwidth-bound (1 GiB) sizes agree; mid sizes do not (docs/communication.md, "Steady state vs every transfer across nodes").
 TEST(Collectives, RingAcrossNodesKeepsTheMeasuredMidSizeGap) {
   struct Case {
     const char* topology;
