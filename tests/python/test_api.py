@@ -104,6 +104,22 @@ def test_scale_fabric_collective_traffic_equal_the_cli(cli):
     assert "wall_s" not in expected
 
 
+def test_collective_and_traffic_flags_equal_the_cli(cli):
+    # --degrade, --every-transfer and --full-solve, which Python lacked (issue 37's parity test lists them).
+    base = ["--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "16", "--format", "json"]
+    expected = json.loads(cli("collective", *base, "--op", "all_reduce", "-b", "1M", "-e", "4M", "--network", "flow",
+                              "--degrade", "nic:3=0.25", "--every-transfer").stdout)
+    table = ctwin.collective("dgx-h100-superpod", 16, begin="1M", end="4M", degrade=["nic:3=0.25"], every_transfer=True)
+    assert table.attrs["report"] == expected
+    healthy = ctwin.collective("dgx-h100-superpod", 16, begin="1M", end="4M", every_transfer=True)
+    assert (table["time_us"] > healthy["time_us"]).all()  # a quarter-rate NIC slows every size
+    with pytest.raises(ctwin.InputError) as error:
+        ctwin.collective("dgx-h100-superpod", 16, degrade=["nic:99=0.5"])
+    assert "degrade" in str(error.value)
+    expected = json.loads(cli("traffic", *base, "--pattern", "alltoall", "--size", "1MiB", "--full-solve").stdout)
+    assert ctwin.traffic("dgx-h100-superpod", 16, size="1MiB", full_solve=True).to_dict() == expected
+
+
 def test_bad_input_raises_input_error_naming_the_field():
     with pytest.raises(ctwin.InputError) as raised:
         ctwin.run(ctwin.Scenario.load("scenarios/default.json").with_(**{"parallel.tp": 3}), network="analytical")
