@@ -73,7 +73,7 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
             fp32_master: bool = True, step_time: str | None = None, straggler_rate: str = "0/h",
             straggler_speed: float = 0.8, straggler_duration: str = "30min", runs: int = 1000, seed: int = 1,
             network: str | None = None, changes: Mapping[str, Any] | None = None,
-            context: EvalContext | None = None) -> GoodputResult:
+            context: EvalContext | None = None, storage_file: str | os.PathLike | None = None) -> GoodputResult:
     """Simulates ``runs`` training runs of ``days`` days of ``scenario`` under failures, as ``ctwin goodput``.
 
     ``scenario``: a scenario file, a bundled name or a :class:`Scenario` (loaded or built in
@@ -82,7 +82,8 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
     best, beside Young/Daly's). ``spares``: hot spare nodes, "16", "5%" or "2/su";
     ``cold_spares`` likewise; ``hot_swap``/``cold_swap``: switchover times. ``on_empty``: "wait"
     for a repair or "shrink" (the smaller job's step from the twin). ``storage``: "pfs",
-    "nvme-async" or "peer-memory". ``step_time``: e.g. "8.5s" instead of simulating the step.
+    "nvme-async" or "peer-memory", tiers of ``storage_file`` (default the bundled
+    models/reliability/storage.json, as ``--storage-file``). ``step_time``: e.g. "8.5s" instead of simulating the step.
     ``straggler_rate``: GPU throttling events per GPU-hour ("1e-4/h"; an assumption, no fleet
     publishes one), each a GPU at ``straggler_speed`` for ``straggler_duration``. ``network`` and
     ``changes`` as ``--network`` and ``--set``. Errors name the command's flags (``--spares``).
@@ -116,5 +117,6 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
     text = _core.goodput(job, days, strings["checkpoint_interval"], spare_texts[0], spare_texts[1],
                          strings["hot_swap"], strings["cold_swap"], strings["on_empty"], reliability_file,
                          strings["storage"], fp32_master, step_text, strings["straggler_rate"], speed,
-                         strings["straggler_duration"], runs, seed, ctx._core)
+                         strings["straggler_duration"], runs, seed, _args.optional_path("storage_file", storage_file),
+                         ctx._core)
     return GoodputResult(text)

@@ -22,7 +22,8 @@ void register_goodput(py::module_& m) {
          const std::string& spares, const std::string& cold_spares, const std::string& hot_swap, const std::string& cold_swap,
          const std::string& on_empty, const std::string& reliability, const std::string& storage, bool fp32_master,
          const std::string& step_time, const std::string& straggler_rate, double straggler_speed,
-         const std::string& straggler_duration, int runs, std::uint64_t seed, api::EvalContext& context) {
+         const std::string& straggler_duration, int runs, std::uint64_t seed, const std::string& storage_file,
+         api::EvalContext& context) {
         api::GoodputQuery q;
         q.scenario = scenario;
         q.days = days;
@@ -34,6 +35,7 @@ void register_goodput(py::module_& m) {
         q.on_empty = on_empty;
         if (!reliability.empty()) q.reliability = reliability;
         q.storage = storage;
+        if (!storage_file.empty()) q.storage_file = storage_file;
         q.fp32_master = fp32_master;
         q.step_time = step_time;
         q.straggler_rate = straggler_rate;
@@ -47,7 +49,7 @@ void register_goodput(py::module_& m) {
       py::arg("scenario"), py::arg("days"), py::arg("interval"), py::arg("spares"),
       py::arg("cold_spares"), py::arg("hot_swap"), py::arg("cold_swap"), py::arg("on_empty"), py::arg("reliability"),
       py::arg("storage"), py::arg("fp32_master"), py::arg("step_time"), py::arg("straggler_rate"),
-      py::arg("straggler_speed"), py::arg("straggler_duration"), py::arg("runs"), py::arg("seed"), py::arg("context"),
+      py::arg("straggler_speed"), py::arg("straggler_duration"), py::arg("runs"), py::arg("seed"), py::arg("storage_file"), py::arg("context"),
       "A goodput study: the JSON of ctwin goodput --format json.");
 }
 

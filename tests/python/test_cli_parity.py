@@ -86,7 +86,6 @@ KNOWN_GAPS = {
     ("scale", "figure"),
     ("size", "servers-per-rack"),
     ("size", "racks-per-row"),
-    ("goodput", "storage-file"),
     ("validate", "set"),
     ("validate", "run"),
     ("validate", "calibration"),

@@ -54,6 +54,9 @@ def test_a_scenario_built_in_memory_is_a_job(cli):
 
 def test_bad_input_raises_input_error():
     with pytest.raises(ctwin.InputError) as raised:
+        ctwin.goodput("scenarios/default.json", days=3, runs=5, step_time="2s", storage_file="nosuch/storage.json")
+    assert "nosuch/storage.json" in str(raised.value)  # --storage-file's twin reads the file it is given
+    with pytest.raises(ctwin.InputError) as raised:
         ctwin.goodput("scenarios/default.json", days=3, runs=5, step_time="2s", spares=9)
     assert "--spares" in str(raised.value)
     with pytest.raises(ctwin.InputError):
