@@ -89,15 +89,17 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
 def traffic(cluster: str | os.PathLike, gpus: int, pattern: str = "alltoall", size: str | int = "16MiB",
             network: str = "flow", pxn: bool = False, steps: int = 8, flows_per_pair: int = 1,
             changes: Mapping[str, Any] | None = None, context: EvalContext | None = None,
-            full_solve: bool = False) -> TrafficResult:
+            full_solve: bool = False, calibration: str | os.PathLike | None = None) -> TrafficResult:
     """Plays a traffic pattern on a build (``ctwin traffic``): makespan, completions,
     aggregate throughput and the engine's work. Patterns: alltoall, incast, cross_rail,
     rail_ring, permutation, alltoall_chain. ``size``: per transfer, with its unit ("16MiB") or
     an int of bytes. ``full_solve``: with the flow network, re-solve every flow at every change
-    (slow; checks the incremental solver, as ``--full-solve``)."""
+    (slow; checks the incremental solver, as ``--full-solve``). ``calibration``: a file ``ctwin
+    calibrate --nccl`` wrote, whose link efficiencies the build takes (``--calibration``)."""
     size_text = _args.text("size", size) if isinstance(size, str) else f"{_args.integer('size', size, 0, 1 << 40)}B"
     text = _core.traffic(_cluster(cluster), _gpus(gpus), _changes(changes), _args.text("pattern", pattern), size_text,
                          _args.flag("pxn", pxn), _args.integer("steps", steps, 1, _args.INT32_MAX),
                          _args.integer("flows_per_pair", flows_per_pair, 1, _args.INT32_MAX),
-                         _args.text("network", network), _args.flag("full_solve", full_solve), _context(context)._core)
+                         _args.text("network", network), _args.flag("full_solve", full_solve),
+                         _args.optional_path("calibration", calibration), _context(context)._core)
     return TrafficResult(json.loads(text))

@@ -97,8 +97,8 @@ void register_build(py::module_& m) {
       "traffic",
       [](const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& pattern,
          const std::string& size, bool pxn, int steps, int flows_per_pair, const std::string& network, bool full_solve,
-         api::EvalContext& context) {
-        const api::Build build = build_of(cluster, gpus, changes, "");
+         const std::string& calibration, api::EvalContext& context) {
+        const api::Build build = build_of(cluster, gpus, changes, calibration);
         api::TrafficQuery query;
         query.pattern = pattern;
         query.options = {bytes_arg("size", size), pxn, steps, flows_per_pair};
@@ -107,7 +107,8 @@ void register_build(py::module_& m) {
         return call_interruptibly([&] { return json_text(api::traffic_json(api::evaluate_traffic(build, query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("pattern"), py::arg("size"), py::arg("pxn"),
-      py::arg("steps"), py::arg("flows_per_pair"), py::arg("network"), py::arg("full_solve"), py::arg("context"));
+      py::arg("steps"), py::arg("flows_per_pair"), py::arg("network"), py::arg("full_solve"),
+      py::arg("calibration"), py::arg("context"));
 }
 
 }  // namespace ctwin::python

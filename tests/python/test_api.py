@@ -118,6 +118,9 @@ def test_collective_and_traffic_flags_equal_the_cli(cli):
     assert "degrade" in str(error.value)
     expected = json.loads(cli("traffic", *base, "--pattern", "alltoall", "--size", "1MiB", "--full-solve").stdout)
     assert ctwin.traffic("dgx-h100-superpod", 16, size="1MiB", full_solve=True).to_dict() == expected
+    with pytest.raises(ctwin.InputError) as error:
+        ctwin.traffic("dgx-h100-superpod", 16, calibration="nosuch-calibration.json")
+    assert "nosuch-calibration.json" in str(error.value)
 
 
 def test_bad_input_raises_input_error_naming_the_field():
