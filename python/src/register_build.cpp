@@ -9,6 +9,7 @@
 
 #include "call.hpp"
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/calibration/nccl_comparison.hpp"
