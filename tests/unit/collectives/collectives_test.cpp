@@ -256,7 +256,7 @@ TEST(Collectives, PatAllGatherMatchesItsClosedFormWithOneGpuPerNode) {
   const std::vector<std::string> one_gpu = {"server.gpus=1", "server.nics.count=1", "server.pcie_switches=1",
                                             "server.cpus=1"};
   const auto built = fabric::Fabric(
-      testing::load_cluster_with_arch(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json", one_gpu), 16);
+      ctwin::testing::load_cluster_with_arch(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json", one_gpu), 16);
   const auto properties = fabric::path_properties(built, fabric::route(built, 0, 1));
   const double bandwidth = properties.bottleneck.bytes_per_second();
   const CollectiveTuning tuning;
@@ -372,7 +372,7 @@ TEST(CollectiveTuningArch, APlanNeedsTheGpuFamily) {
   const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json";
   const fabric::Fabric bare(fabric::load_cluster(path), 16);
   EXPECT_THROW((void)make_plan(Op::kAllReduce, Algorithm::kRing, bare, 2), InputError);
-  const fabric::Fabric known(testing::load_cluster_with_arch(path), 16);
+  const fabric::Fabric known(ctwin::testing::load_cluster_with_arch(path), 16);
   EXPECT_EQ(make_plan(Op::kAllReduce, Algorithm::kRing, known, 2).arch, GpuArch::kHopper);
   const fabric::Fabric gb200 = bundled_fabric("gb200-nvl72", 16);
   EXPECT_EQ(make_plan(Op::kAllReduce, Algorithm::kRing, gb200, 2).arch, GpuArch::kBlackwell);

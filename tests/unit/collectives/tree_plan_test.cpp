@@ -19,7 +19,7 @@ namespace {
 
 fabric::Fabric build_nodes(int nodes) {
   const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "dgx-h100-superpod.json";
-  return fabric::Fabric(testing::load_cluster_with_arch(path), 8 * nodes);
+  return fabric::Fabric(ctwin::testing::load_cluster_with_arch(path), 8 * nodes);
 }
 
 struct NodeTree {

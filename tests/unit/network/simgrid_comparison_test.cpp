@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include "bundled_fabric.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/network/analytical_model.hpp"
 #include "ctwin/network/flow_model.hpp"
@@ -20,7 +19,7 @@ using namespace ctwin::literals;
 
 fabric::Fabric build(int gpus, const std::vector<std::string>& overrides) {
   const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json";
-  return fabric::Fabric(testing::load_cluster_with_arch(path, overrides), gpus);
+  return fabric::Fabric(fabric::load_cluster(path, overrides), gpus);
 }
 
 template <typename Model>

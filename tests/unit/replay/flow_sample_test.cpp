@@ -19,7 +19,7 @@ namespace ctwin::replay {
 namespace {
 
 fabric::ClusterSpec superpod() {
-  return testing::load_cluster_with_arch(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
+  return ctwin::testing::load_cluster_with_arch(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
 }
 
 StepOptions shared(FlowSample sample) {
