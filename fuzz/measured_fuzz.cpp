@@ -11,6 +11,7 @@
 
 #include "ctwin/api/acceptance_check.hpp"
 #include "ctwin/api/acceptance_plan.hpp"
+#include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/fabric.hpp"
 #include "fuzz_support.hpp"
@@ -19,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const ctwin::api::AcceptancePlan kPlan =
       ctwin::api::load_acceptance_plan((ctwin::fuzzing::repo_root() / "scenarios/acceptance/quick.json").string());
   static const ctwin::fabric::Fabric kBuild(
-      ctwin::fabric::load_cluster(ctwin::fuzzing::repo_root() / "topologies/dgx-h100-superpod.json"), 512);
+      ctwin::api::attach_gpu_arch(ctwin::fabric::load_cluster(ctwin::fuzzing::repo_root() / "topologies/dgx-h100-superpod.json")),
+      512);
   static const std::filesystem::path kFolder =
       std::filesystem::temp_directory_path() / ("ctwin-fuzz-measured-" + std::to_string(::getpid()));
   const std::string text = ctwin::fuzzing::text_of(data, size);

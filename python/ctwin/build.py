@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -59,11 +59,15 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
                end: str | int = "8G", factor: float = 2, algorithm: str = "auto", protocol: str = "auto",
                dtype: str = "float", network: str = "flow", channels: int = 0,
                changes: Mapping[str, Any] | None = None, calibration: str | os.PathLike | None = None,
-               context: EvalContext | None = None) -> pd.DataFrame:
+               context: EvalContext | None = None, every_transfer: bool = False,
+               degrade: Sequence[str] | None = None) -> pd.DataFrame:
     """What nccl-tests would print for ``op`` on the first ``gpus`` GPUs of a topology
     (``ctwin collective``): one row per size with time_us, algbw_GBps, busbw_GBps, algo and
     protocol. Sizes are nccl-tests' -b/-e/-f ("8", "1K", "64M", "8G"). The frame's ``attrs``
     hold op, gpus and channels; ``frame.attrs["report"]`` the whole JSON report.
+    ``every_transfer``: simulate every step's transfers instead of one step per phase (slow; for
+    checking, as ``--every-transfer``). ``degrade``: parts at a share of their rate, as ``ctwin
+    collective --degrade`` reads them ("nic:RANK=0.25", "link:leaf3.up5=0.5", "leaf:3=uplinks:0.5").
     """
     sizes = []
     for name, value in (("begin", begin), ("end", end)):
@@ -73,6 +77,7 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
                             _args.text("algorithm", algorithm), _args.text("protocol", protocol), sizes[0], sizes[1],
                             _args.real("factor", factor, 1.0, 1e6), _args.text("dtype", dtype),
                             _args.text("network", network), _args.integer("channels", channels, 0, 64),
+                            _args.flag("every_transfer", every_transfer), _args.texts("degrade", degrade),
                             _context(context)._core)
     report = json.loads(text)
     frame = pd.DataFrame(report["rows"], columns=["size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo",
@@ -83,14 +88,18 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
 
 def traffic(cluster: str | os.PathLike, gpus: int, pattern: str = "alltoall", size: str | int = "16MiB",
             network: str = "flow", pxn: bool = False, steps: int = 8, flows_per_pair: int = 1,
-            changes: Mapping[str, Any] | None = None, context: EvalContext | None = None) -> TrafficResult:
+            changes: Mapping[str, Any] | None = None, context: EvalContext | None = None,
+            full_solve: bool = False, calibration: str | os.PathLike | None = None) -> TrafficResult:
     """Plays a traffic pattern on a build (``ctwin traffic``): makespan, completions,
     aggregate throughput and the engine's work. Patterns: alltoall, incast, cross_rail,
     rail_ring, permutation, alltoall_chain. ``size``: per transfer, with its unit ("16MiB") or
-    an int of bytes."""
+    an int of bytes. ``full_solve``: with the flow network, re-solve every flow at every change
+    (slow; checks the incremental solver, as ``--full-solve``). ``calibration``: a file ``ctwin
+    calibrate --nccl`` wrote, whose link efficiencies the build takes (``--calibration``)."""
     size_text = _args.text("size", size) if isinstance(size, str) else f"{_args.integer('size', size, 0, 1 << 40)}B"
     text = _core.traffic(_cluster(cluster), _gpus(gpus), _changes(changes), _args.text("pattern", pattern), size_text,
                          _args.flag("pxn", pxn), _args.integer("steps", steps, 1, _args.INT32_MAX),
                          _args.integer("flows_per_pair", flows_per_pair, 1, _args.INT32_MAX),
-                         _args.text("network", network), _context(context)._core)
+                         _args.text("network", network), _args.flag("full_solve", full_solve),
+                         _args.optional_path("calibration", calibration), _context(context)._core)
     return TrafficResult(json.loads(text))

@@ -12,7 +12,7 @@ from . import _args, _core
 from .context import EvalContext, default_context
 from .errors import InputError
 from .results import _TextReport
-from .scenario import Scenario
+from .scenario import Scenario, as_scenario
 
 
 class GoodputResult(_TextReport):
@@ -62,14 +62,6 @@ class GoodputResult(_TextReport):
         return pd.DataFrame(self._report.get("stragglers", {}).get("stages", []))
 
 
-def _source(scenario: Scenario | str | os.PathLike) -> tuple[str | bytes, list[str]]:
-    if not isinstance(scenario, Scenario):
-        if isinstance(scenario, bytes) or not isinstance(scenario, (str, os.PathLike)):
-            raise _args.refuse("scenario", "a Scenario, a scenario file or a bundled scenario name", scenario)
-        return _args.path("scenario", scenario), []
-    return scenario.source, [f"{path}={json.dumps(value)}" for path, value in scenario.changes.items()]
-
-
 def _count_text(name: str, value: Any) -> str:
     """A spare count: an int, or text such as "5%" or "2/su"."""
     return _args.text(name, value) if isinstance(value, str) else str(_args.integer(name, value, 0, _args.MAX_GPUS))
@@ -81,15 +73,17 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
             fp32_master: bool = True, step_time: str | None = None, straggler_rate: str = "0/h",
             straggler_speed: float = 0.8, straggler_duration: str = "30min", runs: int = 1000, seed: int = 1,
             network: str | None = None, changes: Mapping[str, Any] | None = None,
-            context: EvalContext | None = None) -> GoodputResult:
+            context: EvalContext | None = None, storage_file: str | os.PathLike | None = None) -> GoodputResult:
     """Simulates ``runs`` training runs of ``days`` days of ``scenario`` under failures, as ``ctwin goodput``.
 
-    ``scenario``: a scenario file or a :class:`Scenario` loaded from one (its changes apply).
+    ``scenario``: a scenario file, a bundled name or a :class:`Scenario` (loaded or built in
+    memory with :meth:`Scenario.from_dict`; its changes apply).
     ``checkpoint_interval``: training time between checkpoints ("30min") or "auto" (the simulated
     best, beside Young/Daly's). ``spares``: hot spare nodes, "16", "5%" or "2/su";
     ``cold_spares`` likewise; ``hot_swap``/``cold_swap``: switchover times. ``on_empty``: "wait"
     for a repair or "shrink" (the smaller job's step from the twin). ``storage``: "pfs",
-    "nvme-async" or "peer-memory". ``step_time``: e.g. "8.5s" instead of simulating the step.
+    "nvme-async" or "peer-memory", tiers of ``storage_file`` (default the bundled
+    models/reliability/storage.json, as ``--storage-file``). ``step_time``: e.g. "8.5s" instead of simulating the step.
     ``straggler_rate``: GPU throttling events per GPU-hour ("1e-4/h"; an assumption, no fleet
     publishes one), each a GPU at ``straggler_speed`` for ``straggler_duration``. ``network`` and
     ``changes`` as ``--network`` and ``--set``. Errors name the command's flags (``--spares``).
@@ -117,9 +111,12 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
     runs = _args.integer("runs", runs, 1, 1_000_000)
     seed = _args.integer("seed", seed, 0, (1 << 64) - 1)
     reliability_file = _args.optional_path("reliability", reliability)
-    path, overrides = _source(scenario)
-    text = _core.goodput(path, overrides + extra, days, strings["checkpoint_interval"], spare_texts[0], spare_texts[1],
+    job = as_scenario(scenario)._core
+    if extra:
+        job = job.with_assignments(extra)
+    text = _core.goodput(job, days, strings["checkpoint_interval"], spare_texts[0], spare_texts[1],
                          strings["hot_swap"], strings["cold_swap"], strings["on_empty"], reliability_file,
                          strings["storage"], fp32_master, step_text, strings["straggler_rate"], speed,
-                         strings["straggler_duration"], runs, seed, ctx._core)
+                         strings["straggler_duration"], runs, seed, _args.optional_path("storage_file", storage_file),
+                         ctx._core)
     return GoodputResult(text)

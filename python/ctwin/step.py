@@ -19,7 +19,8 @@ def _calibrated(s: Scenario, calibration: str | os.PathLike | None) -> Scenario:
 
 def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trace: bool | str | os.PathLike | None = None,
         comm: str = "auto", all_ranks: bool = False, context: EvalContext | None = None,
-        calibration: str | os.PathLike | None = None, degrade: Sequence[str] | None = None) -> StepResult:
+        calibration: str | os.PathLike | None = None, degrade: Sequence[str] | None = None,
+        flow_sample: str = "full") -> StepResult:
     """Predicts one training step of ``scenario`` (a :class:`Scenario` or a scenario file).
 
     ``network``: "analytical" or "flow" (default: the scenario's). ``trace``: True keeps the
@@ -32,7 +33,10 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     ``ctwin run --calibration``. ``degrade``: degraded parts as ``ctwin run --degrade`` reads
     them: ``"gpu:RANK=SPEED"``, ``"hbm:RANK=SHARE"`` (HBM bandwidth), and on the shared flow
     fabric ``"nic:RANK=SHARE"``, ``"link:NAME=SHARE"``, ``"leaf:ID=uplinks:SHARE"`` (refused
-    when the step's communication is isolated).
+    when the step's communication is isolated). ``flow_sample``: "full" (every DP replica's
+    traffic on the shared flow fabric, exact), or the approximations "su" (one scalable unit of
+    each pipeline stage) and "replica" (one DP replica of each stage), as ``ctwin run
+    --flow-sample``; refused when the step's communication does not run on the shared fabric.
 
     Returns a :class:`StepResult` whose ``to_dict()`` equals ``ctwin run --format json``.
     Raises :class:`ctwin.InputError` on bad input. The GIL is released while ctwin works, and
@@ -45,11 +49,12 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     if trace is not None and not isinstance(trace, bool):
         trace = _args.path("trace", trace)
     degrade = _args.texts("degrade", degrade)
+    flow_sample = _args.text("flow_sample", flow_sample)
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
     s = _calibrated(as_scenario(scenario), calibration)
     if network is not None:
         s = s.with_(network=network)
-    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), degrade)
+    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), degrade, flow_sample)
     trace_dict = json.loads(trace_text) if trace else None
     if trace and not isinstance(trace, bool):
         with open(trace, "w") as out:

@@ -9,6 +9,7 @@
 
 #include "call.hpp"
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/calibration/nccl_comparison.hpp"
@@ -70,7 +71,7 @@ void register_build(py::module_& m) {
       [](const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& calibration,
          const std::string& op, const std::string& algorithm, const std::string& protocol, const std::string& begin,
          const std::string& end, double factor, const std::string& dtype, const std::string& network, int channels,
-         api::EvalContext& context) {
+         bool every_transfer, const std::vector<std::string>& degrade, api::EvalContext& context) {
         const api::Build build = build_of(cluster, gpus, changes, calibration);
         collectives::CollectiveQuery query;
         query.op = collectives::parse_op(op, "op");
@@ -79,31 +80,36 @@ void register_build(py::module_& m) {
         query.sizes = collectives::size_sweep(size_arg("begin", begin), size_arg("end", end), factor);
         query.element_bytes = calibration::nccl_type_bytes(dtype, "dtype");
         query.network = network::parse_model_kind(network, "network", "");
+        query.every_transfer = every_transfer;
         if (channels < 0 || channels > 64) {
           throw InputError("channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
                                                std::to_string(channels));
         }
         query.tuning.channels = channels;
-        return call_interruptibly([&] { return json_text(api::collective_json(api::evaluate_collective(build, query, context))); });
+        return call_interruptibly([&] {
+          return json_text(api::collective_json(api::evaluate_degraded_collective(build, degrade, "degrade", query, context)));
+        });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("op"),
       py::arg("algorithm"), py::arg("protocol"), py::arg("begin"), py::arg("end"), py::arg("factor"), py::arg("dtype"),
-      py::arg("network"), py::arg("channels"), py::arg("context"));
+      py::arg("network"), py::arg("channels"), py::arg("every_transfer"), py::arg("degrade"), py::arg("context"));
 
   m.def(
       "traffic",
       [](const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& pattern,
-         const std::string& size, bool pxn, int steps, int flows_per_pair, const std::string& network,
-         api::EvalContext& context) {
-        const api::Build build = build_of(cluster, gpus, changes, "");
+         const std::string& size, bool pxn, int steps, int flows_per_pair, const std::string& network, bool full_solve,
+         const std::string& calibration, api::EvalContext& context) {
+        const api::Build build = build_of(cluster, gpus, changes, calibration);
         api::TrafficQuery query;
         query.pattern = pattern;
         query.options = {bytes_arg("size", size), pxn, steps, flows_per_pair};
         query.network = network::parse_model_kind(network, "network", "");
+        query.full_solve = full_solve;
         return call_interruptibly([&] { return json_text(api::traffic_json(api::evaluate_traffic(build, query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("pattern"), py::arg("size"), py::arg("pxn"),
-      py::arg("steps"), py::arg("flows_per_pair"), py::arg("network"), py::arg("context"));
+      py::arg("steps"), py::arg("flows_per_pair"), py::arg("network"), py::arg("full_solve"),
+      py::arg("calibration"), py::arg("context"));
 }
 
 }  // namespace ctwin::python

@@ -18,14 +18,14 @@ namespace ctwin::python {
 void register_goodput(py::module_& m) {
   m.def(
       "goodput",
-      [](const std::string& scenario, const std::vector<std::string>& overrides, double days, const std::string& interval,
+      [](const api::Scenario& scenario, double days, const std::string& interval,
          const std::string& spares, const std::string& cold_spares, const std::string& hot_swap, const std::string& cold_swap,
          const std::string& on_empty, const std::string& reliability, const std::string& storage, bool fp32_master,
          const std::string& step_time, const std::string& straggler_rate, double straggler_speed,
-         const std::string& straggler_duration, int runs, std::uint64_t seed, api::EvalContext& context) {
+         const std::string& straggler_duration, int runs, std::uint64_t seed, const std::string& storage_file,
+         api::EvalContext& context) {
         api::GoodputQuery q;
         q.scenario = scenario;
-        q.overrides = overrides;
         q.days = days;
         q.interval = interval;
         q.spares = spares;
@@ -35,6 +35,7 @@ void register_goodput(py::module_& m) {
         q.on_empty = on_empty;
         if (!reliability.empty()) q.reliability = reliability;
         q.storage = storage;
+        if (!storage_file.empty()) q.storage_file = storage_file;
         q.fp32_master = fp32_master;
         q.step_time = step_time;
         q.straggler_rate = straggler_rate;
@@ -45,10 +46,10 @@ void register_goodput(py::module_& m) {
         // Indented as the CLI prints it, so that the text is the command's bytes.
         return call_interruptibly([&] { return json_text(api::goodput_json(api::evaluate_goodput(q, context)), 2); });
       },
-      py::arg("scenario"), py::arg("overrides"), py::arg("days"), py::arg("interval"), py::arg("spares"),
+      py::arg("scenario"), py::arg("days"), py::arg("interval"), py::arg("spares"),
       py::arg("cold_spares"), py::arg("hot_swap"), py::arg("cold_swap"), py::arg("on_empty"), py::arg("reliability"),
       py::arg("storage"), py::arg("fp32_master"), py::arg("step_time"), py::arg("straggler_rate"),
-      py::arg("straggler_speed"), py::arg("straggler_duration"), py::arg("runs"), py::arg("seed"), py::arg("context"),
+      py::arg("straggler_speed"), py::arg("straggler_duration"), py::arg("runs"), py::arg("seed"), py::arg("storage_file"), py::arg("context"),
       "A goodput study: the JSON of ctwin goodput --format json.");
 }
 

@@ -11,6 +11,7 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/core/json_text.hpp"
+#include "ctwin/replay/flow_sample.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;
@@ -21,8 +22,10 @@ void register_step(py::module_& m) {
   m.def(
       "run",
       [](const api::Scenario& scenario, api::EvalContext& context, const std::string& comm, bool all_ranks, bool trace,
-         const std::vector<std::string>& degrade) {
-        const api::StepQuery query{api::parse_comm_model(comm, "comm"), all_ranks, degrade, "degrade"};
+         const std::vector<std::string>& degrade, const std::string& flow_sample) {
+        api::StepQuery query{api::parse_comm_model(comm, "comm"), all_ranks, degrade, "degrade"};
+        query.flow_sample = replay::parse_flow_sample(flow_sample, "flow_sample");
+        query.flow_sample_origin = "flow_sample";
         return call_interruptibly([&] {
           const api::StepResult result = api::evaluate(scenario, context, query);
           std::pair<std::string, std::string> out{json_text(api::step_json(scenario, result)), ""};
@@ -31,7 +34,7 @@ void register_step(py::module_& m) {
         });
       },
       py::arg("scenario"), py::arg("context"), py::arg("comm"), py::arg("all_ranks"), py::arg("trace"),
-      py::arg("degrade") = std::vector<std::string>{}, "One training step: (report JSON, Chrome trace JSON or '').");
+      py::arg("degrade") = std::vector<std::string>{}, py::arg("flow_sample") = "full", "One training step: (report JSON, Chrome trace JSON or '').");
 
   m.def(
       "scale",

@@ -33,6 +33,22 @@ def test_changed_scenario_equals_cli_set(cli):
     assert s.changes == {"parallel.tp": 4, "cluster.server.nics.bandwidth": "800Gbps", "network": "analytical"}
 
 
+def test_run_flow_sample_equals_cli(cli):
+    # Llama 3 8B on 1,024 H100 (tp 8, pp 2): one DP replica of each stage on the shared fabric.
+    sets = {"gpus": 1024, "training.global_batch": 64, "parallel.tp": 8, "parallel.pp": 2}
+    args = [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
+    expected = cli("run", "scenarios/default.json", *args, "--flow-sample", "replica", "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    s = ctwin.Scenario.load("scenarios/default.json").with_(sets)
+    result = ctwin.run(s, flow_sample="replica")
+    assert result.to_dict() == json.loads(expected.stdout)
+    assert result.to_dict()["flow_sample"]["kind"] == "replica"
+    for bad in ({"flow_sample": "half"}, {"flow_sample": "su", "network": "analytical"}):
+        with pytest.raises(ctwin.InputError) as error:
+            ctwin.run("scenarios/default.json", **bad)
+        assert error.value.file == "flow_sample", str(error.value)
+
+
 def test_breakdown_and_memory_frames_add_up():
     step = ctwin.run("scenarios/default.json", network="analytical")
     assert isinstance(step.breakdown, pd.DataFrame)
@@ -86,6 +102,25 @@ def test_scale_fabric_collective_traffic_equal_the_cli(cli):
                               "rail_ring", "--size", "4MiB", "--format", "json").stdout)
     assert played.to_dict() == expected
     assert "wall_s" not in expected
+
+
+def test_collective_and_traffic_flags_equal_the_cli(cli):
+    # --degrade, --every-transfer and --full-solve, which Python lacked (issue 37's parity test lists them).
+    base = ["--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "16", "--format", "json"]
+    expected = json.loads(cli("collective", *base, "--op", "all_reduce", "-b", "1M", "-e", "4M", "--network", "flow",
+                              "--degrade", "nic:3=0.25", "--every-transfer").stdout)
+    table = ctwin.collective("dgx-h100-superpod", 16, begin="1M", end="4M", degrade=["nic:3=0.25"], every_transfer=True)
+    assert table.attrs["report"] == expected
+    healthy = ctwin.collective("dgx-h100-superpod", 16, begin="1M", end="4M", every_transfer=True)
+    assert (table["time_us"] > healthy["time_us"]).all()  # a quarter-rate NIC slows every size
+    with pytest.raises(ctwin.InputError) as error:
+        ctwin.collective("dgx-h100-superpod", 16, degrade=["nic:99=0.5"])
+    assert "degrade" in str(error.value)
+    expected = json.loads(cli("traffic", *base, "--pattern", "alltoall", "--size", "1MiB", "--full-solve").stdout)
+    assert ctwin.traffic("dgx-h100-superpod", 16, size="1MiB", full_solve=True).to_dict() == expected
+    with pytest.raises(ctwin.InputError) as error:
+        ctwin.traffic("dgx-h100-superpod", 16, calibration="nosuch-calibration.json")
+    assert "nosuch-calibration.json" in str(error.value)
 
 
 def test_bad_input_raises_input_error_naming_the_field():

@@ -40,7 +40,22 @@ def test_frames_add_up_and_changes_apply(cli):
     assert result.causes["expected"].sum() == pytest.approx(result.expected_interruptions, rel=1e-9)
 
 
+def test_a_scenario_built_in_memory_is_a_job(cli):
+    # Issue 37: the study takes the scenario value, not a file path, so a dict built in a notebook runs.
+    loaded = ctwin.Scenario.load("scenarios/default.json")
+    built = ctwin.Scenario.from_dict(loaded.to_dict(), source="notebook").with_({"parallel.tp": 4})
+    result = ctwin.goodput(built, days=3, runs=40, step_time="2s", checkpoint_interval="30min", spares=2, seed=3)
+    expected = cli("goodput", *QUICK, "--set", "parallel.tp=4", "--spares", "2", "--seed", "3", "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    mine, theirs = result.to_dict(), json.loads(expected.stdout)
+    assert mine.pop("scenario") == "notebook" and theirs.pop("scenario").endswith("default.json")
+    assert mine == theirs
+
+
 def test_bad_input_raises_input_error():
+    with pytest.raises(ctwin.InputError) as raised:
+        ctwin.goodput("scenarios/default.json", days=3, runs=5, step_time="2s", storage_file="nosuch/storage.json")
+    assert "nosuch/storage.json" in str(raised.value)  # --storage-file's twin reads the file it is given
     with pytest.raises(ctwin.InputError) as raised:
         ctwin.goodput("scenarios/default.json", days=3, runs=5, step_time="2s", spares=9)
     assert "--spares" in str(raised.value)

@@ -1,4 +1,4 @@
-// Library layering (STYLE.md, LAYERS): a layer includes only layers to its left in
+// Library layering (docs/architecture.md, Layers): a layer includes only layers to its left in
 //   core -> engine -> fabric -> network -> cli
 // with engine and fabric side by side (fabric does not use the engine). Checked on the sources
 // by scanning every #include "ctwin/<layer>/..." under src/ctwin/<layer>/.

@@ -124,7 +124,7 @@ GemmCalibration calibrate_gemm(const GemmCalibrationRequest& request) {
 }
 
 NcclCalibrationResult calibrate_nccl(const NcclCalibrationRequest& request) {
-  const fabric::ClusterSpec spec = fabric::load_cluster(resolve_named(request.cluster, DataKind::kTopology));
+  const fabric::ClusterSpec spec = attach_gpu_arch(fabric::load_cluster(resolve_named(request.cluster, DataKind::kTopology)));
   std::vector<calibration::NcclFitCase> fit;
   std::vector<calibration::NcclFitCase> holdout;
   for (const auto& path : request.logs) fit.push_back(load_case(path, request));

@@ -7,6 +7,7 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/degraded_build.hpp"
+#include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/api/step_degradation.hpp"
 #include "ctwin/calibration/calibration_bundle.hpp"
 #include "ctwin/core/error.hpp"
@@ -50,7 +51,7 @@ fabric::ClusterSpec spec_of(const nlohmann::json& document, const Build& build) 
   fabric::ClusterSpec spec =
       fabric::parse_cluster(document, input_source_name(resolve_named(build.cluster, DataKind::kTopology)));
   if (const auto calibrated = build_calibration(build)) spec = calibrated->apply(std::move(spec));
-  return spec;
+  return attach_gpu_arch(std::move(spec));
 }
 
 std::shared_ptr<const fabric::Fabric> built(const Build& build, EvalContext& context) {
@@ -72,6 +73,11 @@ StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQu
   replay::StepOptions options = step_options(result.scenario, context, query);
   apply_step_degradation(result.scenario, query.degrade, query.degrade_origin, options);
   result.step = replay::simulate_step(result.scenario, options);
+  if (query.flow_sample != replay::FlowSample::kFull && !result.step.shared_fabric) {
+    throw InputError(query.flow_sample_origin, "",
+                     "samples the shared flow fabric; this step ran each collective alone "
+                     "(analytical network or isolated communication)");
+  }
   return result;
 }
 

@@ -38,6 +38,8 @@ struct StepQuery {
   /// On the shared fabric: every replica's traffic (kFull) or one scalable unit's per stage
   /// standing for the others (an approximation, replay/flow_sample.hpp).
   replay::FlowSample flow_sample = replay::FlowSample::kFull;
+  /// Named by evaluate()'s error when a sample is asked of a step that runs no shared fabric.
+  std::string flow_sample_origin = "--flow-sample";
 };
 
 struct StepResult {
@@ -45,6 +47,8 @@ struct StepResult {
   replay::SimulatedStep step;
 };
 
+/// One step of `scenario`. A flow sample other than kFull on a step whose collectives run alone
+/// (analytical network or isolated communication) is an InputError naming query.flow_sample_origin.
 [[nodiscard]] StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query = {});
 
 /// One step of a scenario already resolved and checked (a planner's candidate: a resolved base

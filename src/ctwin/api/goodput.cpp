@@ -107,13 +107,13 @@ double expected_straggler_loss_s(const GoodputStragglers& st, const analysis::Go
 }  // namespace
 
 GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) {
-  if (q.scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --validate)");
+  if (!q.scenario) throw InputError("scenario", "", "a scenario file is required (or --validate)");
   if (!(q.days > 0) || !std::isfinite(q.days)) throw InputError("--days", "", "give the run's length in days, e.g. --days 54");
   if (q.runs < 1 || q.runs > 1'000'000) throw InputError("--runs", "", "between 1 and 1000000");
   if (const auto problem = limits::degraded_share_problem(q.straggler_speed)) {
     throw InputError("--straggler-speed", "", *problem);
   }
-  GoodputEvaluation g{replay::load_scenario(resolve_named(q.scenario, DataKind::kScenario), data_dir(), q.overrides),
+  GoodputEvaluation g{q.scenario->resolve(&context.profiles()),
                       std::make_shared<const analysis::ReliabilityModel>(
                           analysis::load_reliability_model(resolve_data_path(q.reliability))),
                       {}, {}, std::nullopt};
@@ -164,19 +164,17 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
   }
   in.straggler_duration_s = hours_option(q.straggler_duration, "--straggler-duration", 8766) * 3600;
 
-  // The twin's scenario, as `ctwin run` reads it, for the smaller and the throttled jobs.
-  const auto twin = [&q] { return Scenario::load(q.scenario).with_assignments(q.overrides); };
   // Shrinking: the smaller jobs' steps, each replica count simulated once.
   std::optional<ShrunkJobs> shrunk;
   if (in.spares.on_empty == analysis::OnEmptyPool::kShrink) {
     const std::int64_t replicas = scenario.split.data_parallel(scenario.gpus);
-    shrunk.emplace(twin(), context, replicas, scenario.gpus / replicas);
+    shrunk.emplace(*q.scenario, context, replicas, scenario.gpus / replicas);
     in.replica_share = [&shrunk](long long running) { return shrunk->share(running); };
   }
   // Stragglers: each stage's slowdown with one of its GPUs throttled, simulated once per stage.
   std::optional<StragglerEffects> effects;
   if (in.straggler_rate_per_gpu_hour > 0) {
-    effects.emplace(twin(), context, q.straggler_speed);
+    effects.emplace(*q.scenario, context, q.straggler_speed);
     in.straggler_effect = [&effects](long long gpu) { return effects->effect(gpu); };
   }
   g.study = analysis::run_goodput_study(scenario, summary, *g.model, *tier, in);

@@ -17,6 +17,7 @@
 #include "ctwin/analysis/goodput_study.hpp"
 #include "ctwin/analysis/reliability_model.hpp"
 #include "ctwin/api/eval_context.hpp"
+#include "ctwin/api/scenario.hpp"
 #include "ctwin/api/shrunk_jobs.hpp"
 #include "ctwin/api/straggler_effects.hpp"
 #include "ctwin/replay/scenario.hpp"
@@ -24,8 +25,9 @@
 namespace ctwin::api {
 
 struct GoodputQuery {
-  std::string scenario;                ///< a scenario file or bundled name
-  std::vector<std::string> overrides;  ///< "path=value", as --set (and "network=flow")
+  /// The job: a scenario value, loaded from a file or built in memory, its changes (--set,
+  /// --network) applied; required.
+  std::optional<Scenario> scenario;
   double days = 0;
   std::string interval = "auto";  ///< training time between checkpoints ("30min"), or auto: the simulated best
   std::string spares = "5%";      ///< hot spares: "16", "5%" or "2/su"

@@ -1,6 +1,7 @@
 #include "ctwin/api/nccl_validation.hpp"
 
 #include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::api {
@@ -74,7 +75,7 @@ NcclValidation validate_nccl(const NcclValidationRequest& request) {
   calibration::ValidationOptions validation;
   validation.network = request.network;
   validation.calibrate = request.calibrated;
-  validation.resolve_topology = [](const std::string& path) { return resolve_data_path(path); };
+  validation.load_topology = [](const std::string& path) { return attach_gpu_arch(fabric::load_cluster(resolve_data_path(path))); };
   out.results = calibration::validate_setups(out.manifest, chosen, validation);
   return out;
 }

@@ -98,22 +98,21 @@ namespace {
 
 using Base = PlanSetup;
 
-std::int64_t read_count(const nlohmann::json& document, const char* object, const char* key, std::int64_t high,
-                        const std::string& source) {
-  const nlohmann::json* value = &document;
-  std::string pointer;
-  if (object != nullptr) {
-    pointer = "/" + std::string(object);
-    if (!value->contains(object)) throw InputError(source, pointer, "is required");
-    value = &(*value)[object];
-  }
-  pointer += "/" + std::string(key);
-  if (!value->is_object() || !value->contains(key)) throw InputError(source, pointer, "is required");
-  const auto& v = (*value)[key];
-  if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > high) {
-    throw InputError(source, pointer, "expected an integer in [1, " + std::to_string(high) + "], got " + v.dump());
-  }
-  return v.get<std::int64_t>();
+// The split every candidate starts from: the scenario's settings the search does not vary
+// (cp_comm, the training settings) with every searched field at its one-GPU value.
+workload::ParallelConfig searched_fields_cleared(workload::ParallelConfig split) {
+  split.tp = split.pp = split.vpp = split.cp = split.ep = split.expert_tp = 1;
+  split.first_stage_layers.reset();
+  split.last_stage_layers.reset();
+  split.embedding_in_split = split.loss_in_split = false;
+  split.pipeline_layout.clear();
+  split.dp.reset();
+  split.sequence_parallel = split.distributed_optimizer = false;
+  split.zero = 0;
+  split.recompute = workload::Recompute::kNone;
+  split.schedule = workload::PipelineSchedule::kOneFOneB;
+  split.micro_batch = split.global_batch = 1;
+  return split;
 }
 
 // The scenario read with its own split replaced by one GPU's (which every model accepts): the
@@ -122,31 +121,14 @@ Base resolve_base(const Scenario& scenario, const std::vector<Override>& setting
                   EvalContext& context) {
   Scenario set = scenario;
   for (const auto& s : settings) set = set.with(s.path, s.value);
-  nlohmann::json document = set.document();
-  apply_changes(document, set.changes(), "--fix");
+  const replay::Scenario read = set.resolve_for_split(&context.profiles());
   Base base;
-  base.gpus = options.gpus ? *options.gpus : read_count(document, nullptr, "gpus", std::int64_t{1} << 24, set.source());
+  base.gpus = options.gpus ? *options.gpus : read.gpus;
   if (base.gpus < 1 || base.gpus > (std::int64_t{1} << 24)) {
     throw InputError("--gpus", "", std::to_string(base.gpus) + " is outside [1, 16777216]");
   }
-  base.global_batch = read_count(document, "training", "global_batch", std::int64_t{1} << 30, set.source());
-  // The scenario's parallel object with every searched field at its one-GPU value: a key the
-  // reader does not know is still refused.
-  nlohmann::json parallel = document.contains("parallel") ? document["parallel"] : nlohmann::json::object();
-  if (parallel.is_object()) {
-    for (const char* key : {"first_stage_layers", "last_stage_layers", "account_for_embedding_in_pipeline_split",
-                            "account_for_loss_in_pipeline_split", "pipeline_layout"}) {
-      parallel.erase(key);
-    }
-    parallel.update({{"tp", 1}, {"pp", 1}, {"vpp", 1}, {"cp", 1}, {"ep", 1}, {"expert_tp", 1}, {"dp", "auto"},
-                     {"sequence_parallel", false}, {"zero", 0}, {"distributed_optimizer", false},
-                     {"recompute", "none"}, {"schedule", "1f1b"}});
-  }
-  base.resolved = set.with("gpus", 1)
-                      .with("training.global_batch", 1)
-                      .with("training.micro_batch", 1)
-                      .with("parallel", parallel)
-                      .resolve(&context.profiles());
+  base.global_batch = read.split.global_batch;
+  base.resolved = read.with_split(searched_fields_cleared(read.split), 1);
   base.resolved.gpus = base.gpus;
   base.resolved.split.global_batch = base.global_batch;
   return base;

@@ -48,7 +48,7 @@ struct PlanOptions {
   std::size_t flow_top = 32;         ///< M: candidates re-ranked on the flow fabric (0: none)
   /// Results the caller shows (0: every candidate). With flow_top it says how many of the best
   /// must be exact: only candidates whose step-time lower bound can still beat the
-  /// max(top, flow_top)-th best are replayed (plan_search.hpp). Shards replay every candidate.
+  /// max(top, flow_top)-th best are replayed (plan_bound.hpp, docs/plan.md). Shards replay every candidate.
   std::size_t top = 0;
   bool exhaustive = false;  ///< replay every candidate, whatever its bound (`--exhaustive`)
   /// The flow phase's replays: exact (kFull) or one scalable unit per stage (`--flow-sample su`,

@@ -1,5 +1,5 @@
 #pragma once
-// The JSON of every result the evaluation API returns (DESIGN.md "Interfaces"). The CLI's
+// The JSON of every result the evaluation API returns (docs/architecture.md, "Stable interfaces"). The CLI's
 // `--format json` and Python's `to_dict()` both print these, so they agree byte for byte.
 
 #include <nlohmann/json.hpp>

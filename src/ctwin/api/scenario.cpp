@@ -49,6 +49,13 @@ replay::Scenario Scenario::resolve(replay::GpuProfileCache* profiles) const {
   return s;
 }
 
+replay::Scenario Scenario::resolve_for_split(replay::GpuProfileCache* profiles) const {
+  replay::Scenario s = replay::read_scenario(document_, source_, dir_, data_dir(), changes_,
+                                             changed_by_flag_ ? "--set" : source_, profiles);
+  apply_calibration(s);
+  return s;
+}
+
 Scenario with_calibration(const Scenario& scenario, const std::string& file, const std::string& origin) {
   if (file.empty()) return scenario;
   const std::filesystem::path path = resolve_data_path(file);

@@ -1,5 +1,5 @@
 #pragma once
-// A training scenario as a value (DESIGN.md "Scenario file"): its document, where it came from,
+// A training scenario as a value (docs/input-formats.md, "Scenario"): its document, where it came from,
 // and the changes made to it. `with` returns a changed copy, so a sweep or a notebook derives
 // hundreds of scenarios from one without touching files. Nothing is checked until `resolve`,
 // so a chain of changes may pass through states that are not valid on their own (tp 4 before
@@ -36,6 +36,9 @@ class Scenario {
   /// The scenario read strictly and validated; InputError naming the file and field otherwise.
   /// GPU profiles come from `profiles` when given (an EvalContext's).
   [[nodiscard]] replay::Scenario resolve(replay::GpuProfileCache* profiles = nullptr) const;
+  /// The same, but its split not yet checked against its job (replay::read_scenario): for a
+  /// caller that runs it with a split of its own (replay::Scenario::with_split), as the planner does.
+  [[nodiscard]] replay::Scenario resolve_for_split(replay::GpuProfileCache* profiles = nullptr) const;
 
   [[nodiscard]] const nlohmann::json& document() const { return document_; }
   [[nodiscard]] const std::string& source() const { return source_; }

@@ -54,7 +54,7 @@ std::vector<SetupValidation> validate_setups(const std::vector<NcclSetup>& manif
   const auto spec_of = [&](const NcclSetup& setup) -> const fabric::ClusterSpec& {
     auto found = specs.find(*setup.topology);
     if (found == specs.end()) {
-      found = specs.emplace(*setup.topology, fabric::load_cluster(options.resolve_topology(*setup.topology))).first;
+      found = specs.emplace(*setup.topology, options.load_topology(*setup.topology)).first;
     }
     return found->second;
   };

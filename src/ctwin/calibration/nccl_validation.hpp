@@ -13,6 +13,7 @@
 
 #include "ctwin/calibration/nccl_comparison.hpp"
 #include "ctwin/calibration/nccl_setups.hpp"
+#include "ctwin/fabric/cluster_spec.hpp"
 
 namespace ctwin::calibration {
 
@@ -29,8 +30,9 @@ struct SetupValidation {
 struct ValidationOptions {
   network::ModelKind network = network::ModelKind::kFlow;
   bool calibrate = false;
-  /// Resolves a topology path of the manifest to a file (the front end knows the data folder).
-  std::function<std::filesystem::path(const std::string&)> resolve_topology;
+  /// Reads a topology path of the manifest (the front end knows the data folder and where the
+  /// GPU profile that gives the server's architecture lives).
+  std::function<fabric::ClusterSpec(const std::string&)> load_topology;
 };
 
 /// Validates `selected` setups (pointers into the manifest's list). Logs are read from disk.

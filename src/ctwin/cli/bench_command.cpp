@@ -12,6 +12,7 @@
 #include "ctwin/analysis/goodput_study.hpp"
 #include "ctwin/api/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
+#include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/api/size.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/api/sweep.hpp"
@@ -100,7 +101,7 @@ BenchRow bench_flow(const std::string& name, const std::string& cluster, int gpu
 // last row.
 BenchRow bench_collective(const std::string& name, const std::string& cluster, int gpus, const std::string& network,
                           double target_s) {
-  const auto spec = fabric::load_cluster(resolve_data_path(cluster));
+  const auto spec = api::attach_gpu_arch(fabric::load_cluster(resolve_data_path(cluster)));
   collectives::CollectiveQuery query;
   query.op = collectives::Op::kAllReduce;
   query.sizes = collectives::size_sweep(Bytes(8), Bytes(std::int64_t{8} << 30), 2);

@@ -33,6 +33,8 @@ namespace {
 // The query's fields are the options (one list, its defaults); the rest only the command reads.
 struct GoodputOptions {
   api::GoodputQuery query;
+  std::string scenario;
+  std::vector<std::string> overrides;
   std::string network;
   bool no_fp32_master = false;
   std::string format = "table";
@@ -217,7 +219,7 @@ Action add_goodput_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "goodput", "Failures, checkpoints, restarts and spares over a whole training run (Monte Carlo)");
   auto o = std::make_shared<GoodputOptions>();
-  command->add_option("scenario", o->query.scenario, "scenario file (scenarios/*.json); not needed with --validate");
+  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json); not needed with --validate");
   command->add_option("--days", o->query.days, "length of the run in days (required with a scenario)");
   command->add_option("--checkpoint-interval", o->query.interval,
                       "training time between checkpoints, e.g. 30min or 2h, or auto: the simulated best")
@@ -246,7 +248,7 @@ Action add_goodput_command(CLI::App& app) {
   command->add_option("--step-time", o->query.step_time,
                       "use this step time (e.g. 8.5s) instead of simulating one step with ctwin run's model");
   command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
-  command->add_option("--set", o->query.overrides, "override a scenario field: parallel.tp=4 (repeatable)");
+  command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
   command->add_option("--runs", o->query.runs, "Monte Carlo runs")->capture_default_str();
   command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")
       ->capture_default_str()
@@ -267,10 +269,12 @@ Action add_goodput_command(CLI::App& app) {
       return;
     }
     api::GoodputQuery q = o->query;
+    std::vector<std::string> overrides = o->overrides;
     if (!o->network.empty()) {
       (void)step_network(o->network);
-      q.overrides.push_back("network=" + o->network);
+      overrides.push_back("network=" + o->network);
     }
+    if (!o->scenario.empty()) q.scenario = api::Scenario::load(o->scenario).with_assignments(overrides);
     q.fp32_master = !o->no_fp32_master;
     api::EvalContext context;
     const api::GoodputEvaluation g = api::evaluate_goodput(q, context);

@@ -1,4 +1,4 @@
-// ctwin run: one training step of a scenario, as a table, JSON (DESIGN.md report fields) and
+// ctwin run: one training step of a scenario, as a table, JSON (the report fields of docs/training-step.md) and
 // optionally a Chrome/Perfetto trace.
 
 #include <iostream>
@@ -146,10 +146,6 @@ Action add_run_command(CLI::App& app) {
     }();
     const replay::Scenario& scenario = result.scenario;
     const replay::SimulatedStep& step = result.step;
-    if (query.flow_sample != replay::FlowSample::kFull && !step.shared_fabric) {
-      throw InputError("--flow-sample", "", "samples the shared flow fabric; this step ran each collective alone "
-                                            "(--network analytical or --comm isolated)");
-    }
     if (o->require_fit && !step.report.fits_memory) {
       const auto& m = step.report.memory_gib_per_gpu;
       throw InputError(scenario.source, "/parallel",

@@ -340,7 +340,8 @@ Plan make_plan(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
   Plan plan = plan_by(op, algorithm, fabric, channels);
   plan.nodes = node_count(fabric);
   plan.channels = channels;
-  plan.arch = nccl_arch_of(fabric.spec().server.gpu);
+  const fabric::ServerSpec& server = fabric.spec().server;
+  plan.arch = nccl_arch_of(server.gpu_arch, server.gpu, fabric.spec().file);
   return plan;
 }
 

@@ -82,12 +82,16 @@ double ring_steps(Op op, int ranks) {
 
 }  // namespace
 
-GpuArch nccl_arch_of(const std::string& gpu_model) {
-  const auto starts = [&](const char* prefix) { return gpu_model.rfind(prefix, 0) == 0; };
-  if (starts("v100")) return GpuArch::kVolta;
-  if (starts("h100") || starts("h200") || starts("h800") || starts("h20") || starts("gh200")) return GpuArch::kHopper;
-  if (starts("b200") || starts("b100") || starts("gb200") || starts("b300") || starts("gb300")) return GpuArch::kBlackwell;
-  return GpuArch::kAmpere;
+GpuArch nccl_arch_of(const std::string& family, const std::string& gpu, const std::string& source) {
+  if (family == "volta") return GpuArch::kVolta;
+  if (family == "ampere" || family == "ada") return GpuArch::kAmpere;
+  if (family == "hopper") return GpuArch::kHopper;
+  if (family == "blackwell") return GpuArch::kBlackwell;
+  if (family.empty()) {
+    throw InputError(source, "/server/gpu",
+                     "the GPU architecture of '" + gpu + "' is not known: name a GPU profile (models/gpus) with an \"arch\"");
+  }
+  throw InputError(source, "/server/gpu", "'" + gpu + "' is a " + family + " GPU, for which ctwin has no NCCL tuning tables");
 }
 
 Bytes pipeline_chunk(const CostContext& where, Protocol protocol, Bytes size) {

@@ -30,9 +30,11 @@ enum class HopClass { kNvlink, kPcie, kNet };
 /// NCCL's compute-capability buckets for its tuning tables.
 enum class GpuArch { kVolta, kAmpere, kHopper, kBlackwell };
 
-/// The bucket of a GPU model name as topology files give it ("h100-sxm", "b200", ...);
-/// Ampere for names it does not know (NCCL's bucket for SM80 to SM89, L40S included).
-[[nodiscard]] GpuArch nccl_arch_of(const std::string& gpu_model);
+/// NCCL's bucket for a GPU profile's "arch" (compute/gpu_spec.hpp): Ada shares Ampere's (NCCL
+/// buckets SM80 to SM89 together). InputError naming `source` (the topology) and its server's GPU
+/// `gpu` when the family is empty (no profile resolved) or has no NCCL tables (cdna3: RCCL's own
+/// tuning is not modelled).
+[[nodiscard]] GpuArch nccl_arch_of(const std::string& family, const std::string& gpu, const std::string& source);
 
 /// Where a collective runs, as far as its costs are concerned.
 struct CostContext {

@@ -45,6 +45,13 @@ KernelEfficiency read_efficiency(JsonObjectReader reader) {
 
 }  // namespace
 
+const std::vector<std::string>& gpu_architectures() {
+  // NVIDIA by compute capability (7.0 Volta, 8.0/8.6 Ampere, 8.9 Ada, 9.0 Hopper, 10.x Blackwell),
+  // AMD's CDNA 3 (MI300).
+  static const std::vector<std::string> kFamilies{"volta", "ampere", "ada", "hopper", "blackwell", "cdna3"};
+  return kFamilies;
+}
+
 FlopRate GpuSpec::peak(Dtype dtype) const {
   const auto it = peak_dense.find(dtype);
   if (it == peak_dense.end()) {
@@ -93,6 +100,7 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
   JsonObjectReader reader(document, source, "");
   GpuSpec spec;
   spec.name = reader.string("name");
+  spec.arch = reader.choice("arch", gpu_architectures());
   {
     JsonObjectReader peaks = reader.object("peak_dense");
     for (const Dtype dtype : kAllDtypes) {
@@ -161,6 +169,13 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
   reader.finish();
   check_table_below_peak(spec, source);
   return spec;
+}
+
+std::string read_gpu_arch(const std::filesystem::path& path) {
+  const nlohmann::json document = load_json_file(path);
+  if (!document.is_object()) throw InputError(path.string(), "", "a GPU profile is a JSON object");
+  JsonObjectReader reader(document, path.string(), "");
+  return reader.choice("arch", gpu_architectures());
 }
 
 GpuSpec load_gpu_spec(const std::filesystem::path& path) {

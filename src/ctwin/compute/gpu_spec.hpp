@@ -33,8 +33,15 @@ struct KernelEfficiency {
   double attention_bwd = 0.45; ///< of dense peak (FlashAttention-2 paper: 40-63% on A100)
 };
 
+/// The architecture families a profile may name in "arch", oldest first: what NCCL's tuning
+/// (collectives/tuning.hpp) and anything else that differs by silicon generation keys on.
+[[nodiscard]] const std::vector<std::string>& gpu_architectures();
+
 struct GpuSpec {
   std::string name;
+  /// The silicon's architecture family, one of gpu_architectures() ("hopper"); required, so that
+  /// no GPU gets another generation's tuning because its name was not recognised.
+  std::string arch;
   std::map<Dtype, FlopRate> peak_dense;  ///< tensor-core rates without sparsity
   Bytes hbm_capacity;
   Bandwidth hbm_bandwidth;
@@ -80,6 +87,9 @@ struct GpuSpec {
 /// an entry in "sources"); errors name `source` and the JSON pointer. A "gemm_table_from" is only
 /// recorded: resolving it needs the profile's file (load_gpu_spec).
 [[nodiscard]] GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source);
+/// Only the "arch" of the profile at `path`, checked as parse_gpu_spec checks it: for a fabric's
+/// collectives, which need the family and not the GEMM tables.
+[[nodiscard]] std::string read_gpu_arch(const std::filesystem::path& path);
 /// parse_gpu_spec, then the borrowed grids of "gemm_table_from" merged in. The lender must be a
 /// plain measured profile (no borrowing of its own), so a table's origin is always one file away.
 [[nodiscard]] GpuSpec load_gpu_spec(const std::filesystem::path& path);

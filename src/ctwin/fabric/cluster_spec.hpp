@@ -49,6 +49,10 @@ struct NicSpec {
 struct ServerSpec {
   std::string name;
   std::string gpu;  ///< GPU model name, e.g. "h100-sxm"
+  /// The "arch" of the GPU's profile ("hopper"), which the topology file does not say: filled by
+  /// whoever resolves the profile (api::attach_gpu_arch, replay's scenario loader); empty until
+  /// then, and a collective refuses to plan on a fabric whose GPU family is not known.
+  std::string gpu_arch;
   int gpus = 0;
   std::optional<NvlinkSpec> nvlink;  ///< none on PCIe-only servers
   int cpus = 1;

@@ -108,6 +108,34 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
 Scenario parse_scenario(nlohmann::json document, const std::string& source, const fs::path& dir,
                         const fs::path& repo_root, const std::vector<Override>& changes, const std::string& origin,
                         GpuProfileCache* profiles) {
+  Scenario s = read_scenario(std::move(document), source, dir, repo_root, changes, origin, profiles);
+  check_split(s);
+  return s;
+}
+
+Scenario Scenario::with_split(workload::ParallelConfig split, std::int64_t gpus) const {
+  Scenario changed = *this;
+  changed.split = std::move(split);
+  changed.gpus = gpus;
+  check_split(changed);
+  return changed;
+}
+
+void check_split(const Scenario& s) {
+  // TP overlap is TransformerEngine's userbuffers, which work on sequence-parallel activations.
+  if (s.overlap.tp_comm && s.split.tp > 1 && !s.split.sequence_parallel) {
+    throw InputError(s.source, "/overlap/tp_comm",
+                     "needs parallel.sequence_parallel with tp > 1 (Megatron-LM refuses --tp-comm-overlap without "
+                     "--sequence-parallel)");
+  }
+  workload::validate(s.model, s.split, s.gpus);
+  check_step_within_limits(s);
+  (void)place_ranks(s);  // an explicit list that does not fit the job is the file's error, named now
+}
+
+Scenario read_scenario(nlohmann::json document, const std::string& source, const fs::path& dir,
+                       const fs::path& repo_root, const std::vector<Override>& changes, const std::string& origin,
+                       GpuProfileCache* profiles) {
   if (!document.is_object()) throw InputError(source, "", "a scenario is a JSON object");
   // Inline first so that --set can reach fields of a referenced model or cluster.
   std::string model_origin = source + " /model";
@@ -153,12 +181,6 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
     s.cuda_graphs = host->boolean_or("cuda_graphs", s.cuda_graphs);
     host->finish();
   }
-  // TP overlap is TransformerEngine's userbuffers, which work on sequence-parallel activations.
-  if (s.overlap.tp_comm && s.split.tp > 1 && !s.split.sequence_parallel) {
-    throw InputError(source, "/overlap/tp_comm",
-                     "needs parallel.sequence_parallel with tp > 1 (Megatron-LM refuses --tp-comm-overlap without "
-                     "--sequence-parallel)");
-  }
   s.network = network::parse_model_kind(reader.choice_or("network", {"analytical", "flow"}, "flow"), source, "/network");
   if (const auto* placement = reader.optional("placement")) s.placement = read_placement(*placement, source);
   // Read here, applied by api::Scenario::resolve (the file format lives in the calibration layer,
@@ -168,10 +190,11 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
     s.calibration = resolve(calibration->get<std::string>(), dir, repo_root, source, "/calibration", std::nullopt).string();
   }
   s.gpu = read_gpu(reader.optional("gpu"), s.cluster.server.gpu, dir, repo_root, source, profiles);
+  // NCCL's tuning keys on the family of the GPU the job runs on, which makes it part of the
+  // build's identity in the caches (the key's first line stays the cluster's document).
+  s.cluster.server.gpu_arch = s.gpu.arch;
+  s.cluster_key += "\narch:" + s.gpu.arch;
   reader.finish();
-  workload::validate(s.model, s.split, s.gpus);
-  check_step_within_limits(s);
-  (void)place_ranks(s);  // an explicit list that does not fit the job is the file's error, named now
   return s;
 }
 

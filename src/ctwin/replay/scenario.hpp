@@ -1,5 +1,5 @@
 #pragma once
-// A training scenario (DESIGN.md "Scenario file"): model, cluster, GPU count, training settings,
+// A training scenario (docs/input-formats.md, "Scenario"): model, cluster, GPU count, training settings,
 // split, overlap switches and network model, read strictly. Lives in replay rather than workload
 // because it needs the fabric layer's cluster reader.
 //
@@ -63,8 +63,13 @@ struct Scenario {
   std::string calibration;
   bool calibrated = false;
   collectives::CollectiveTuning tuning;  ///< protocol costs of its collectives (a calibration's)
+  /// A copy running `split` on `gpus` GPUs, checked as a file's split is (check_split): how a
+  /// planner tries splits without writing them into a document and reading it again.
+  [[nodiscard]] Scenario with_split(workload::ParallelConfig split, std::int64_t gpus) const;
+
   /// The cluster's document as read, after overrides: two scenarios with equal keys build the
-  /// same fabric, so caches (api::EvalContext) can share what was built and predicted for it.
+  /// same fabric, so caches (api::EvalContext) can share what was built and predicted for it;
+  /// later lines add what else sets a build apart (the GPU's arch, a calibration).
   std::string cluster_key;
   std::string description;
   std::vector<std::string> sources;      ///< where the split and batch come from
@@ -102,6 +107,17 @@ class GpuProfileCache {
                                       const std::filesystem::path& dir, const std::filesystem::path& repo_root,
                                       const std::vector<Override>& changes, const std::string& origin,
                                       GpuProfileCache* profiles = nullptr);
+
+/// parse_scenario without check_split: for a caller that replaces the split before it is used
+/// (Scenario::with_split), so that the file's own split need not fit the job it is planned for.
+[[nodiscard]] Scenario read_scenario(nlohmann::json document, const std::string& source,
+                                     const std::filesystem::path& dir, const std::filesystem::path& repo_root,
+                                     const std::vector<Override>& changes, const std::string& origin,
+                                     GpuProfileCache* profiles = nullptr);
+
+/// What parse_scenario checks of a scenario's split: against its overlap switches, its model and
+/// GPU count, the simulator's limits and its placement. InputError naming the scenario's source.
+void check_split(const Scenario& s);
 
 /// Ranks whose groups want one NVLink domain: lcm(tp·cp, expert_tp·ep) (placement.hpp).
 [[nodiscard]] std::int64_t nvlink_block(const workload::ParallelConfig& split);

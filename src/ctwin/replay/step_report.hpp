@@ -1,5 +1,5 @@
 #pragma once
-// What one simulated training step amounts to (DESIGN.md `ctwin run` report fields).
+// What one simulated training step amounts to (the `ctwin run` report fields of docs/training-step.md).
 //
 // Breakdown, per simulated rank then averaged over the pipeline ranks (so the parts add up to
 // the step time): every instant of [0, step] is attributed to the first of compute (a kernel

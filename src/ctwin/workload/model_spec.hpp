@@ -3,7 +3,7 @@
 // nothing about how it is trained. Read from ctwin's own model format (models/llm/*.json,
 // strict: unknown keys are errors) or from a Hugging Face config.json (see hf_config.hpp).
 //
-// ctwin format (DESIGN.md "Model file"):
+// ctwin format (docs/input-formats.md, "Model (ctwin format)"):
 //   name, description, sources [strings]: identification; every bundled file cites its figures
 //   layers, hidden, ffn_hidden, heads, kv_heads, vocab          integers
 //   activation        "gelu" (2 matrices in the MLP) | "swiglu" (3: gate, up, down)

@@ -118,7 +118,7 @@ struct ParallelConfig {
 [[nodiscard]] std::optional<PipelineSchedule> schedule_from_name(std::string_view name);
 [[nodiscard]] std::optional<Precision> precision_from_name(std::string_view name);
 
-/// Reads a scenario's "training" and "parallel" objects (DESIGN.md); both readers must be
+/// Reads a scenario's "training" and "parallel" objects (docs/input-formats.md); both readers must be
 /// finished by the caller's reading of the rest of the scenario (this calls their finish()).
 [[nodiscard]] ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader parallel);
 

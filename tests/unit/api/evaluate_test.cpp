@@ -7,6 +7,7 @@
 
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/replay/training_step.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -51,6 +52,30 @@ TEST(Scenario, ErrorsNameTheScenarioAndFieldNotAFlag) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.source(), "notebook cell");
   }
+}
+
+// A split set on the typed scenario is the split the document would have given: the same step,
+// to the byte, and the same checks (the planner uses it instead of rewriting `parallel`).
+TEST(Scenario, WithSplitMatchesTheDocumentsSplitAndIsChecked) {
+  const Scenario base = Scenario::load(default_path()).with("network", "analytical");
+  const replay::Scenario read = base.resolve();
+  workload::ParallelConfig tp4 = read.split;
+  tp4.tp = 4;
+  tp4.pp = 1;
+  EXPECT_EQ(replay::simulate_step(read.with_split(tp4, read.gpus)).report.step_time_s,
+            replay::simulate_step(base.with("parallel.tp", 4).with("parallel.pp", 1).resolve()).report.step_time_s);
+  workload::ParallelConfig tp3 = read.split;
+  tp3.tp = 3;
+  try {
+    (void)read.with_split(tp3, read.gpus);
+    FAIL() << "tp 3 does not divide the heads";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("tp"), std::string::npos) << e.what();
+  }
+  // The file's own split is not checked before a caller replaces it: tp 3 reads, and runs as tp 2.
+  const replay::Scenario unchecked = base.with("parallel.tp", 3).resolve_for_split();
+  EXPECT_EQ(unchecked.split.tp, 3);
+  EXPECT_EQ(unchecked.with_split(read.split, read.gpus).split.tp, 2);
 }
 
 TEST(Scenario, FromJsonResolvesBundledPathsLikeAFile) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bundled_fabric.hpp"
 #include "ctwin/calibration/nccl_fit.hpp"
 #include "ctwin/core/error.hpp"
 #include "source_root.hpp"
@@ -50,7 +51,7 @@ const NcclFitParameter& fit_parameter(const NcclFitReport& report, const std::st
 }
 
 TEST(NcclFitPaths, AUniformlySlowerCrossNodeLogChangesNoIntraNodePrediction) {
-  const auto spec = fabric::load_cluster(kRoot + "/topologies/dgx-h100-superpod.json");
+  const auto spec = ctwin::testing::load_cluster_with_arch(kRoot + "/topologies/dgx-h100-superpod.json");
   const NcclCalibration defaults = NcclCalibration::defaults_of(spec);
   const NcclFitReport as_measured = fit_nccl(spec, {two_node_all_reduce(1.0)}, {}, network::ModelKind::kFlow);
   const NcclFitReport slower = fit_nccl(spec, {two_node_all_reduce(1.18)}, {}, network::ModelKind::kFlow);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bundled_fabric.hpp"
 #include "ctwin/calibration/nccl_calibration_file.hpp"
 #include "ctwin/calibration/nccl_fit.hpp"
 #include "ctwin/calibration/nccl_validation.hpp"
@@ -21,7 +22,7 @@ using collectives::Op;
 using collectives::Protocol;
 
 fabric::ClusterSpec h100() {
-  return fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
+  return ctwin::testing::load_cluster_with_arch(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
 }
 
 // What nccl-tests would print on a cluster whose truth is `truth`: the twin's own prediction.
@@ -138,7 +139,7 @@ TEST(NcclValidation, CalibrationOnMeasuredLogsBeatsTheDefaults) {
   };
   ValidationOptions options;
   options.calibrate = true;
-  options.resolve_topology = [](const std::string& path) { return std::filesystem::path(CTWIN_SOURCE_DIR) / path; };
+  options.load_topology = [](const std::string& path) { return ctwin::testing::load_cluster_with_arch(std::filesystem::path(CTWIN_SOURCE_DIR) / path); };
   const auto results = validate_setups(manifest, {find("nccltests-309-xe9680-2node-allreduce")}, options);
   ASSERT_EQ(results.size(), 1U);
   const auto& result = results.front();

@@ -62,6 +62,17 @@ TEST_F(BadInput, RailSpineGroupsWhereTheyCannotBe) {
                              {gb200, "/fabric/leaves_per_spine_group"}));
 }
 
+// A GPU ctwin has no profile for still builds and summarises, but no collective is planned on
+// it with a guessed architecture: one line naming the topology, its server's GPU and the fix.
+TEST_F(BadInput, CollectiveOnAGpuWithoutProfile) {
+  const std::string h800 = edited_topology("h800.json", [](nlohmann::json& doc) { doc["server"]["gpu"] = "h800"; });
+  const Outcome fabric = run_ctwin(fabric_args(h800));
+  EXPECT_EQ(fabric.status, 0) << fabric.output;
+  EXPECT_TRUE(one_line_error(run_ctwin("collective --cluster " + shell_quote(h800) +
+                                       " --gpus 16 --op all_reduce -b 1M -e 1M --network analytical"),
+                             {h800, "/server/gpu", "h800", "\"arch\""}));
+}
+
 TEST_F(BadInput, MalformedJson) {
   const std::string file = write("malformed.json", "{\n  \"name\": \"x\",\n  \"server\": {\n}\n");
   EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(file)), {file, "malformed JSON", "line"}));

@@ -112,7 +112,7 @@ TEST_F(ComputeCli, CalibrateWithoutInput) {
 }
 
 TEST_F(ComputeCli, BadGpuProfile) {
-  const std::string profile = write("gpu.json", R"({"name": "x", "peak_dense": {"bf16": 989}})");
+  const std::string profile = write("gpu.json", R"({"name": "x", "arch": "hopper", "peak_dense": {"bf16": 989}})");
   EXPECT_TRUE(one_line_error(run_ctwin("gemm --gpu " + shell_quote(profile) + " --m 1 --n 1 --k 1"),
                              {profile, "/peak_dense/bf16", "TFLOPS"}));
 }

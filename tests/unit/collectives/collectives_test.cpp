@@ -171,7 +171,7 @@ TEST(Collectives, SteadyStateEqualsEveryTransferAcrossNodesForTrees) {
 // with fewer others than in the steady state's one step with every transfer started together.
 // How far they drift depends on the ratio of hop latency to drain time, that is on the size,
 // which one simulation scaled linearly cannot see. Latency-bound (<= 1 MiB) and
-// bandwidth-bound (1 GiB) sizes agree; mid sizes do not (README, Communication twin).
+// bandwidth-bound (1 GiB) sizes agree; mid sizes do not (docs/communication.md, "Steady state vs every transfer across nodes").
 TEST(Collectives, RingAcrossNodesKeepsTheMeasuredMidSizeGap) {
   struct Case {
     const char* topology;
@@ -256,7 +256,7 @@ TEST(Collectives, PatAllGatherMatchesItsClosedFormWithOneGpuPerNode) {
   const std::vector<std::string> one_gpu = {"server.gpus=1", "server.nics.count=1", "server.pcie_switches=1",
                                             "server.cpus=1"};
   const auto built = fabric::Fabric(
-      fabric::load_cluster(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json", one_gpu), 16);
+      ctwin::testing::load_cluster_with_arch(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json", one_gpu), 16);
   const auto properties = fabric::path_properties(built, fabric::route(built, 0, 1));
   const double bandwidth = properties.bottleneck.bytes_per_second();
   const CollectiveTuning tuning;
@@ -336,6 +336,48 @@ TEST(Collectives, PipelineFillIsDepthMinusOneChunksAtTheSlowestPace) {
   // A collective smaller than a chunk per channel fills with what it has.
   const double small = (depth - 1) * (64.0 * 1024 / 8) * slowest / share;
   EXPECT_NEAR(profile.pipeline_fill(64_KiB, Protocol::kSimple, tuning).seconds(), small, 1e-12 + 1e-9 * small);
+}
+
+}  // namespace
+}  // namespace ctwin::collectives
+
+namespace ctwin::collectives {
+namespace {
+
+// The tuning bucket comes from the GPU profile's "arch", not from the GPU's name: Ada shares
+// Ampere's tables (NCCL buckets SM80 to SM89 together); an unknown or unmodelled family is the
+// topology's error, naming its server's GPU.
+TEST(CollectiveTuningArch, FamiliesMapToNcclBucketsAndTheRestIsRefused) {
+  EXPECT_EQ(nccl_arch_of("volta", "v100", "t.json"), GpuArch::kVolta);
+  EXPECT_EQ(nccl_arch_of("ampere", "a100", "t.json"), GpuArch::kAmpere);
+  EXPECT_EQ(nccl_arch_of("ada", "l40s", "t.json"), GpuArch::kAmpere);
+  EXPECT_EQ(nccl_arch_of("hopper", "h100", "t.json"), GpuArch::kHopper);
+  EXPECT_EQ(nccl_arch_of("blackwell", "b200", "t.json"), GpuArch::kBlackwell);
+  for (const std::string family : {"", "cdna3"}) {
+    try {
+      (void)nccl_arch_of(family, "h800", "t.json");
+      ADD_FAILURE() << "accepted family '" << family << "'";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), "t.json");
+      EXPECT_EQ(e.pointer(), "/server/gpu");
+      EXPECT_NE(std::string(e.what()).find("h800"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A fabric read without its GPU's profile (the arch left empty) plans nothing: before issue 37
+// an unrecognised name silently got Ampere's tables. With the profile's arch, the H100 build
+// plans on Hopper's.
+TEST(CollectiveTuningArch, APlanNeedsTheGpuFamily) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies/dgx-h100-superpod.json";
+  const fabric::Fabric bare(fabric::load_cluster(path), 16);
+  EXPECT_THROW((void)make_plan(Op::kAllReduce, Algorithm::kRing, bare, 2), InputError);
+  const fabric::Fabric known(ctwin::testing::load_cluster_with_arch(path), 16);
+  EXPECT_EQ(make_plan(Op::kAllReduce, Algorithm::kRing, known, 2).arch, GpuArch::kHopper);
+  const fabric::Fabric gb200 = bundled_fabric("gb200-nvl72", 16);
+  EXPECT_EQ(make_plan(Op::kAllReduce, Algorithm::kRing, gb200, 2).arch, GpuArch::kBlackwell);
+  const fabric::Fabric l40s = bundled_fabric("pcie-l40s", 16);
+  EXPECT_EQ(make_plan(Op::kAllReduce, Algorithm::kRing, l40s, 2).arch, GpuArch::kAmpere);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bundled_fabric.hpp"
 #include "ctwin/collectives/plan.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 
@@ -18,7 +19,7 @@ namespace {
 
 fabric::Fabric build_nodes(int nodes) {
   const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "dgx-h100-superpod.json";
-  return fabric::Fabric(fabric::load_cluster(path), 8 * nodes);
+  return fabric::Fabric(ctwin::testing::load_cluster_with_arch(path), 8 * nodes);
 }
 
 struct NodeTree {

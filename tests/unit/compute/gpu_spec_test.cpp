@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <unistd.h>
 
@@ -116,6 +118,40 @@ TEST(GpuSpec, RejectsUnknownDtypeAndKey) {
   document = h100_document();
   document["gemm_table"]["bf16"]["efficiency"][0] = -1;
   expect_error(document, "/gemm_table/bf16/efficiency", "positive");
+}
+
+// NCCL's tuning keys on the family (collectives/tuning.hpp), so a profile says it: missing or
+// misspelt, the profile is refused at its field, naming the families it may be.
+TEST(GpuSpec, ArchIsRequiredAndOneOfTheFamilies) {
+  auto document = h100_document();
+  EXPECT_EQ(parse_gpu_spec(document, "gpu.json").arch, "hopper");
+  document["arch"] = "hoper";
+  expect_error(document, "/arch", "'blackwell'");
+  document.erase("arch");
+  expect_error(document, "/arch", "");
+  EXPECT_THROW((void)read_gpu_arch("/nonexistent/gpu.json"), InputError);
+}
+
+// Every bundled profile, calibrated ones included, names the family its silicon is (datasheets:
+// A100 Ampere, L40S Ada, H100/H200 Hopper, B200/GB200/GB300 Blackwell, MI300X CDNA 3), and the
+// light reader collectives use agrees with the full one.
+TEST(GpuSpec, EveryBundledProfileNamesItsArchitecture) {
+  const std::map<std::string, std::string> expected{
+      {"a100", "ampere"}, {"l40s", "ada"}, {"h100", "hopper"}, {"h200", "hopper"},
+      {"b200", "blackwell"}, {"gb200", "blackwell"}, {"gb300", "blackwell"}, {"mi300x", "cdna3"}};
+  int count = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kGpus)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    const std::string name = entry.path().stem().string();
+    const auto family = std::find_if(expected.begin(), expected.end(),
+                                     [&](const auto& pair) { return name.rfind(pair.first, 0) == 0; });
+    ASSERT_NE(family, expected.end()) << "add the new profile's family to this test";
+    EXPECT_EQ(read_gpu_arch(entry.path()), family->second);
+    EXPECT_EQ(parse_gpu_spec(load_json_file(entry.path()), entry.path().string()).arch, family->second);
+    ++count;
+  }
+  EXPECT_GE(count, 19);
 }
 
 // The MoE and host parameters are optional: absent, the sourced defaults; present, with a source

@@ -21,7 +21,7 @@ using namespace ctwin::literals;
 constexpr std::int64_t kKi = std::int64_t{1} << 10;
 constexpr std::int64_t kGi = std::int64_t{1} << 30;
 
-// Only meaningful operations compile (STYLE.md, UNITS).
+// Only meaningful operations compile (docs/architecture.md: core's units).
 template <typename A, typename B>
 concept Addable = requires(A a, B b) { a + b; };
 template <typename A, typename B>

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bundled_fabric.hpp"
 #include "ctwin/fabric/builders/tier_plan.hpp"
 
 #include <string>
@@ -18,7 +19,7 @@ namespace ctwin::replay {
 namespace {
 
 fabric::ClusterSpec superpod() {
-  return fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
+  return ctwin::testing::load_cluster_with_arch(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
 }
 
 StepOptions shared(FlowSample sample) {

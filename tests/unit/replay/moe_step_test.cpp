@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bundled_fabric.hpp"
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/compute/flash_attention.hpp"
 #include "ctwin/compute/grouped_gemm.hpp"
@@ -333,7 +334,7 @@ namespace {
 // first 16 GPUs of the real cluster. On flow: without sharing (analytical) an all-to-all is its
 // slowest transfer, which the spread group's same-rail paths make no slower.
 TEST(CollectiveTimes, ConsecutiveAllToAllIsPlacedOnTheRealCluster) {
-  const auto cluster = fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
+  const auto cluster = ctwin::testing::load_cluster_with_arch(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
   CollectiveTimes comm(cluster, network::ModelKind::kFlow);
   const Bytes size(std::int64_t{256} << 20);
   const SimTime consecutive = comm.time(collectives::Op::kAlltoall, {16, 1}, size, 2);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bundled_fabric.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
 #include "ctwin/replay/training_step.hpp"
@@ -54,7 +55,7 @@ StepWork two_concurrent_all_reduces(SimTime isolated, bool same_stream) {
 }
 
 TEST(SharedFabric, TrafficSharingTheLinksTakesTwiceAsLong) {
-  const auto cluster = fabric::load_cluster(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
+  const auto cluster = ctwin::testing::load_cluster_with_arch(std::string(CTWIN_SOURCE_DIR) + "/topologies/dgx-h100-superpod.json");
   const std::vector<std::vector<PipelineTask>> order{{{true, 0, 0}, {false, 0, 0}}};
   CollectiveTimes times(cluster, network::ModelKind::kFlow);
   const auto plan = times.plan(two_concurrent_all_reduces(10_ms, true).stages[0].chunks[0].forward[0].comm.value());
