@@ -63,7 +63,7 @@ SimTime host_cost(const OpNode& op, const Scenario& scenario) {
   const double launch = scenario.gpu.host_launch.seconds();
   const double factor = op.grouped ? kHostGroupedFactor : kHostOpFactor;
   const int launches = op.launches > 0 ? op.launches : 1;
-  return SimTime::from_seconds(launch * (factor + (launches - 1)));
+  return SimTime::from_seconds(launch * (factor + (launches - 1))) + op.host_extra;
 }
 
 void apply_host_issue(std::vector<OpNode>& ops, const Scenario& scenario) {
@@ -93,7 +93,7 @@ void apply_host_issue(std::vector<OpNode>& ops, const Scenario& scenario) {
       exposed = SimTime();
     }
     if (!repeats(op)) continue;
-    HostKernel k{gpu_time(op), !op.grouped && op.launches == 1 ? single : host_cost(op, scenario),
+    HostKernel k{gpu_time(op), !op.grouped && op.launches == 1 && op.host_extra == SimTime() ? single : host_cost(op, scenario),
                  op.host ? 1 : std::max(op.launches, 1), false};
     if (scenario.cuda_graphs) {
       // One launch replays the captured pass.
