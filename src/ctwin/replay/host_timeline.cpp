@@ -63,7 +63,7 @@ SimTime host_cost(const OpNode& op, const Scenario& scenario) {
   const double launch = scenario.gpu.host_launch.seconds();
   const double factor = op.grouped ? kHostGroupedFactor : kHostOpFactor;
   const int launches = op.launches > 0 ? op.launches : 1;
-  return SimTime::from_seconds(launch * (factor + (launches - 1))) + op.host_extra;
+  return SimTime::from_seconds(launch * (factor + (launches - 1)));
 }
 
 void apply_host_issue(std::vector<OpNode>& ops, const Scenario& scenario) {
@@ -93,7 +93,7 @@ void apply_host_issue(std::vector<OpNode>& ops, const Scenario& scenario) {
       exposed = SimTime();
     }
     if (!repeats(op)) continue;
-    HostKernel k{gpu_time(op), !op.grouped && op.launches == 1 && op.host_extra == SimTime() ? single : host_cost(op, scenario),
+    HostKernel k{gpu_time(op), !op.grouped && op.launches == 1 ? single : host_cost(op, scenario),
                  op.host ? 1 : std::max(op.launches, 1), false};
     if (scenario.cuda_graphs) {
       // One launch replays the captured pass.
@@ -101,10 +101,14 @@ void apply_host_issue(std::vector<OpNode>& ops, const Scenario& scenario) {
       k.launches = 1;
     }
     first_op = false;
+    // Host work before the op's first launch (a stack's host_after_sync): all of it ahead of the
+    // launch, not spread over its launches as the launch costs are.
+    const SimTime before = scenario.cuda_graphs ? SimTime() : op.host_extra;
     if (sync < 0) {
-      lead_host += k.host;
+      lead_host += k.host + before;
       lead_gpu += k.gpu;
     } else {
+      if (before > SimTime()) exposed += SimTime::from_seconds(clock.issue({SimTime(), before, 1, false}));
       exposed += SimTime::from_seconds(clock.issue(k));
     }
   }

@@ -18,7 +18,7 @@
 #include "ctwin/replay/moe_layer.hpp"
 #include "ctwin/replay/training_step.hpp"
 
-namespace ctwin::replay {
+namespace ctwin::replay::stack_tests {
 namespace {
 
 // A stack that prices nothing: alltoall with its host wait, as the model without a stack.
@@ -197,4 +197,4 @@ TEST(StackProfile, BadStackIsAnInputErrorNamingTheField) {
 }
 
 }  // namespace
-}  // namespace ctwin::replay
+}  // namespace ctwin::replay::stack_tests
