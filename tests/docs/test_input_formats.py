@@ -33,6 +33,7 @@ SECTIONS = {
     "scaling_cases": "Scaling cases file",
     "gemm_csv": "GEMM CSV",
     "layers": "Layer measurements",
+    "stack": "Software stack",
 }
 
 # format -> the sources that read it (JSON formats; the CSV reader's extra columns are ignored, not read)
@@ -49,12 +50,13 @@ LOADERS = {
     "training_cases": ["src/ctwin/replay/training_validation.cpp"],
     "scaling_cases": ["src/ctwin/analysis/scaling_validation.cpp"],
     "layers": ["src/ctwin/replay/layer_times.cpp"],
+    "stack": ["src/ctwin/replay/stack_profile.cpp"],
 }
 
 # Documents inside documents: the object under this path is read by another format's loader.
 NESTED = {
     "scenario": {"model": lambda value: "hf" if is_hf_config(value) else "model", "cluster": lambda _: "topology",
-                 "gpu": lambda _: "gpu"},
+                 "gpu": lambda _: "gpu", "stack": lambda _: "stack"},
     "training_cases": {"cases[].scenario": lambda _: "scenario"},
 }
 
@@ -150,7 +152,8 @@ def bundled_json():
     """(format, file) for every bundled input file."""
     kinds = [("scenario", "scenarios/*.json"), ("topology", "topologies/*.json"), ("gpu", "models/gpus/*.json"),
              ("gpu", "models/gpus/calibrated/*.json"), ("training_cases", "validation/training/cases.json"),
-             ("scaling_cases", "validation/training/scaling.json"), ("nccl_manifest", "validation/nccl/setups.json")]
+             ("scaling_cases", "validation/training/scaling.json"), ("nccl_manifest", "validation/nccl/setups.json"),
+             ("stack", "models/stacks/*.json")]
     out = []
     for kind, pattern in kinds:
         files = sorted(glob.glob(os.path.join(ROOT, pattern)))

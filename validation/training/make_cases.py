@@ -312,6 +312,16 @@ MBRIDGE_MOE_RUNTIME = ("fused token permutation (moe_permute_fusion, set by Mega
                        "dispatch without CUDA graphs (its device-to-host token-count sync)")
 
 
+MBRIDGE_STACK = ("software stack %s (models/stacks/): Megatron-Core + Transformer Engine, the table's precision "
+                 "recipe, alltoall dispatcher without CUDA graphs")
+
+
+def mbridge_stack(run):
+    cell = run["training"]["precision"]
+    recipe = "bf16" if cell.startswith("BF16") else "mxfp8" if cell.startswith("FP8-MX") else "fp8cs"
+    return "mcore-te-%s-alltoall" % recipe
+
+
 MBRIDGE_TOKENDROP = ("token dropping as Megatron-Core's --moe-expert-capacity-factor 1.0 with "
                      "--moe-pad-expert-input-to-capacity (the table names the rows 'tokendrop' and gives no factor: "
                      "assumed)")
@@ -381,6 +391,11 @@ def mbridge(run):
         # its performance tables force-balanced routing (the table's note), moe_runtime's default imbalance.
         scen["moe_runtime"] = {"permute_fusion": True}
         assumptions.append(MBRIDGE_MOE_RUNTIME)
+        # The software stack (models/stacks/): Megatron-Core + Transformer Engine with the table's
+        # precision recipe and the alltoall dispatcher; its fitted costs are judged held out by
+        # fit_stack.py (docs/validation.md).
+        scen["stack"] = mbridge_stack(run)
+        assumptions.append(MBRIDGE_STACK % scen["stack"])
         if "tokendrop" in run["id"]:
             # Token-drop rows: a capacity factor, padded to capacity (no host sync, fixed shapes).
             scen["moe_runtime"].update({"capacity_factor": 1.0, "pad_to_capacity": True})

@@ -13,6 +13,7 @@ std::string_view data_folder(DataKind kind) {
     case DataKind::kModel: return "models/llm";
     case DataKind::kGpu: return "models/gpus";
     case DataKind::kAcceptancePlan: return "scenarios/acceptance";
+    case DataKind::kStack: return "models/stacks";
   }
   return "";
 }
@@ -24,6 +25,7 @@ std::string_view data_kind_name(DataKind kind) {
     case DataKind::kModel: return "model";
     case DataKind::kGpu: return "GPU profile";
     case DataKind::kAcceptancePlan: return "acceptance plan";
+    case DataKind::kStack: return "software stack";
   }
   return "";
 }

@@ -11,7 +11,7 @@
 
 namespace ctwin {
 
-enum class DataKind { kScenario, kTopology, kModel, kGpu, kAcceptancePlan };
+enum class DataKind { kScenario, kTopology, kModel, kGpu, kAcceptancePlan, kStack };
 
 /// Where bundled data of the kind lives under the data root: "models/llm".
 [[nodiscard]] std::string_view data_folder(DataKind kind);

@@ -101,10 +101,14 @@ void apply_host_issue(std::vector<OpNode>& ops, const Scenario& scenario) {
       k.launches = 1;
     }
     first_op = false;
+    // Host work before the op's first launch (a stack's host_after_sync): all of it ahead of the
+    // launch, not spread over its launches as the launch costs are.
+    const SimTime before = scenario.cuda_graphs ? SimTime() : op.host_extra;
     if (sync < 0) {
-      lead_host += k.host;
+      lead_host += k.host + before;
       lead_gpu += k.gpu;
     } else {
+      if (before > SimTime()) exposed += SimTime::from_seconds(clock.issue({SimTime(), before, 1, false}));
       exposed += SimTime::from_seconds(clock.issue(k));
     }
   }

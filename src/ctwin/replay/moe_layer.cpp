@@ -1,6 +1,9 @@
 #include "ctwin/replay/moe_layer.hpp"
 
+#include <algorithm>
+
 #include "ctwin/compute/gemm_model.hpp"
+#include "ctwin/compute/kernel_estimate.hpp"
 #include "ctwin/replay/gemm_dtype.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
@@ -65,10 +68,14 @@ MoeLayer::MoeLayer(const Scenario& scenario, CollectiveTimes& comm)
     *slot = comm.timed(call);
   }
   const double load = scenario.moe_runtime.expert_load();
+  // fp8 grouped GEMMs take each expert's rows padded to the recipe's multiple (stack_profile.hpp).
+  const std::int64_t pad = scenario.stack && dtype_ == compute::Dtype::kFp8 ? scenario.stack->pad_rows : 1;
   for (const std::int64_t rows : shape_.rows_per_expert) {
-    busy_rows_.push_back(static_cast<std::int64_t>(static_cast<double>(rows) * load + 0.5));
+    const auto busy = static_cast<std::int64_t>(static_cast<double>(rows) * load + 0.5);
+    busy_rows_.push_back((busy + pad - 1) / pad * pad);
     busy_total_ += busy_rows_.back();
   }
+  if (scenario.stack) expert_scale_ = scenario.stack->expert_time_scale;
   const workload::ParameterCount params = workload::count_parameters(scenario.model);
   expert_params_ = shape_.local_experts * params.layer.expert / scenario.split.expert_tp;
   router_params_ = params.layer.router;
@@ -79,7 +86,36 @@ SimTime MoeLayer::gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::
 }
 
 SimTime MoeLayer::grouped(std::int64_t n, std::int64_t k, GroupedTokens along) const {
-  return compute::estimate_grouped_gemm_rows(s_.gpu, {busy_rows_, n, k, dtype_, along});
+  return expert(compute::estimate_grouped_gemm_rows(s_.gpu, {busy_rows_, n, k, dtype_, along}));
+}
+
+SimTime MoeLayer::expert(SimTime t) const {
+  return expert_scale_ == 1.0 ? t : SimTime::from_seconds(t.seconds() * expert_scale_);
+}
+
+void MoeLayer::quantize(std::vector<OpNode>& ops, const char* name, std::int64_t elements, bool backward,
+                        int wait_for) const {
+  if (!s_.stack || dtype_ != compute::Dtype::kFp8) return;
+  const double per_element = backward ? s_.stack->quantize_bytes_backward : s_.stack->quantize_bytes_forward;
+  if (per_element <= 0) return;
+  const Bytes bytes(static_cast<std::int64_t>(per_element * static_cast<double>(elements) + 0.5));
+  const int launches = std::max(s_.stack->quantize_launches, 1);
+  OpNode op{name, Stream::kCompute,
+            expert(compute::roofline_kernel(s_.gpu, FlopCount(0), FlopRate::per_second(1), 1.0, bytes, launches).time)};
+  op.launches = launches;
+  op.wait_for = wait_for;
+  ops.push_back(op);
+}
+
+void MoeLayer::aux_loss(std::vector<OpNode>& ops, bool backward) const {
+  if (!s_.stack) return;
+  const int launches = backward ? s_.stack->aux_loss_launches_backward : s_.stack->aux_loss_launches_forward;
+  if (launches <= 0) return;
+  // Tokens per expert and the mean probabilities: one pass over the n × E fp32 scores each way.
+  OpNode op{backward ? "router_aux_loss_bwd" : "router_aux_loss", Stream::kCompute,
+            memory(MemoryKernel::kSoftmax, shape_.local_tokens * s_.model.moe.experts, backward)};
+  op.launches = launches;
+  ops.push_back(op);
 }
 
 OpNode MoeLayer::grouped_op(const char* name, SimTime time) const {
@@ -102,7 +138,7 @@ compute::PermuteShape MoeLayer::permute_shape(compute::PermutePass pass) const {
 
 OpNode MoeLayer::permute_op(const char* name, compute::PermutePass pass) const {
   const compute::PermuteShape shape = permute_shape(pass);
-  OpNode op{name, Stream::kCompute, compute::estimate_permute(s_.gpu, shape).time};
+  OpNode op{name, Stream::kCompute, expert(compute::estimate_permute(s_.gpu, shape).time)};
   op.launches = compute::permute_launches(shape);
   return op;
 }
@@ -124,27 +160,34 @@ void MoeLayer::forward(std::vector<OpNode>& ops, const SharedForward& shared) co
   OpNode topk{"router_topk", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, false)};
   topk.launches = 4;  // fp32 cast, softmax, top-k, probabilities (moe_layer.hpp)
   add(ops, topk);
+  aux_loss(ops, false);
   // A dropless dispatcher learns the tokens per expert on the host before it permutes.
-  const bool sync = !s_.cuda_graphs && s_.moe_runtime.capacity_factor <= 0;
+  const bool sync = !s_.cuda_graphs && s_.moe_runtime.capacity_factor <= 0 && (!s_.stack || s_.stack->dispatcher_sync);
   if (sync) {
     OpNode wait{"moe_dispatch_sync", Stream::kCompute, SimTime()};
     wait.host = true;
-    wait.launches = 3;  // tokens per expert, their EP all-gather, the device-to-host copy
+    // tokens per expert, their EP all-gather, the device-to-host copy (DeepEP: one notify kernel)
+    wait.launches = s_.stack ? s_.stack->dispatch_launches() : 3;
     add(ops, wait);
   }
-  add(ops, permute_op("moe_permute", compute::PermutePass::kPermute));
+  OpNode permute = permute_op("moe_permute", compute::PermutePass::kPermute);
+  // The host's work between the wait and this launch: the GPU idles for all of it.
+  if (sync && s_.stack) permute.host_extra = s_.stack->host_after_sync;
+  add(ops, permute);
   // With the overlap, the compute stream runs the shared experts while the tokens travel.
   const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
   int arrived = add(ops, on_ep("ep_dispatch_all_to_all", all_to_all_, travel));
   if (groups_.expert_tp.size > 1) arrived = add(ops, on_ep("expert_tp_all_gather", expert_tp_gather_, travel));
   shared(ops);
+  quantize(ops, "expert_fc1_fp8_cast", busy_total_ * h, false, overlap_shared_ ? arrived : -1);
   OpNode fc1{"expert_fc1_grouped_gemm", Stream::kCompute, grouped(shape_.fc1_cols, h, GroupedTokens::kM), Join::kNow,
              Occurs::kEvery, overlap_shared_ ? arrived : -1};
   fc1.launches = grouped_launches();
   fc1.grouped = true;
   add(ops, fc1);
   add(ops, {swiglu ? "expert_swiglu" : "expert_gelu", Stream::kCompute,
-            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, busy_total_ * shape_.expert_cols, false)});
+            expert(memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, busy_total_ * shape_.expert_cols, false))});
+  quantize(ops, "expert_fc2_fp8_cast", busy_total_ * shape_.expert_cols, false);
   OpNode fc2{"expert_fc2_grouped_gemm", Stream::kCompute, grouped(h, shape_.expert_cols, GroupedTokens::kM)};
   fc2.launches = grouped_launches();
   fc2.grouped = true;
@@ -163,10 +206,12 @@ int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) c
   if (groups_.expert_tp.size > 1) add(ops, on_ep("expert_tp_all_gather_bwd", expert_tp_gather_));
   // Each grouped GEMM has a data-gradient GEMM (tokens along M) and a weight-gradient GEMM per
   // expert (tokens along K: the reduction).
+  quantize(ops, "expert_fc2_grad_fp8_cast", busy_total_ * h, true);
   add(ops, grouped_op("expert_fc2_dgrad", grouped(shape_.expert_cols, h, GroupedTokens::kM)));
   add(ops, grouped_op("expert_fc2_wgrad", grouped(h, shape_.expert_cols, GroupedTokens::kK)));
   add(ops, {swiglu ? "expert_swiglu_bwd" : "expert_gelu_bwd", Stream::kCompute,
-            memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, busy_total_ * shape_.expert_cols, true)});
+            expert(memory(swiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu, busy_total_ * shape_.expert_cols, true))});
+  quantize(ops, "expert_fc1_grad_fp8_cast", busy_total_ * shape_.fc1_cols, true);
   add(ops, grouped_op("expert_fc1_dgrad", grouped(h, shape_.fc1_cols, GroupedTokens::kM)));
   add(ops, grouped_op("expert_fc1_wgrad", grouped(shape_.fc1_cols, h, GroupedTokens::kK)));
   const Join travel = overlap_shared_ ? Join::kTaskEnd : Join::kNow;
@@ -180,6 +225,7 @@ int MoeLayer::backward(std::vector<OpNode>& ops, const SharedBackward& shared) c
   OpNode topk{"router_topk_bwd", Stream::kCompute, memory(MemoryKernel::kSoftmax, n * s_.model.moe.experts, true)};
   topk.launches = 7;  // the loss seed, top-k (2), softmax and cast backward, two accumulations
   add(ops, topk);
+  aux_loss(ops, true);
   add(ops, {"router_dgrad", Stream::kCompute, gemm(n, h, s_.model.moe.experts, compute::Dtype::kBf16)});
   add(ops, {"router_wgrad", Stream::kCompute, gemm(h, s_.model.moe.experts, n, compute::Dtype::kBf16)});
   return shared_wait;

@@ -48,6 +48,12 @@
 // EP {ep, stride e}, expert DP {tp·cp·dp/(ep·e), stride e·ep}. Expert weights are reduced over
 // expert DP; attention, router and shared experts over the dense DP group.
 //
+// A scenario's software stack (replay/stack_profile.hpp) adds, in an fp8 step, the casts of each
+// expert GEMM input and output gradient beyond the GEMM table's own, pads rows per expert, adds the
+// router's load-balancing loss kernels, sets the dispatcher's preprocessing launches and whether the
+// host waits, charges its host work after the wait to the permutation's launch, and scales the
+// expert path's kernels by its expert_time_scale. Without one, none of this happens.
+//
 // Not modelled: token dropping (capacity factor), load imbalance, the auxiliary and z losses,
 // fp8 dispatch, DeepEP / the flex dispatcher, overlap of the all-to-all with another
 // micro-batch's compute (--overlap-moe-expert-parallel-comm).
@@ -111,6 +117,13 @@ class MoeLayer {
  private:
   SimTime gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::Dtype dtype) const;
   SimTime grouped(std::int64_t n, std::int64_t k, compute::GroupedTokens along) const;
+  /// The stack's expert_time_scale on a kernel of the expert path.
+  SimTime expert(SimTime t) const;
+  /// The stack's fp8 casts of one expert GEMM input (nothing without a stack or in bf16).
+  void quantize(std::vector<OpNode>& ops, const char* name, std::int64_t elements, bool backward,
+                int wait_for = -1) const;
+  /// The stack's load-balancing loss kernels.
+  void aux_loss(std::vector<OpNode>& ops, bool backward) const;
   SimTime memory(compute::MemoryKernel kind, std::int64_t elements, bool backward) const;
   compute::PermuteShape permute_shape(compute::PermutePass pass) const;
   /// Host launches of a grouped GEMM (one per local expert that received rows).
@@ -127,6 +140,7 @@ class MoeLayer {
   MoeGroups groups_;
   compute::Dtype dtype_;
   bool overlap_shared_ = false;
+  double expert_scale_ = 1.0;
   TimedCall all_to_all_, expert_tp_gather_, expert_tp_reduce_scatter_;
   std::int64_t expert_params_ = 0, router_params_ = 0;
 };

@@ -13,8 +13,8 @@ double MoeRuntime::expert_load() const {
   return pad_to_capacity ? capacity_factor : std::min(imbalance, capacity_factor);
 }
 
-MoeRuntime read_moe_runtime(JsonObjectReader reader) {
-  MoeRuntime r;
+MoeRuntime read_moe_runtime(JsonObjectReader reader, const MoeRuntime& defaults) {
+  MoeRuntime r = defaults;
   r.imbalance = reader.number_or("imbalance", 1.0, kMostLoad, r.imbalance);
   if (reader.has("capacity_factor")) r.capacity_factor = reader.number("capacity_factor", 0.01, kMostLoad);
   r.pad_to_capacity = reader.boolean_or("pad_to_capacity", r.pad_to_capacity);

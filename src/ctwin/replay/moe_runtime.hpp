@@ -28,7 +28,8 @@ struct MoeRuntime {
   [[nodiscard]] double expert_load() const;
 };
 
-/// Reads a scenario's "moe_runtime" object strictly; InputError naming the field.
-[[nodiscard]] MoeRuntime read_moe_runtime(JsonObjectReader reader);
+/// Reads a scenario's "moe_runtime" object strictly; InputError naming the field. Fields it does
+/// not give keep `defaults` (the scenario's software stack's, replay/stack_profile.hpp).
+[[nodiscard]] MoeRuntime read_moe_runtime(JsonObjectReader reader, const MoeRuntime& defaults = {});
 
 }  // namespace ctwin::replay

@@ -75,6 +75,8 @@ struct OpNode {
   bool host = false;
   /// A grouped expert GEMM: its first launch costs the host a grouped op (host_timeline.hpp).
   bool grouped = false;
+  /// Host work before this op's launch beyond its launches (a software stack's host_after_sync).
+  SimTime host_extra{};
 };
 
 /// A communication op on `stream`: it moves `c.call` and takes `c.time` alone on the fabric.

@@ -173,9 +173,15 @@ Scenario read_scenario(nlohmann::json document, const std::string& source, const
     s.overlap.moe_shared_expert = overlap->boolean_or("moe_shared_expert", s.overlap.moe_shared_expert);
     overlap->finish();
   }
+  if (const auto* stack = reader.optional("stack"); stack != nullptr && !stack->is_null()) {
+    s.stack = read_scenario_stack(*stack, source, dir, repo_root, s.split.precision);
+    s.cuda_graphs = s.stack->cuda_graphs;
+    s.moe_runtime.permute_fusion = s.stack->permute_fusion;
+    s.moe_runtime.imbalance = s.stack->imbalance;
+  }
   if (auto moe_runtime = reader.optional_object("moe_runtime")) {
     if (!s.model.has_moe) throw InputError(source, "/moe_runtime", "the model has no MoE layers");
-    s.moe_runtime = read_moe_runtime(*moe_runtime);
+    s.moe_runtime = read_moe_runtime(*moe_runtime, s.moe_runtime);
   }
   if (auto host = reader.optional_object("host")) {
     s.cuda_graphs = host->boolean_or("cuda_graphs", s.cuda_graphs);

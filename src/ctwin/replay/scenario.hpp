@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "ctwin/network/network_model.hpp"
 #include "ctwin/replay/moe_runtime.hpp"
 #include "ctwin/replay/placement.hpp"
+#include "ctwin/replay/stack_profile.hpp"
 #include "ctwin/replay/tp_overlap.hpp"
 #include "ctwin/workload/model_spec.hpp"
 #include "ctwin/workload/parallel_config.hpp"
@@ -56,6 +58,10 @@ struct Scenario {
   /// "host": {"cuda_graphs": true}: kernels replayed from CUDA graphs, no host launch exposed
   /// (replay/host_issue.hpp).
   bool cuda_graphs = false;
+  /// "stack": the software stack's MoE costs (replay/stack_profile.hpp); none: today's model, to the bit.
+  /// It sets the defaults of host.cuda_graphs and moe_runtime (permute_fusion, imbalance); the
+  /// scenario's own fields win.
+  std::optional<StackProfile> stack;
   network::ModelKind network = network::ModelKind::kFlow;  ///< analytical or flow
   PlacementSpec placement;  ///< "placement": where ranks sit on the cluster's GPUs (placement.hpp)
   /// The calibration file the scenario names (its `calibration` field, resolved), empty for none.

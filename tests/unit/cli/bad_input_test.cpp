@@ -319,3 +319,22 @@ TEST(ModelBadInput, UnevenStagesThatDoNotSplitNameTheFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+// A scenario's software stack (docs/input-formats.md "Software stack"): an unknown name, an unknown
+// field of a stack, a recipe that does not match the precision: one line naming the field, exit 2.
+TEST(StackBadInput, UnknownStackOrFieldIsOneLineNamingIt) {
+  const std::string scenario = std::string(CTWIN_SOURCE_DIR) + "/scenarios/qwen3-30b-a3b-h100-16.json";
+  const std::string base = "run " + shell_quote(scenario) + " --network analytical ";
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--set 'stack=\"mcore-te-fp8cs-alltopall\"'"),
+                             {scenario, "/stack", "mcore-te-fp8cs-alltoall"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--set 'stack=\"mcore-te-bf16-alltoall\"'"), {scenario, "/stack", "fp8"}));
+  const std::string inline_stack =
+      R"({"name":"x","framework":"f","version":"v","precision_recipe":"mxfp8","dispatcher":"alltoall",)"
+      R"("cuda_graphs":false,"permute_fusion":true,"dispatcher_sync":true,"quantize":{"bytes_forward":1,)"
+      R"("bytes_backward":0,"launches":1},"host_after_sink":"1us"})";
+  EXPECT_TRUE(one_line_error(run_ctwin(base + "--set " + shell_quote("stack=" + inline_stack)), {"/stack", "/host_after_sink"}));
+}
+
+}  // namespace
