@@ -159,6 +159,9 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
                      "needs parallel.sequence_parallel with tp > 1 (Megatron-LM refuses --tp-comm-overlap without "
                      "--sequence-parallel)");
   }
+  if (const auto* data = reader.optional("data"); data != nullptr && !data->is_null()) {
+    s.data = read_data_pipeline(*data, source, s.cluster, s.split.seq_len);
+  }
   s.network = network::parse_model_kind(reader.choice_or("network", {"analytical", "flow"}, "flow"), source, "/network");
   if (const auto* placement = reader.optional("placement")) s.placement = read_placement(*placement, source);
   // Read here, applied by api::Scenario::resolve (the file format lives in the calibration layer,
