@@ -154,9 +154,15 @@ TEST(DataPipeline, ExposedIoJoinsTheStepAndItsBreakdown) {
   EXPECT_NEAR(with_slow.tokens_per_s * with_slow.step_time_s, without.tokens_per_s * without.step_time_s, 1e-3);
 }
 
-void expect_refused(const std::vector<std::string>& overrides, const std::string& field) {
+// The storage-bearing scenario, whose cluster (a file) the overrides can reach into.
+Scenario io_scenario(const std::vector<std::string>& overrides) {
+  return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/io/llama3-70b-rapidfs.json", CTWIN_SOURCE_DIR,
+                       overrides);
+}
+
+void expect_refused(const std::vector<std::string>& overrides, const std::string& field, bool io = false) {
   try {
-    (void)scenario(overrides);
+    (void)(io ? io_scenario(overrides) : scenario(overrides));
     ADD_FAILURE() << "accepted; expected an error naming " << field;
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
@@ -175,11 +181,12 @@ TEST(DataPipeline, BadInputNamesTheField) {
                  "/data/files_per_sample");
   expect_refused({cluster, R"(data={"tier": "pfs", "bytes_per_token": 4, "prefetch": -1})"}, "/data/prefetch");
   expect_refused({cluster, R"(data={"tier": "pfs", "bytes_per_token": 4, "loader": 1})"}, "loader");
-  expect_refused({cluster, "cluster.storage.tiers.0.read_per_server=15"}, "/storage/tiers/0/read_per_server");
-  expect_refused({cluster, "cluster.storage.tiers.0.kind=tape"}, "/storage/tiers/0/kind");
-  expect_refused({cluster, "cluster.storage.network=null"}, "/storage/tiers/0/attach");
-  expect_refused({cluster, "cluster.storage.tiers.1.name=pfs"}, "/storage/tiers/1/name");
-  expect_refused({cluster, "cluster.storage.tiers.1.servers=3"}, "/storage/tiers/1/servers");
+  expect_refused({"cluster.storage.tiers.0.read_per_server=15"}, "/storage/tiers/0/read_per_server", true);
+  expect_refused({"cluster.storage.tiers.0.kind=tape"}, "/storage/tiers/0/kind", true);
+  expect_refused({"cluster.storage.network=null"}, "/storage/tiers/0/attach", true);
+  expect_refused({"cluster.storage.tiers.1.name=pfs"}, "/storage/tiers/1/name", true);
+  expect_refused({"cluster.storage.tiers.1.servers=3"}, "/storage/tiers/1/servers", true);
+  expect_refused({"cluster.storage.tiers=[]"}, "/storage/tiers", true);
 }
 
 }  // namespace
