@@ -66,7 +66,10 @@ std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario
 }
 
 nlohmann::json fabric_report_json(const Build& build, EvalContext& context) {
-  nlohmann::json out = fabric_summary_json(evaluate_fabric(build, context));
+  const fabric::FabricSummary summary = evaluate_fabric(build, context);
+  nlohmann::json out = fabric_summary_json(summary);
+  // Only for a topology with storage, so that the other builds' reports keep their bytes.
+  if (const fabric::ClusterSpec spec = load_build(build); spec.storage) out["storage"] = storage_json(spec, summary.nodes);
   if (const auto warnings = build_warnings(build); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
   return out;
 }
