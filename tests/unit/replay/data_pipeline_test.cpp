@@ -53,6 +53,7 @@ TEST(DataPipeline, LoaderAtHalfTheRateStallsByTheShortfall) {
   EXPECT_EQ(t.reader_nodes, 1);
   EXPECT_DOUBLE_EQ(t.node_remote_Bps, r);
   EXPECT_EQ(t.limit, "node path");
+  EXPECT_DOUBLE_EQ(t.cluster_read_cap_Bps, r);  // the smaller of the tier (322 GB/s) and the path
   EXPECT_DOUBLE_EQ(t.read_s, 2 * step);
   EXPECT_DOUBLE_EQ(t.exposed_s, step);  // bytes / throughput − step
 }
