@@ -40,8 +40,8 @@ SECTIONS = {
 LOADERS = {
     "scenario": ["src/ctwin/replay/scenario.cpp", "src/ctwin/workload/parallel_config.cpp",
                  "src/ctwin/replay/tp_overlap.cpp", "src/ctwin/replay/moe_runtime.cpp",
-                 "src/ctwin/replay/placement.cpp"],
-    "topology": ["src/ctwin/fabric/cluster_spec.cpp"],
+                 "src/ctwin/replay/placement.cpp", "src/ctwin/replay/data_pipeline.cpp"],
+    "topology": ["src/ctwin/fabric/cluster_spec.cpp", "src/ctwin/fabric/storage_spec.cpp"],
     "gpu": ["src/ctwin/compute/gpu_spec.cpp", "src/ctwin/compute/gemm_table.cpp", "src/ctwin/compute/dtype.cpp"],
     "model": ["src/ctwin/workload/model_spec.cpp"],
     "hf": ["src/ctwin/workload/hf_config.cpp", "src/ctwin/workload/model_spec.cpp"],
@@ -150,7 +150,8 @@ def key_paths(value, kind, prefix=""):
 
 def bundled_json():
     """(format, file) for every bundled input file."""
-    kinds = [("scenario", "scenarios/*.json"), ("topology", "topologies/*.json"), ("gpu", "models/gpus/*.json"),
+    kinds = [("scenario", "scenarios/*.json"), ("scenario", "scenarios/io/*.json"), ("topology", "topologies/*.json"),
+             ("topology", "topologies/storage/*.json"), ("gpu", "models/gpus/*.json"),
              ("gpu", "models/gpus/calibrated/*.json"), ("training_cases", "validation/training/cases.json"),
              ("scaling_cases", "validation/training/scaling.json"), ("nccl_manifest", "validation/nccl/setups.json"),
              ("stack", "models/stacks/*.json")]

@@ -11,7 +11,8 @@ import pytest
 
 import ctwin
 
-SCENARIOS = ["scenarios/default.json", "scenarios/qwen3-30b-a3b-h100-16.json", "scenarios/llama3-70b-h100-1024.json"]
+SCENARIOS = ["scenarios/default.json", "scenarios/qwen3-30b-a3b-h100-16.json", "scenarios/llama3-70b-h100-1024.json",
+             "scenarios/io/llama3-70b-rapidfs.json"]
 
 
 @pytest.mark.parametrize("path", SCENARIOS)

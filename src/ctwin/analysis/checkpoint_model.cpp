@@ -76,6 +76,27 @@ std::vector<StorageTier> load_storage_tiers(const std::filesystem::path& path) {
   return parse_storage_tiers(load_json_file(path), path.string());
 }
 
+StorageTier storage_tier_of_cluster(const fabric::ClusterSpec& cluster, const std::string& name,
+                                    const std::string& origin) {
+  const fabric::StorageTierSpec* spec = cluster.storage ? cluster.storage->find(name) : nullptr;
+  if (spec == nullptr || !spec->shared()) {
+    throw InputError(origin, "", "'" + name + "' is not a shared storage tier of the cluster " + cluster.name +
+                                     " (its storage.tiers, kind parallel_fs or object_store)");
+  }
+  if (!(spec->write_per_server.bytes_per_second() > 0)) {
+    throw InputError(origin, "", "storage tier '" + name + "' of " + cluster.file +
+                                     " gives no write_per_server: a checkpoint's write time needs it");
+  }
+  StorageTier t;
+  t.name = "cluster:" + name;
+  t.description = std::string("the cluster's ") + fabric::to_string(spec->kind) + " tier '" + name + "'";
+  const double path = fabric::storage_node_path_Bps(cluster, *spec);
+  t.write = {static_cast<double>(spec->servers) * spec->write_per_server.bytes_per_second(), path};
+  t.read = {spec->aggregate_read_Bps(), path};
+  t.sources = spec->sources;
+  return t;
+}
+
 CheckpointSize checkpoint_size(const replay::Scenario& scenario, long long job_nodes, const CheckpointOptions& options) {
   CTWIN_ASSERT(job_nodes > 0, "a job has at least one node");
   CheckpointSize s;

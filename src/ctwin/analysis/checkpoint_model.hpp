@@ -46,6 +46,14 @@ struct StorageTier {
 [[nodiscard]] std::vector<StorageTier> load_storage_tiers(const std::filesystem::path& path);
 [[nodiscard]] std::vector<StorageTier> parse_storage_tiers(const nlohmann::json& document, const std::string& source);
 
+/// A shared tier of the cluster's storage (fabric/storage_spec.hpp) as a checkpoint tier, named
+/// "cluster:NAME": write aggregate = servers × write_per_server, read aggregate = the tier's, both
+/// per-node rates = the node's path to the tier (storage network ports or compute NICs), no fixed
+/// latency (the topology gives none) and blocking writes. InputError naming `origin` when the
+/// cluster has no such shared tier or the tier gives no write_per_server.
+[[nodiscard]] StorageTier storage_tier_of_cluster(const fabric::ClusterSpec& cluster, const std::string& name,
+                                                  const std::string& origin);
+
 struct CheckpointOptions {
   bool fp32_master = true;  ///< false: 10 B/param (fp16 weights + fp32 moments), as OPT-175B
 };

@@ -56,11 +56,24 @@ std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario
                             " per GPU instead of " + (server.nvlink ? "NVLink's " : "PCIe's ") + gbytes(nvlink),
                         "keep tp <= " + std::to_string(server.gpus) + " and raise pp or cp instead (parallel.tp)"});
   }
+  // Storage reads over the compute fabric are timed by the closed form on both network models;
+  // flow does not yet put them on the links beside the step's collectives (docs/io.md).
+  if (scenario.data && scenario.network != network::ModelKind::kAnalytical &&
+      scenario.cluster.storage->find(scenario.data->tier)->attach == fabric::StorageAttach::kComputeFabric) {
+    warnings.push_back({"storage_reads_not_shared",
+                        "storage tier '" + scenario.data->tier +
+                            "' attaches to the compute fabric, but flow times its reads alone (the analytical "
+                            "closed form), not sharing links with the step's collectives: exposed io is a lower bound",
+                        "attach the tier to a storage network, or read exposed io as a lower bound (data.tier)"});
+  }
   return warnings;
 }
 
 nlohmann::json fabric_report_json(const Build& build, EvalContext& context) {
-  nlohmann::json out = fabric_summary_json(evaluate_fabric(build, context));
+  const fabric::FabricSummary summary = evaluate_fabric(build, context);
+  nlohmann::json out = fabric_summary_json(summary);
+  // Only for a topology with storage, so that the other builds' reports keep their bytes.
+  if (const fabric::ClusterSpec spec = load_build(build); spec.storage) out["storage"] = storage_json(spec, summary.nodes);
   if (const auto warnings = build_warnings(build); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
   return out;
 }

@@ -1,5 +1,7 @@
 #include "ctwin/api/report_json.hpp"
 
+#include <algorithm>
+
 namespace ctwin::api {
 
 nlohmann::json fabric_summary_json(const fabric::FabricSummary& summary) {
@@ -46,5 +48,33 @@ nlohmann::json fabric_summary_json(const fabric::FabricSummary& summary) {
   }
   return out;
 }
+
+nlohmann::json storage_json(const fabric::ClusterSpec& spec, long long nodes) {
+  nlohmann::json tiers = nlohmann::json::array();
+  if (!spec.storage) return tiers;
+  const auto gbps = [](double bytes_per_s) { return bytes_per_s * 1e-9; };
+  for (const auto& tier : spec.storage->tiers) {
+    nlohmann::json t{{"name", tier.name}, {"kind", fabric::to_string(tier.kind)}, {"attach", fabric::to_string(tier.attach)}};
+    if (tier.shared()) {
+      const double path = fabric::storage_node_path_Bps(spec, tier);
+      t["servers"] = tier.servers;
+      t["read_per_server_GBps"] = tier.read_per_server.gigabytes_per_second();
+      if (tier.write_per_server.bytes_per_second() > 0) {
+        t["write_per_server_GBps"] = tier.write_per_server.gigabytes_per_second();
+      }
+      t["aggregate_read_GBps"] = gbps(tier.aggregate_read_Bps());
+      if (tier.metadata_ops_per_s) t["metadata_ops_per_s"] = *tier.metadata_ops_per_s;
+      t["node_path_GBps"] = gbps(path);
+      t["build_read_cap_GBps"] = gbps(std::min(tier.aggregate_read_Bps(), static_cast<double>(nodes) * path));
+    } else {
+      t["read_per_node_GBps"] = tier.read_per_node.gigabytes_per_second();
+      if (tier.write_per_node.bytes_per_second() > 0) t["write_per_node_GBps"] = tier.write_per_node.gigabytes_per_second();
+    }
+    if (!tier.part.empty()) t["part"] = tier.part;
+    tiers.push_back(std::move(t));
+  }
+  return tiers;
+}
+
 
 }  // namespace ctwin::api

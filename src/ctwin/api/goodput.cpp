@@ -118,14 +118,23 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
                           analysis::load_reliability_model(resolve_data_path(q.reliability))),
                       {}, {}, std::nullopt};
   const replay::Scenario& scenario = g.scenario;
-  const auto tiers = analysis::load_storage_tiers(resolve_data_path(q.storage_file));
+  // "cluster:NAME" checkpoints through a tier of the scenario's own storage (docs/io.md).
+  const std::string kClusterTier = "cluster:";
+  std::vector<analysis::StorageTier> tiers;
+  if (q.storage.rfind(kClusterTier, 0) == 0) {
+    tiers.push_back(analysis::storage_tier_of_cluster(scenario.cluster, q.storage.substr(kClusterTier.size()), "--storage"));
+  } else {
+    tiers = analysis::load_storage_tiers(resolve_data_path(q.storage_file));
+  }
   const analysis::StorageTier* tier = nullptr;
   std::string names;
   for (const auto& t : tiers) {
     if (t.name == q.storage) tier = &t;
     names += (names.empty() ? "" : ", ") + t.name;
   }
-  if (tier == nullptr) throw InputError("--storage", "", "unknown tier '" + q.storage + "' (expected " + names + ")");
+  if (tier == nullptr) {
+    throw InputError("--storage", "", "unknown tier '" + q.storage + "' (expected " + names + ", or cluster:NAME for a tier of the cluster's storage)");
+  }
 
   const fabric::Fabric built(scenario.cluster, static_cast<int>(scenario.gpus));
   const fabric::FabricSummary summary = fabric::summarize(built);

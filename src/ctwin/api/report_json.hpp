@@ -35,6 +35,11 @@ namespace ctwin::api {
 /// `ctwin fabric --format json`.
 [[nodiscard]] nlohmann::json fabric_summary_json(const fabric::FabricSummary& summary);
 
+/// `ctwin fabric --format json`'s "storage" (builds whose topology has one): per tier its kind,
+/// attachment, servers and rates in GB/s, and for shared tiers the read rate the build's `nodes`
+/// can draw, min(aggregate, nodes × node path) (docs/io.md).
+[[nodiscard]] nlohmann::json storage_json(const fabric::ClusterSpec& spec, long long nodes);
+
 /// Every size of `study`: its GPUs and batch, and either why it cannot run or its prediction.
 [[nodiscard]] nlohmann::json scaling_points_json(const analysis::ScalingStudy& study);
 

@@ -4,6 +4,31 @@
 
 namespace ctwin::api {
 
+namespace {
+
+nlohmann::json data_pipeline_json(const replay::DataPipelineSpec& spec, const replay::DataPipelineTiming& t) {
+  const auto gbps = [](double bytes_per_s) { return bytes_per_s * 1e-9; };
+  nlohmann::json out{{"tier", spec.tier},
+                     {"reader_nodes", t.reader_nodes},
+                     {"samples_per_node", t.samples_per_node},
+                     {"bytes_per_node", t.bytes_per_node},
+                     {"node_path_GBps", gbps(t.node_path_Bps)},
+                     {"node_read_GBps", gbps(t.node_remote_Bps)},
+                     {"cluster_read_GBps", gbps(t.cluster_read_Bps)},
+                     {"cluster_read_cap_GBps", gbps(t.cluster_read_cap_Bps)},
+                     {"read_s", t.read_s},
+                     {"metadata_s", t.metadata_s},
+                     {"preprocess_s", t.preprocess_s},
+                     {"loader_s", t.loader_s},
+                     {"prefetch", spec.prefetch},
+                     {"exposed_io_s", t.exposed_s},
+                     {"limit", t.limit}};
+  if (!spec.cache_tier.empty()) out["cache"] = {{"tier", spec.cache_tier}, {"hit_rate", spec.cache_hit_rate}};
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepReport& r) {
   const auto& b = r.breakdown;
   const auto& m = r.memory_gib_per_gpu;
@@ -40,6 +65,10 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
       {"fits_memory", r.fits_memory},
       {"events", r.events}};
   if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
+  if (r.data_pipeline) {  // likewise scenarios without a data pipeline
+    out["breakdown"]["exposed_io_s"] = b.exposed_io_s;
+    out["data_pipeline"] = data_pipeline_json(*s.data, *r.data_pipeline);
+  }
   if (!s.calibration.empty()) out["calibration"] = s.calibration;  // likewise uncalibrated ones
   if (const auto warnings = step_warnings(s); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
   return out;

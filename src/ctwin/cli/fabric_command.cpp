@@ -60,6 +60,24 @@ void print_table(const fabric::FabricSummary& summary, const std::vector<fabric:
   print_warnings(format == Format::kCsv ? std::cerr : std::cout, warnings);
 }
 
+// One line a tier, from the same JSON as --format json.
+void print_storage(const nlohmann::json& tiers) {
+  std::cout << "storage (docs/io.md):\n";
+  for (const auto& t : tiers) {
+    std::cout << "  " << t.at("name").get<std::string>() << " (" << t.at("kind").get<std::string>() << ", "
+              << t.at("attach").get<std::string>() << "): ";
+    if (t.contains("servers")) {
+      std::cout << t.at("servers").get<long long>() << " servers x " << fixed(t.at("read_per_server_GBps").get<double>(), 1)
+                << " GB/s = " << fixed(t.at("aggregate_read_GBps").get<double>(), 1) << " GB/s read; a node's path "
+                << fixed(t.at("node_path_GBps").get<double>(), 1) << " GB/s; the build draws at most "
+                << fixed(t.at("build_read_cap_GBps").get<double>(), 1) << " GB/s";
+    } else {
+      std::cout << fixed(t.at("read_per_node_GBps").get<double>(), 1) << " GB/s read per node";
+    }
+    std::cout << "\n";
+  }
+}
+
 }  // namespace
 
 Action add_fabric_command(CLI::App& app) {
@@ -71,8 +89,8 @@ Action add_fabric_command(CLI::App& app) {
   auto table = std::make_shared<std::string>();
   command->add_option("--format", *format, "table, json or csv (one table per output: see --table)")->capture_default_str();
   command->add_option("--table", *table,
-                      "with --format csv: summary (the default: the build's totals in one row), switches, cables or "
-                      "hops");
+                      "with --format csv: summary (the default: the build's totals in one row), switches, cables, "
+                      "hops, or storage (a topology with storage tiers)");
   return [options, format, table] {
     const Format chosen = parse_format(*format);
     if (!table->empty() && chosen != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
@@ -86,6 +104,9 @@ Action add_fabric_command(CLI::App& app) {
       print_json_csv(std::cout, api::fabric_report_json(build, context), *table);
     } else {
       print_table(summary, warnings, chosen);
+      if (const fabric::ClusterSpec spec = api::load_build(build); spec.storage) {
+        print_storage(api::storage_json(spec, summary.nodes));
+      }
     }
   };
 }

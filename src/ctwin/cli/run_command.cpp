@@ -84,7 +84,15 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
   if (s.model.has_moe) row("exposed ep", b.exposed_comm_s.ep);  // dense tables keep their rows
   row("bubble", b.bubble_s);
   row("optimizer", b.optimizer_s);
+  if (r.data_pipeline) row("exposed io", b.exposed_io_s);  // tables without a data pipeline keep their rows
   parts.print(std::cout, Format::kTable, "  ");
+  if (const auto& io = r.data_pipeline) {
+    std::cout << "data loader (" << s.data->tier << ", " << io->reader_nodes << " reading nodes): "
+              << fixed(io->loader_s, 4) << " s a step (read " << fixed(io->read_s, 4) << ", metadata "
+              << fixed(io->metadata_s, 4) << ", preprocess " << fixed(io->preprocess_s, 4) << "), limit "
+              << io->limit << ", cluster read " << fixed(io->cluster_read_Bps * 1e-9, 1) << " of "
+              << fixed(io->cluster_read_cap_Bps * 1e-9, 1) << " GB/s\n";
+  }
   const auto& m = r.memory_gib_per_gpu;
   std::cout << "memory per GPU (GiB, pipeline stage " << r.memory_stage << "): weights " << fixed(m.weights, 1) << ", grads " << fixed(m.grads, 1)
             << ", optimizer " << fixed(m.optimizer, 1) << ", activations " << fixed(m.activations, 1) << ", other "

@@ -97,6 +97,18 @@ BillOfMaterials bill_of_materials(const ClusterSpec& spec, const TierPlan& plan,
   bill.lines.push_back(line("NICs", CostCategory::kServers, nic,
                             static_cast<long long>(summary.nodes) * spec.server.nics.count, server.includes_nics));
 
+  if (spec.storage) {
+    // Storage servers and node drives count with the servers, so that the categories (and the
+    // size table's columns) stay those of a build without storage.
+    for (const StorageTierSpec& tier : spec.storage->tiers) {
+      if (tier.part.empty() || tier.part_units == 0) continue;
+      const Part& part = require(catalog, PartCategory::kStorage, tier.part, "storage.tiers (" + tier.name + ").part", origin);
+      const long long count = tier.shared() ? tier.part_units : static_cast<long long>(summary.nodes) * tier.part_units;
+      bill.lines.push_back(line(std::string(tier.shared() ? "storage servers (" : "storage drives (") + tier.name + ")",
+                                CostCategory::kServers, part, count));
+    }
+  }
+
   const Part& sw = require(catalog, PartCategory::kSwitch, spec.fabric.switch_spec.model, "fabric.switch.model", origin);
   for (const SwitchTier& tier : summary.switch_tiers) {
     bill.lines.push_back(line(tier.tier + " switches", CostCategory::kSwitches, sw, tier.switches));

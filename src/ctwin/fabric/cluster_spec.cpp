@@ -193,6 +193,9 @@ ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& sou
   spec.sources = reader.string_list_or_empty("sources");
   spec.server = read_server(reader.object("server"));
   spec.fabric = read_fabric(reader.object("fabric"), spec.server);
+  if (const auto* storage = reader.optional("storage"); storage != nullptr && !storage->is_null()) {
+    spec.storage = parse_storage(*storage, source, "/storage");
+  }
   reader.finish();
   return spec;
 }
@@ -201,6 +204,14 @@ ClusterSpec load_cluster(const std::filesystem::path& path, const std::vector<st
   nlohmann::json document = load_json_file(path);
   apply_overrides(document, overrides);
   return parse_cluster(document, path.string());
+}
+
+double storage_node_path_Bps(const ClusterSpec& spec, const StorageTierSpec& tier) {
+  if (tier.attach == StorageAttach::kComputeFabric) {
+    return spec.server.nics.link.achieved().bytes_per_second() * spec.server.nics.count;
+  }
+  CTWIN_ASSERT(spec.storage && spec.storage->node_link, "parse_storage requires the storage network of such a tier");
+  return spec.storage->node_link->bytes_per_second();
 }
 
 const char* to_string(NetworkTechnology technology) {

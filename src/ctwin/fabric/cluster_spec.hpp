@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ctwin/core/units.hpp"
+#include "ctwin/fabric/storage_spec.hpp"
 
 namespace ctwin::fabric {
 
@@ -103,6 +104,7 @@ struct ClusterSpec {
   std::vector<std::string> sources;
   ServerSpec server;
   FabricSpec fabric;
+  std::optional<StorageSpec> storage;  ///< "storage": where training data is read from (storage_spec.hpp)
   std::string file;  ///< where it was read from, for error messages
 };
 
@@ -112,6 +114,10 @@ struct ClusterSpec {
                                        const std::vector<std::string>& overrides = {});
 /// Same, from an already loaded document; `source` names it in errors.
 [[nodiscard]] ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& source);
+
+/// One node's path to a shared storage tier of `spec` (B/s): the storage network's ports of the
+/// node, or its compute NICs together when the tier attaches to the compute fabric.
+[[nodiscard]] double storage_node_path_Bps(const ClusterSpec& spec, const StorageTierSpec& tier);
 
 /// What NCCL's topology model assumes a link delivers, as a share of the raw rate (NCCL
 /// src/graph/topo.h and topo.cc, master at 5067397c): NVLink 20.0 GB/s per 25 GB/s link for

@@ -70,12 +70,13 @@ Part read_part(JsonObjectReader reader, const std::string& file) {
   part.file = file;
   part.name = reader.string("name");
   if (part.name.empty()) reader.fail("name", "must not be empty");
-  const std::string kind = reader.choice("kind", {"server", "switch", "nic", "transceiver", "cable"});
+  const std::string kind = reader.choice("kind", {"server", "switch", "nic", "transceiver", "cable", "storage"});
   part.kind = kind == "server"        ? PartCategory::kServer
               : kind == "switch"      ? PartCategory::kSwitch
               : kind == "nic"         ? PartCategory::kNic
               : kind == "transceiver" ? PartCategory::kTransceiver
-                                      : PartCategory::kCable;
+              : kind == "cable"       ? PartCategory::kCable
+                                      : PartCategory::kStorage;
   part.power_typical = read_power(reader, "power_typical");
   part.power_max = read_power(reader, "power_max");
   if (part.power_typical && part.power_max && *part.power_typical > *part.power_max) {
@@ -105,6 +106,11 @@ Part read_part(JsonObjectReader reader, const std::string& file) {
       part.bandwidth = reader.bandwidth("bandwidth");
       part.ports = static_cast<int>(reader.integer("ports", 1, 8));
       part.reach_m = read_reach(reader);
+      break;
+    case PartCategory::kStorage:
+      // The throughput a tier gets from it is the topology's (storage.tiers), with its source;
+      // the catalog keeps power and price, and the published read rate for reference.
+      if (reader.has("read_bandwidth")) part.bandwidth = reader.bandwidth("read_bandwidth");
       break;
     case PartCategory::kCable:
       part.medium = reader.choice("medium", {"copper", "fiber"});
@@ -221,6 +227,7 @@ const char* to_string(PartCategory kind) {
     case PartCategory::kNic: return "nic";
     case PartCategory::kTransceiver: return "transceiver";
     case PartCategory::kCable: return "cable";
+    case PartCategory::kStorage: return "storage";
   }
   return "?";
 }

@@ -1,5 +1,5 @@
 #pragma once
-// What a build is made of, part by part: servers, switches, NICs, transceivers and cables with
+// What a build is made of, part by part: servers, switches, NICs, transceivers, cables and storage with
 // their power and price, each figure with its source (models/parts/*.json). A user's own file
 // (`--parts FILE`) replaces entries by name and adds new ones, so unpublished prices can be
 // given without editing the bundled catalog.
@@ -40,7 +40,8 @@ struct Price {
   std::string date;
 };
 
-enum class PartCategory { kServer, kSwitch, kNic, kTransceiver, kCable };
+/// kStorage: a storage server of a shared tier or a drive of a node-local one (storage_spec.hpp).
+enum class PartCategory { kServer, kSwitch, kNic, kTransceiver, kCable, kStorage };
 
 struct Part {
   std::string name;

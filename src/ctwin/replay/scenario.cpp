@@ -187,6 +187,9 @@ Scenario read_scenario(nlohmann::json document, const std::string& source, const
     s.cuda_graphs = host->boolean_or("cuda_graphs", s.cuda_graphs);
     host->finish();
   }
+  if (const auto* data = reader.optional("data"); data != nullptr && !data->is_null()) {
+    s.data = read_data_pipeline(*data, source, s.cluster, s.split.seq_len);
+  }
   s.network = network::parse_model_kind(reader.choice_or("network", {"analytical", "flow"}, "flow"), source, "/network");
   if (const auto* placement = reader.optional("placement")) s.placement = read_placement(*placement, source);
   // Read here, applied by api::Scenario::resolve (the file format lives in the calibration layer,

@@ -24,6 +24,7 @@
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/network/network_model.hpp"
+#include "ctwin/replay/data_pipeline.hpp"
 #include "ctwin/replay/moe_runtime.hpp"
 #include "ctwin/replay/placement.hpp"
 #include "ctwin/replay/stack_profile.hpp"
@@ -63,6 +64,9 @@ struct Scenario {
   /// scenario's own fields win.
   std::optional<StackProfile> stack;
   network::ModelKind network = network::ModelKind::kFlow;  ///< analytical or flow
+  /// "data": the loader reading samples from the cluster's storage (data_pipeline.hpp); none:
+  /// the step never waits for data, and its report says nothing about it.
+  std::optional<DataPipelineSpec> data;
   PlacementSpec placement;  ///< "placement": where ranks sit on the cluster's GPUs (placement.hpp)
   /// The calibration file the scenario names (its `calibration` field, resolved), empty for none.
   /// api::Scenario::resolve applies it to `cluster`, `gpu` and `tuning` and sets `calibrated`.

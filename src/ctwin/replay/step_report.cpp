@@ -95,7 +95,12 @@ StepBreakdown breakdown_of(const ReplayResult& replay) {
 
 StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay) {
   StepReport r;
-  const double step = replay.step_time.seconds();
+  double step = replay.step_time.seconds();
+  if (scenario.data) {
+    r.data_pipeline = time_data_pipeline(*scenario.data, scenario.cluster, scenario.gpus, scenario.split.pp,
+                                         scenario.split.global_batch, step);
+    step += r.data_pipeline->exposed_s;
+  }
   const double gpus = static_cast<double>(scenario.gpus);
   const auto flops = workload::step_flops(scenario.model, scenario.split);
   r.step_time_s = step;
@@ -109,6 +114,7 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
                                                                                          : compute::Dtype::kBf16;
   r.mfu = flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second());
   r.breakdown = breakdown_of(replay);
+  if (r.data_pipeline) r.breakdown.exposed_io_s = r.data_pipeline->exposed_s;
   r.comm_ratio = r.breakdown.exposed_comm_s.total() / step;
   workload::MemoryOptions memory_options;
   memory_options.flash_attention = scenario.split.flash_attention;
@@ -135,7 +141,7 @@ void check_step_report(const StepReport& r, const Scenario& scenario) {
       {"exposed_comm_s.tp", r.breakdown.exposed_comm_s.tp}, {"exposed_comm_s.pp", r.breakdown.exposed_comm_s.pp},
       {"exposed_comm_s.dp", r.breakdown.exposed_comm_s.dp}, {"exposed_comm_s.cp", r.breakdown.exposed_comm_s.cp},
       {"exposed_comm_s.ep", r.breakdown.exposed_comm_s.ep}, {"bubble_s", r.breakdown.bubble_s},
-      {"optimizer_s", r.breakdown.optimizer_s}, {"memory_gib_per_gpu.total", r.memory_gib_per_gpu.total}};
+      {"optimizer_s", r.breakdown.optimizer_s}, {"exposed_io_s", r.breakdown.exposed_io_s}, {"memory_gib_per_gpu.total", r.memory_gib_per_gpu.total}};
   for (const auto& [name, value] : fields) limits::require_finite_non_negative(value, name);
   CTWIN_ASSERT(r.step_time_s > 0, "a step takes time");
   // The model's FLOPs faster than the tensor cores' peak: only a GPU profile whose GEMM table

@@ -8,9 +8,11 @@
 // mfu = model FLOPs / (step · GPUs · dense peak of the precision's GEMM dtype).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ctwin/replay/data_pipeline.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
 
@@ -26,6 +28,7 @@ struct StepBreakdown {
   ExposedComm exposed_comm_s;
   double bubble_s = 0;
   double optimizer_s = 0;
+  double exposed_io_s = 0;  ///< the step waiting for its data loader (scenarios with "data" only)
 };
 
 struct MemoryGib {
@@ -49,6 +52,7 @@ struct StepReport {
   std::int64_t micro_batches = 0;
   std::int64_t dp = 0;
   std::uint64_t events = 0;
+  std::optional<DataPipelineTiming> data_pipeline;  ///< the loader's timing, scenarios with "data" only
 };
 
 /// The breakdown of one replayed step (see the file comment).

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ctwin/core/error.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 #include "source_root.hpp"
@@ -63,6 +64,34 @@ TEST(CheckpointModel, TimesFollowTheSlowerOfAggregateAndPerNode) {
   EXPECT_TRUE(c.asynchronous);
   EXPECT_DOUBLE_EQ(c.blocking_s, 5 + 2);
   EXPECT_DOUBLE_EQ(c.persist_s, 40);
+}
+
+TEST(CheckpointModel, ClusterStorageTierFeedsTheCheckpointClosedForm) {
+  // The 20-node RapidFS tier with an assumed 10 GiB/s of writes per server, on 400 Gb/s of
+  // storage ports per node: the write aggregate is 200 GiB/s, each node's path 50 GB/s.
+  const replay::Scenario s = replay::load_scenario(
+      kRoot + "/scenarios/io/llama3-70b-rapidfs.json", kRoot, {"cluster.storage.tiers.0.write_per_server=10GiBps"});
+  const StorageTier t = storage_tier_of_cluster(s.cluster, "pfs", "--storage");
+  const double gib = 1024.0 * 1024 * 1024;
+  EXPECT_EQ(t.name, "cluster:pfs");
+  EXPECT_DOUBLE_EQ(t.write.aggregate_Bps, 20 * 10 * gib);
+  EXPECT_DOUBLE_EQ(t.read.aggregate_Bps, 20 * 15 * gib);
+  EXPECT_DOUBLE_EQ(t.write.per_node_Bps, 50e9);
+  EXPECT_FALSE(t.asynchronous());
+  const CheckpointSize size = checkpoint_size(s, 128);
+  const CheckpointCost cost = checkpoint_cost(size, t, 128);
+  EXPECT_DOUBLE_EQ(cost.blocking_s, std::max(size.bytes / (200 * gib), size.bytes_per_writer / 50e9));
+  EXPECT_DOUBLE_EQ(cost.load_s, std::max(size.bytes / (300 * gib), size.bytes / 128 / 50e9));
+  // A tier without write figures, a node-local one, or none at all is refused, naming the flag.
+  const replay::Scenario bundled = replay::load_scenario(kRoot + "/scenarios/io/llama3-70b-rapidfs.json", kRoot);
+  for (const std::string name : {"pfs", "nvme", "tape"}) {
+    try {
+      (void)storage_tier_of_cluster(bundled.cluster, name, "--storage");
+      ADD_FAILURE() << name << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--storage"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(CheckpointModel, BundledTiersLoad) {

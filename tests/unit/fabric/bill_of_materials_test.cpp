@@ -42,6 +42,27 @@ const LinkRun& run_of(const BillOfMaterials& bill, LinkKind kind) {
   throw std::runtime_error("no run");
 }
 
+// Storage tiers' parts join the servers' lines: 20 RapidFS nodes (no published power or price:
+// listed, never guessed) and, when the NVMe tier names a drive, 8 a node × 128 nodes at 22 W.
+TEST(BillOfMaterials, StorageServersAndDrivesCountWithTheServers) {
+  const Built plain = bill_of("dgx-h100-superpod", 1024);
+  const Built with = bill_of("storage/dgx-h100-superpod-rapidfs", 1024);
+  EXPECT_EQ(counts(with.bill).at("storage servers (pfs)"), 20);
+  EXPECT_EQ(with.bill.servers.unpowered_lines, plain.bill.servers.unpowered_lines + 1);
+  EXPECT_EQ(with.bill.servers.unpriced_lines, plain.bill.servers.unpriced_lines + 1);
+  EXPECT_DOUBLE_EQ(with.bill.power().watts(), plain.bill.power().watts());
+  const Built drives = bill_of("storage/dgx-h100-superpod-rapidfs", 1024,
+                               {"storage.tiers.1.part=Micron 7400 PRO U.3 7.68TB", "storage.tiers.1.drives_per_node=8"});
+  EXPECT_EQ(counts(drives.bill).at("storage drives (nvme)"), 128 * 8);
+  EXPECT_DOUBLE_EQ(drives.bill.servers.power.watts() - plain.bill.servers.power.watts(), 128 * 8 * 22.0);
+  try {
+    (void)bill_of("storage/dgx-h100-superpod-rapidfs", 1024, {"storage.tiers.0.part=Lustre box"});
+    ADD_FAILURE() << "an unknown storage part was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("storage.tiers (pfs).part"), std::string::npos) << e.what();
+  }
+}
+
 // Oracle: NVIDIA DGX SuperPOD H100 RA (RA-11333-001), Table 4, 4 SUs: 32 leaves, 16 spines,
 // 1,024 node-to-leaf and 1,024 leaf-to-spine cables; compute ports on twin-port OSFP optics, so
 // a leaf's 64 ports take 32 modules and each DGX NIC one single-port module.
