@@ -2,16 +2,17 @@
 // Paths between GPUs, as NCCL's traffic takes them:
 //  - inside a node, the server's fastest path (NVLink through NVSwitch, else PCIe, through the
 //    CPUs if needed);
-//  - between nodes, out of the GPU's own NIC (its rail), up the fat tree only as far as needed
-//    (same leaf: no spine; same pod: one spine; else through a core) and down to the
-//    destination's NIC. At every upward hop ECMP picks one of the equal-cost links by a hash of
-//    (source, destination, flow label, hop), so the same flow always takes the same path and
-//    different flows spread, colliding as real ECMP does;
+//  - between nodes, out of the GPU's own NIC (its rail) to its switch, across the switches as
+//    the fabric's Topology routes them (a fat tree climbs only as far as needed: same leaf, no
+//    spine; same pod, one spine; else through a core), and down to the destination's NIC.
+//    Where paths of equal cost split, ECMP picks one by a hash of (source, destination, flow
+//    label, hop), so the same flow always takes the same path and different flows spread,
+//    colliding as real ECMP does;
 //  - with PXN (NCCL_PXN, NCCL >= 2.12), a transfer whose destination sits on another rail first
 //    crosses NVLink to the local GPU on the destination's rail and leaves by that GPU's NIC,
 //    so it stays on one rail and never climbs to a spine to change rails;
-//  - with per-rail spine groups (fabric.spine_groups per_rail) there is no such spine: every
-//    transfer to another rail group is relayed that way, PXN asked for or not.
+//  - where the Topology has no switch path between two rails (fabric.spine_groups per_rail),
+//    every transfer to another rail group is relayed that way, PXN asked for or not.
 
 #include <cstdint>
 #include <vector>
