@@ -33,7 +33,7 @@ ClusterSpec spec_of(int groups, const std::string& paths = "minimal") {
     "server": {"name": "s", "gpu": "h100-sxm", "gpus": 2,
                "nvlink": {"generation": 4, "bandwidth": "450GBps", "latency": "250ns"},
                "cpus": 1, "pcie_switches": 0, "pcie": {"generation": 5, "bandwidth": "63GBps", "latency": "200ns"},
-               "nics": {"count": 1, "bandwidth": "400Gbps", "latency": "500ns"}},
+               "nics": {"count": 1, "bandwidth": "400Gbps", "latency": "500ns", "technology": "infiniband"}},
     "fabric": {"kind": "dragonfly", "switch": {"ports": 7},
                "link": {"bandwidth": "400Gbps", "latency": "300ns"},
                "routers_per_group": 4, "nodes_per_router": 2, "global_ports": 2,
@@ -165,7 +165,7 @@ TEST(Dragonfly, BadFilesNameTheirField) {
     "server": {"name": "s", "gpu": "h100-sxm", "gpus": 2, "cpus": 1, "pcie_switches": 0,
                "nvlink": {"generation": 4, "bandwidth": "450GBps", "latency": "250ns"},
                "pcie": {"generation": 5, "bandwidth": "63GBps", "latency": "200ns"},
-               "nics": {"count": 1, "bandwidth": "400Gbps", "latency": "500ns"}},
+               "nics": {"count": 1, "bandwidth": "400Gbps", "latency": "500ns", "technology": "infiniband"}},
     "fabric": {"kind": "dragonfly", "switch": {"ports": 7}, "link": {"bandwidth": "400Gbps", "latency": "300ns"},
                "routers_per_group": 4, "nodes_per_router": 2, "global_ports": 2, "groups": 10}
   })");
