@@ -25,7 +25,7 @@ void append_leg(const Fabric& fabric, int node, int src, int dst, SwitchLeg leg,
   out.push_back(fabric.node_link(node, leg == SwitchLeg::kToSwitch ? whole.front() : whole.back()));
 }
 
-// From GPU `gpu` of `node` up its NIC's cable to the leaf, towards a destination behind NIC
+// From GPU `gpu` of `node` up its NIC's cable to its switch, towards a destination behind NIC
 // `dst_nic`: with PXN first over NVLink to the GPU on that rail. Returns the NIC it leaves by.
 int append_way_out(const Fabric& fabric, int node, int gpu, int dst_nic, bool pxn, std::vector<LinkId>& out) {
   const ServerLayout& server = fabric.server();
@@ -44,7 +44,7 @@ int append_way_out(const Fabric& fabric, int node, int gpu, int dst_nic, bool px
   return nic;
 }
 
-// From the leaf down GPU `gpu`'s NIC cable to the GPU.
+// From the NIC's switch down GPU `gpu`'s NIC cable to the GPU.
 void append_way_in(const Fabric& fabric, int node, int gpu, std::vector<LinkId>& out) {
   const int nic = fabric.server().nic_of_gpu(gpu);
   out.push_back(reverse(fabric.access_link(node, nic)));

@@ -48,8 +48,8 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
 
 /// Every run of `node`'s links one route can cross, as append_route() builds them, whatever the
 /// options: a path between two of its GPUs, either leg of one through an NVSwitch, the way out
-/// from a GPU (through a PXN relay or not) up to and including its NIC's cable to the leaf, and
-/// the way in from the leaf to a GPU. A route's links inside one node (its NIC cables counted
+/// from a GPU (through a PXN relay or not) up to and including its NIC's cable to its switch, and
+/// the way in from the switch to a GPU. A route's links inside one node (its NIC cables counted
 /// as the node's) are always exactly one of these.
 [[nodiscard]] std::vector<std::vector<LinkId>> node_route_parts(const Fabric& fabric, int node);
 
