@@ -155,7 +155,8 @@ ComponentCounts count_components(const fabric::FabricSummary& summary, const fab
   c.nics = static_cast<long long>(summary.nodes) * cluster.server.nics.count;
   c.cpus = static_cast<long long>(summary.nodes) * cluster.server.cpus;
   for (const auto& tier : summary.switch_tiers) {
-    if (tier.tier == "leaf") c.leaf_switches += tier.switches;
+    // A dragonfly router cuts off the nodes on it as a leaf does.
+    if (tier.tier == "leaf" || tier.tier == "router") c.leaf_switches += tier.switches;
     if (tier.tier == "spine") c.spine_switches += tier.switches;
     if (tier.tier == "core") c.core_switches += tier.switches;
   }
@@ -163,7 +164,7 @@ ComponentCounts count_components(const fabric::FabricSummary& summary, const fab
     if (group.kind == fabric::LinkKind::kAccess) {
       c.access_cables += group.cables;
       c.access_transceivers += group.transceivers;
-    } else if (group.kind == fabric::LinkKind::kLeafSpine || group.kind == fabric::LinkKind::kSpineCore) {
+    } else if (fabric::is_switch_cable(group.kind)) {
       c.fabric_cables += group.cables;
       c.fabric_transceivers += group.transceivers;
     }

@@ -262,15 +262,14 @@ AcceptanceCheck check_acceptance(const Build& build, const AcceptancePlan& plan,
       if (l.kind == fabric::LinkKind::kAccess) {
         // A NIC and its own cable are one suspect: nothing measured tells them apart.
         const int slot = static_cast<int>(((link & ~fabric::LinkId{1}) - fabric->access_link(0, 0)) / 2);
-        const int rails = fabric->tiers().rails;
+        const int rails = fabric->server().nics();
         const int node = slot / rails;
         const int local_nic = slot % rails;
         candidates.insert({fabric::PartKind::kNic, node * fabric->gpus_per_node() + fabric->server().gpu_of_nic(local_nic)});
-      } else if (l.kind == fabric::LinkKind::kLeafSpine || l.kind == fabric::LinkKind::kSpineCore) {
+      } else if (fabric::is_switch_cable(l.kind)) {
         candidates.insert({fabric::PartKind::kLink, static_cast<int>(link & ~fabric::LinkId{1})});
-        if (l.kind == fabric::LinkKind::kLeafSpine) {
-          const fabric::VertexId leaf = fabric->vertex_kind(l.from) == fabric::VertexKind::kLeaf ? l.from : l.to;
-          candidates.insert({fabric::PartKind::kLeafUplinks, static_cast<int>(leaf - fabric->leaf_vertex(0))});
+        if (const auto leaf = fabric->topology().uplink_part_of(*fabric, link)) {
+          candidates.insert({fabric::PartKind::kLeafUplinks, *leaf});
         }
       }
     }

@@ -10,11 +10,7 @@
 namespace ctwin::api {
 namespace {
 
-int unit_of(const fabric::Fabric& fabric, int node) {
-  const int per_unit = fabric.spec().fabric.nodes_per_su > 0 ? fabric.spec().fabric.nodes_per_su
-                                                             : std::max(1, fabric.tiers().nodes_per_leaf);
-  return node / per_unit;
-}
+int unit_of(const fabric::Fabric& fabric, int node) { return node / fabric.topology().nodes_per_unit(); }
 
 int nic_of(const fabric::Fabric& fabric, fabric::GpuId gpu) { return fabric.server().nic_of_gpu(fabric.local_index(gpu)); }
 
@@ -39,7 +35,7 @@ PathClass path_class(const fabric::Fabric& fabric, const GpuPair& pair) {
   const int a = fabric.node_of(pair.src);
   const int b = fabric.node_of(pair.dst);
   if (a == b) return PathClass::kSameNode;
-  if (fabric.leaf_of_nic(a, nic_of(fabric, pair.src)) == fabric.leaf_of_nic(b, nic_of(fabric, pair.dst))) {
+  if (fabric.switch_of_nic(a, nic_of(fabric, pair.src)) == fabric.switch_of_nic(b, nic_of(fabric, pair.dst))) {
     return PathClass::kSameRail;
   }
   return unit_of(fabric, a) == unit_of(fabric, b) ? PathClass::kCrossRail : PathClass::kCrossSu;
@@ -74,8 +70,7 @@ std::vector<GpuPair> class_pairs(const fabric::Fabric& fabric, PathClass path) {
       }
       break;
     case PathClass::kCrossSu: {
-      const int per_unit = fabric.spec().fabric.nodes_per_su > 0 ? fabric.spec().fabric.nodes_per_su
-                                                                 : std::max(1, fabric.tiers().nodes_per_leaf);
+      const int per_unit = fabric.topology().nodes_per_unit();
       if (nodes <= per_unit) break;
       for (int node = 0; node < nodes; ++node) {
         for (int r = 0; r < rails; ++r) {

@@ -7,7 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
-#include "ctwin/fabric/builders/tier_plan.hpp"
+#include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -25,7 +25,7 @@ std::vector<fabric::BuildWarning> build_warnings(const nlohmann::json& document,
   std::vector<fabric::BuildWarning> warnings = fabric::ignored_fields(document);
   const std::int64_t per_node = spec.server.gpus;
   const int nodes = static_cast<int>((gpus + per_node - 1) / per_node);
-  for (auto& warning : fabric::check_build(spec, fabric::plan_tiers(spec, nodes))) warnings.push_back(std::move(warning));
+  for (auto& warning : fabric::check_build(spec, *fabric::plan_topology(spec, nodes))) warnings.push_back(std::move(warning));
   return warnings;
 }
 

@@ -11,7 +11,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/parallel_for.hpp"
-#include "ctwin/fabric/builders/tier_plan.hpp"
+#include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -171,7 +171,7 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
       const fabric::ClusterSpec spec = load_build(build);
       option.summary = evaluate_fabric(build, context);
       const int nodes = option.summary.nodes;
-      option.bill = fabric::bill_of_materials(spec, fabric::plan_tiers(spec, nodes), option.summary, catalog,
+      option.bill = fabric::bill_of_materials(spec, *fabric::plan_topology(spec, nodes), option.summary, catalog,
                                               query.floor, parts_origin);
       option.warnings = build_warnings(document, spec, query.gpus);
       if (query.collectives) {

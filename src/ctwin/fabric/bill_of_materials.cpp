@@ -68,6 +68,8 @@ const char* link_role(LinkKind kind) {
   switch (kind) {
     case LinkKind::kAccess: return "access";
     case LinkKind::kLeafSpine: return "leaf-spine";
+    case LinkKind::kLocal: return "local";
+    case LinkKind::kGlobal: return "global";
     default: return "spine-core";
   }
 }
@@ -86,10 +88,10 @@ std::optional<Power> BomLine::power() const {
   return *unit_power * static_cast<double>(count);
 }
 
-BillOfMaterials bill_of_materials(const ClusterSpec& spec, const TierPlan& plan, const FabricSummary& summary,
+BillOfMaterials bill_of_materials(const ClusterSpec& spec, const Topology& topology, const FabricSummary& summary,
                                   const PartsCatalog& catalog, const FloorPlan& floor, const std::string& origin) {
   BillOfMaterials bill;
-  bill.floor = lay_out(spec, plan, floor);
+  bill.floor = lay_out(spec, topology, floor);
 
   const Part& server = require(catalog, PartCategory::kServer, spec.server.name, "server.name", origin);
   bill.lines.push_back(line("servers", CostCategory::kServers, server, summary.nodes));
@@ -117,9 +119,7 @@ BillOfMaterials bill_of_materials(const ClusterSpec& spec, const TierPlan& plan,
 
   const int per_cage = spec.fabric.switch_spec.ports_per_transceiver;
   for (const CableGroup& group : summary.cables) {
-    if (group.kind != LinkKind::kAccess && group.kind != LinkKind::kLeafSpine && group.kind != LinkKind::kSpineCore) {
-      continue;
-    }
+    if (!is_scale_out(group.kind)) continue;
     LinkRun run;
     run.kind = group.kind;
     run.bandwidth = group.bandwidth;

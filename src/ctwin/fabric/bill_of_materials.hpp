@@ -73,7 +73,7 @@ struct BillOfMaterials {
 /// The bill of `summary` (a build of `spec`) from `catalog`. A server, switch or NIC model
 /// missing from the catalog, or no cable or transceiver for a link's speed and length, is an
 /// InputError naming the part and `parts_origin` (the catalog or --parts file to add it to).
-[[nodiscard]] BillOfMaterials bill_of_materials(const ClusterSpec& spec, const TierPlan& plan,
+[[nodiscard]] BillOfMaterials bill_of_materials(const ClusterSpec& spec, const Topology& topology,
                                                 const FabricSummary& summary, const PartsCatalog& catalog,
                                                 const FloorPlan& floor = {},
                                                 const std::string& parts_origin = "models/parts");

@@ -132,12 +132,16 @@ void check_upper_tiers(const ClusterSpec& spec, const TierPlan& plan, std::vecto
 
 }  // namespace
 
-std::vector<BuildWarning> check_build(const ClusterSpec& spec, const TierPlan& plan) {
+std::vector<BuildWarning> check_build(const ClusterSpec& spec, const Topology& topology) {
   std::vector<BuildWarning> warnings;
   check_nic(spec, warnings);
+  topology.check(warnings);
+  return warnings;
+}
+
+void check_fat_tree(const ClusterSpec& spec, const TierPlan& plan, std::vector<BuildWarning>& warnings) {
   check_leaves(spec, plan, warnings);
   check_upper_tiers(spec, plan, warnings);
-  return warnings;
 }
 
 std::vector<BuildWarning> ignored_fields(const nlohmann::json& document) {

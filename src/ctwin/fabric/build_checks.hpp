@@ -11,6 +11,7 @@
 
 #include "ctwin/fabric/builders/tier_plan.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::fabric {
 
@@ -20,8 +21,11 @@ struct BuildWarning {
   std::string fix;      ///< what to change
 };
 
-/// The checks on `spec` built as `plan`.
-[[nodiscard]] std::vector<BuildWarning> check_build(const ClusterSpec& spec, const TierPlan& plan);
+/// The checks on `spec` built as `topology` plans it.
+[[nodiscard]] std::vector<BuildWarning> check_build(const ClusterSpec& spec, const Topology& topology);
+
+/// A fat tree's own checks (FatTree::check): leaf ports idle, spine and core ports stranded.
+void check_fat_tree(const ClusterSpec& spec, const TierPlan& plan, std::vector<BuildWarning>& warnings);
 
 /// Fields of a topology document (after overrides) that its reader ignores: nodes_per_su and
 /// rails_per_leaf of a top-of-rack fabric, left over when `--set fabric.kind=top_of_rack`

@@ -8,6 +8,7 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/pcie_generation.hpp"
+#include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::fabric {
 namespace {
@@ -90,42 +91,10 @@ ServerSpec read_server(JsonObjectReader reader) {
   return server;
 }
 
-// Rail-grouped spines split the leaves of each scalable unit by rail group, so there must be
-// more than one group and each group's leaves must fit under one spine's downlinks.
-void read_spine_groups(JsonObjectReader& reader, const ServerSpec& server, FabricSpec& fabric) {
-  fabric.spine_groups =
-      reader.choice_or("spine_groups", {"shared", "per_rail"}, "shared") == "per_rail" ? SpineGroups::kPerRail
-                                                                                      : SpineGroups::kShared;
-  if (!reader.has("leaves_per_spine_group")) {
-    (void)reader.optional("leaves_per_spine_group");
-  } else if (fabric.spine_groups != SpineGroups::kPerRail) {
-    reader.fail("leaves_per_spine_group", "only means something with spine_groups per_rail; "
-                                          "--set fabric.leaves_per_spine_group=null drops it");
-  } else {
-    fabric.leaves_per_spine_group = static_cast<int>(reader.integer("leaves_per_spine_group", 1, kMaxCount));
-  }
-  if (fabric.spine_groups != SpineGroups::kPerRail) return;
-  const int groups = server.nics.count / fabric.rails_per_leaf;
-  if (groups < 2) {
-    reader.fail("spine_groups", "per_rail needs at least two rail groups per scalable unit, but rails_per_leaf " +
-                                    std::to_string(fabric.rails_per_leaf) + " puts all " +
-                                    std::to_string(server.nics.count) + " NICs of a node on one leaf");
-  }
-  const double ratio = fabric.spine_oversubscription;
-  const int spine_down = static_cast<int>(std::floor(fabric.switch_spec.ports * ratio / (1 + ratio) + 1e-9));
-  if (fabric.leaves_per_spine_group > spine_down) {
-    reader.fail("leaves_per_spine_group",
-                std::to_string(fabric.leaves_per_spine_group) + " leaves need at least as many spine downlinks, but a " +
-                    std::to_string(fabric.switch_spec.ports) + "-port spine that keeps its uplinks (fabric.oversubscription.spine) has " +
-                    std::to_string(spine_down));
-  }
-}
-
 FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
   FabricSpec fabric;
-  fabric.kind = reader.choice("kind", {"rail_optimized", "top_of_rack"}) == "rail_optimized"
-                    ? FabricKind::kRailOptimized
-                    : FabricKind::kTopOfRack;
+  fabric.kind_name = reader.choice("kind", topology_kind_names());
+  fabric.kind = FabricKind::kTopOfRack;
   {
     auto sw = reader.object("switch");
     fabric.switch_spec.model = sw.string_or("model", "");
@@ -134,37 +103,8 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
     sw.finish();
   }
   fabric.link = read_link(reader.object("link"));
-  if (auto over = reader.optional_object("oversubscription")) {
-    fabric.leaf_oversubscription = over->number_or("leaf", 1, 64, 1);
-    fabric.spine_oversubscription = over->number_or("spine", 1, 64, 1);
-    over->finish();
-  }
-  fabric.max_tiers = static_cast<int>(reader.integer_or("max_tiers", 2, 3, 3));
-  if (fabric.kind == FabricKind::kRailOptimized) {
-    fabric.nodes_per_su = static_cast<int>(reader.integer("nodes_per_su", 1, kMaxCount));
-    fabric.rails_per_leaf = static_cast<int>(reader.integer_or("rails_per_leaf", 1, kMaxCount, 1));
-    if (server.nics.count % fabric.rails_per_leaf != 0) {
-      reader.fail("rails_per_leaf", std::to_string(fabric.rails_per_leaf) + " does not divide the " +
-                                        std::to_string(server.nics.count) + " rails (NICs per server)");
-    }
-    const int down = fabric.nodes_per_su * fabric.rails_per_leaf;
-    if (down >= fabric.switch_spec.ports) {
-      reader.fail("nodes_per_su", "a leaf needs " + std::to_string(down) + " downlinks plus uplinks but has " +
-                                      std::to_string(fabric.switch_spec.ports) + " ports");
-    }
-    read_spine_groups(reader, server, fabric);
-  } else {
-    // Ignored, not refused, so that `--set fabric.kind=top_of_rack` works on any topology;
-    // fabric::ignored_fields() names them as build warnings, so nothing is ignored silently.
-    (void)reader.optional("nodes_per_su");
-    (void)reader.optional("rails_per_leaf");
-    for (const char* key : {"spine_groups", "leaves_per_spine_group"}) {
-      if (reader.has(key)) {
-        reader.fail(key, "only means something with kind rail_optimized (a top-of-rack leaf has no rails); "
-                         "--set fabric." + std::string(key) + "=null drops it");
-      }
-      (void)reader.optional(key);
-    }
+  for (const TopologyKind& kind : topology_kinds()) {
+    if (fabric.kind_name == kind.name) kind.read(reader, server, fabric);
   }
   reader.finish();
   return fabric;

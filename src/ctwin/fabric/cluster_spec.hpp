@@ -4,6 +4,7 @@
 // a Fabric. Every latency is one-way and per link (a hop), every bandwidth per direction.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,7 +85,14 @@ struct SwitchSpec {
 };
 
 struct FabricSpec {
+  /// The topology file's fabric.kind: which Topology builds it (fabric/topology.hpp).
+  std::string kind_name = "rail_optimized";
+  /// Fat trees: how NICs reach the leaves. Other kinds attach every NIC of a node to one switch
+  /// and say kTopOfRack.
   FabricKind kind = FabricKind::kRailOptimized;
+  /// Numbers of kinds beyond the fat tree, by field name, as their reader checked them (see
+  /// TopologyKind::read): a kind needs no field of its own here.
+  std::map<std::string, double> parameters;
   int nodes_per_su = 0;    ///< rail-optimized: nodes in one scalable unit
   int rails_per_leaf = 1;  ///< rail-optimized: rails sharing one leaf switch
   SpineGroups spine_groups = SpineGroups::kShared;

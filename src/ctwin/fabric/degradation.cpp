@@ -28,16 +28,16 @@ std::optional<double> share(std::string_view text) {
   return value;
 }
 
-// "leaf3.up5" -> (3, 5) for prefix "leaf" and middle ".up".
-std::optional<std::pair<int, int>> two_indices(std::string_view text, std::string_view prefix, std::string_view middle) {
-  if (text.substr(0, prefix.size()) != prefix) return std::nullopt;
-  text.remove_prefix(prefix.size());
-  const std::size_t at = text.find(middle);
+// "n3.nic5" -> (3, 5).
+std::optional<std::pair<int, int>> nic_cable(std::string_view text) {
+  if (text.substr(0, 1) != "n") return std::nullopt;
+  text.remove_prefix(1);
+  const std::size_t at = text.find(".nic");
   if (at == std::string_view::npos) return std::nullopt;
-  const auto first = whole(text.substr(0, at));
-  const auto second = whole(text.substr(at + middle.size()));
-  if (!first || !second) return std::nullopt;
-  return std::pair{*first, *second};
+  const auto node = whole(text.substr(0, at));
+  const auto nic = whole(text.substr(at + 4));
+  if (!node || !nic) return std::nullopt;
+  return std::pair{*node, *nic};
 }
 
 int nic_of_rank(const Fabric& fabric, int rank) { return fabric.server().nic_of_gpu(fabric.local_index(rank)); }
@@ -70,25 +70,23 @@ Degradation parse_degradation(const std::string& text, const std::string& flag, 
     d.kind = PartKind::kLeafUplinks;
     const auto leaf = whole(id);
     if (!leaf) throw bad("the leaf is not a whole number");
-    if (fabric.tiers().tiers < 2) throw bad("a build of one leaf has no uplinks");
-    if (*leaf >= fabric.tiers().leaves) throw bad("the build has leaves 0 to " + std::to_string(fabric.tiers().leaves - 1));
+    const int leaves = fabric.topology().uplink_parts();
+    if (leaves == 0) throw bad("the build has no leaf with uplinks (one leaf, or a fabric without leaves)");
+    if (*leaf >= leaves) throw bad("the build has leaves 0 to " + std::to_string(leaves - 1));
     if (value.substr(0, 8) != "uplinks:") throw bad("a leaf is degraded by the share of its uplinks still up");
     value.remove_prefix(8);
     d.index = *leaf;
   } else if (kind == "link") {
     d.kind = PartKind::kLink;
-    const TierPlan& plan = fabric.tiers();
-    if (const auto nic = two_indices(id, "n", ".nic")) {
-      if (nic->first >= fabric.nodes() || nic->second >= plan.rails) throw bad("no such NIC cable in the build");
+    std::string problem;
+    if (const auto nic = nic_cable(id)) {
+      if (nic->first >= fabric.nodes() || nic->second >= fabric.server().nics()) throw bad("no such NIC cable in the build");
       d.index = static_cast<int>(fabric.access_link(nic->first, nic->second));
-    } else if (const auto up = two_indices(id, "leaf", ".up")) {
-      if (plan.tiers < 2 || up->first >= plan.leaves || up->second >= plan.leaf_uplinks) throw bad("no such leaf uplink in the build");
-      d.index = static_cast<int>(fabric.leaf_uplink(up->first, up->second));
-    } else if (const auto core = two_indices(id, "spine", ".up")) {
-      if (plan.tiers < 3 || core->first >= plan.spines() || core->second >= plan.spine_uplinks) throw bad("no such spine uplink in the build");
-      d.index = static_cast<int>(fabric.spine_uplink(core->first, core->second));
+    } else if (const auto cable = fabric.topology().find_cable(fabric, id, problem)) {
+      d.index = static_cast<int>(*cable);
     } else {
-      throw bad("a link is named nN.nicR, leafL.upK or spineS.upK");
+      if (!problem.empty()) throw bad(problem);
+      throw bad("a link is named nN.nicR or " + fabric.topology().cable_forms());
     }
   } else {
     throw bad("unknown part '" + kind + "'");
@@ -109,23 +107,14 @@ Degradation parse_degradation(const std::string& text, const std::string& flag, 
 }
 
 std::string cable_name(const Fabric& fabric, LinkId link) {
-  const TierPlan& plan = fabric.tiers();
+  const int rails = fabric.server().nics();
   const LinkId even = link & ~LinkId{1};
   const auto access = fabric.access_link(0, 0);
-  const auto in = [](LinkId id, LinkId base, long long count) { return id >= base && id < base + 2 * count; };
-  if (plan.rails > 0 && in(even, access, static_cast<long long>(fabric.nodes()) * plan.rails)) {
+  if (rails > 0 && even >= access && even < access + 2 * static_cast<long long>(fabric.nodes()) * rails) {
     const int slot = static_cast<int>((even - access) / 2);
-    return "n" + std::to_string(slot / plan.rails) + ".nic" + std::to_string(slot % plan.rails);
+    return "n" + std::to_string(slot / rails) + ".nic" + std::to_string(slot % rails);
   }
-  if (plan.tiers >= 2 && in(even, fabric.leaf_uplink(0, 0), static_cast<long long>(plan.leaves) * plan.leaf_uplinks)) {
-    const int slot = static_cast<int>((even - fabric.leaf_uplink(0, 0)) / 2);
-    return "leaf" + std::to_string(slot / plan.leaf_uplinks) + ".up" + std::to_string(slot % plan.leaf_uplinks);
-  }
-  if (plan.tiers >= 3 && in(even, fabric.spine_uplink(0, 0), static_cast<long long>(plan.spines()) * plan.spine_uplinks)) {
-    const int slot = static_cast<int>((even - fabric.spine_uplink(0, 0)) / 2);
-    return "spine" + std::to_string(slot / plan.spine_uplinks) + ".up" + std::to_string(slot % plan.spine_uplinks);
-  }
-  return "";
+  return fabric.topology().cable_name(fabric, even);
 }
 
 std::string part_name(const Fabric& fabric, PartKind kind, int index) {
@@ -155,7 +144,7 @@ std::vector<LinkId> part_links(const Fabric& fabric, PartKind kind, int index) {
     case PartKind::kNic: cable(fabric.access_link(fabric.node_of(index), nic_of_rank(fabric, index))); break;
     case PartKind::kLink: cable(static_cast<LinkId>(index)); break;
     case PartKind::kLeafUplinks:
-      for (int k = 0; k < fabric.tiers().leaf_uplinks; ++k) cable(fabric.leaf_uplink(index, k));
+      for (const LinkId up : fabric.topology().uplinks(fabric, index)) cable(up);
       break;
   }
   return links;

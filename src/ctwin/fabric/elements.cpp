@@ -12,6 +12,7 @@ const char* to_string(VertexKind kind) {
     case VertexKind::kLeaf: return "leaf";
     case VertexKind::kSpine: return "spine";
     case VertexKind::kCore: return "core";
+    case VertexKind::kRouter: return "router";
   }
   return "?";
 }
@@ -24,6 +25,8 @@ const char* to_string(LinkKind kind) {
     case LinkKind::kAccess: return "nic_leaf";
     case LinkKind::kLeafSpine: return "leaf_spine";
     case LinkKind::kSpineCore: return "spine_core";
+    case LinkKind::kLocal: return "local";
+    case LinkKind::kGlobal: return "global";
   }
   return "?";
 }

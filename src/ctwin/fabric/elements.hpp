@@ -13,7 +13,10 @@ using LinkId = std::uint32_t;
 /// A GPU's rank in the build: node-major, `node * gpus_per_node + local_index`.
 using GpuId = std::int32_t;
 
-enum class VertexKind : std::uint8_t { kGpu, kNvSwitch, kPcieSwitch, kCpu, kNic, kLeaf, kSpine, kCore };
+enum class VertexKind : std::uint8_t { kGpu, kNvSwitch, kPcieSwitch, kCpu, kNic, kLeaf, kSpine, kCore, kRouter };
+
+/// A switch of the scale-out fabric (a Topology's), not of a server.
+[[nodiscard]] constexpr bool is_fabric_switch(VertexKind kind) { return kind >= VertexKind::kLeaf; }
 
 enum class LinkKind : std::uint8_t {
   kNvlink,     ///< GPU to NVSwitch
@@ -22,8 +25,15 @@ enum class LinkKind : std::uint8_t {
   kAccess,     ///< NIC to leaf switch
   kLeafSpine,  ///< leaf to spine
   kSpineCore,  ///< spine to core
+  kLocal,      ///< dragonfly: router to router inside a group
+  kGlobal,     ///< dragonfly: router to router between groups
 };
-inline constexpr int kLinkKindCount = 6;
+inline constexpr int kLinkKindCount = 8;
+
+/// A cable of the scale-out fabric: a NIC's or a switch-to-switch one.
+[[nodiscard]] constexpr bool is_scale_out(LinkKind kind) { return kind >= LinkKind::kAccess; }
+/// A switch-to-switch cable.
+[[nodiscard]] constexpr bool is_switch_cable(LinkKind kind) { return kind > LinkKind::kAccess; }
 
 struct Link {
   VertexId from = 0;

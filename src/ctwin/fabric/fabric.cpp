@@ -33,18 +33,29 @@ int checked_node_count(const ClusterSpec& spec, int gpus) {
 
 }  // namespace
 
+class Fabric::Wiring final : public SwitchWiring {
+ public:
+  explicit Wiring(Fabric& fabric) : fabric_(fabric) {}
+  void cable(int switch_a, int switch_b, const LinkSpec& spec, LinkKind kind) override {
+    fabric_.add_cable(fabric_.switch_vertex(switch_a), fabric_.switch_vertex(switch_b), spec, kind);
+  }
+
+ private:
+  Fabric& fabric_;
+};
+
 Fabric::Fabric(ClusterSpec spec, int gpus)
     : spec_(std::move(spec)),
       gpus_(gpus),
       server_(spec_.server, spec_.file),
-      plan_(plan_tiers(spec_, checked_node_count(spec_, gpus))) {
-  const int nodes = plan_.nodes;
+      topology_(plan_topology(spec_, checked_node_count(spec_, gpus))),
+      rails_(spec_.server.nics.count) {
+  const int nodes = topology_->nodes();
   links_per_node_ = static_cast<LinkId>(server_.links().size());
   const std::size_t total_links =
       static_cast<std::size_t>(links_per_node_) * static_cast<std::size_t>(nodes) +
-      2 * (static_cast<std::size_t>(nodes) * static_cast<std::size_t>(plan_.rails) +
-           static_cast<std::size_t>(plan_.leaves) * static_cast<std::size_t>(plan_.leaf_uplinks) * (plan_.tiers >= 2) +
-           static_cast<std::size_t>(plan_.spines()) * static_cast<std::size_t>(plan_.spine_uplinks));
+      2 * (static_cast<std::size_t>(nodes) * static_cast<std::size_t>(rails_) +
+           static_cast<std::size_t>(topology_->switch_cables()));
   // A build costs about 100 bytes per link in all (the list, the Boost graph, the routes and
   // summaries over them: 1.4 GB for 1,048,576 H100 GPUs, 13.6M links, measured). A 16.7M-GPU
   // build reached 6.4 GB, on its way to 22, before printing a word (issue 36); past 2^25 links
@@ -61,18 +72,17 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
   }
   CTWIN_ASSERT(total_links < (std::size_t{1} << 32), "link ids are 32-bit");
   const auto per_node_vertices = static_cast<std::size_t>(server_.vertex_count());
-  const std::size_t switch_count =
-      static_cast<std::size_t>(plan_.leaves) + static_cast<std::size_t>(plan_.spines()) + static_cast<std::size_t>(plan_.cores());
+  const std::vector<TierSize> tiers = topology_->tiers();
+  std::size_t switch_count = 0;
+  for (const TierSize& tier : tiers) switch_count += static_cast<std::size_t>(tier.switches);
   vertex_kinds_.reserve(per_node_vertices * static_cast<std::size_t>(nodes) + switch_count);
   for (int n = 0; n < nodes; ++n) {
     vertex_kinds_.insert(vertex_kinds_.end(), server_.vertex_kinds().begin(), server_.vertex_kinds().end());
   }
-  leaf_base_ = static_cast<VertexId>(vertex_kinds_.size());
-  vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(plan_.leaves), VertexKind::kLeaf);
-  spine_base_ = static_cast<VertexId>(vertex_kinds_.size());
-  vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(plan_.spines()), VertexKind::kSpine);
-  core_base_ = static_cast<VertexId>(vertex_kinds_.size());
-  vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(plan_.cores()), VertexKind::kCore);
+  switch_base_ = static_cast<VertexId>(vertex_kinds_.size());
+  for (const TierSize& tier : tiers) {
+    vertex_kinds_.insert(vertex_kinds_.end(), static_cast<std::size_t>(tier.switches), tier.kind);
+  }
 
   links_.reserve(total_links);
   for (int n = 0; n < nodes; ++n) {
@@ -86,36 +96,19 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
 
   const NicSpec& nic = spec_.server.nics;
   access_base_ = static_cast<LinkId>(links_.size());
-  nic_leaf_.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(plan_.rails));
+  nic_switch_.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(rails_));
   for (int n = 0; n < nodes; ++n) {
     const auto offset = static_cast<VertexId>(static_cast<std::size_t>(n) * per_node_vertices);
-    for (int k = 0; k < plan_.rails; ++k) {
-      const int leaf = leaf_of(spec_, plan_, n, k);
-      nic_leaf_[static_cast<std::size_t>(n * plan_.rails + k)] = leaf;
-      add_cable(offset + server_.nic_vertex(k), leaf_vertex(leaf), nic.link, LinkKind::kAccess);
+    for (int k = 0; k < rails_; ++k) {
+      const int sw = topology_->access_switch(n, k);
+      nic_switch_[static_cast<std::size_t>(n * rails_ + k)] = sw;
+      add_cable(offset + server_.nic_vertex(k), switch_vertex(sw), nic.link, LinkKind::kAccess);
     }
   }
 
-  const LinkSpec& wire = spec_.fabric.link;
-  leaf_spine_base_ = static_cast<LinkId>(links_.size());
-  if (plan_.tiers >= 2) {
-    for (int leaf = 0; leaf < plan_.leaves; ++leaf) {
-      const int first_spine = plan_.pod_of_leaf(leaf) * plan_.spines_per_pod;
-      for (int k = 0; k < plan_.leaf_uplinks; ++k) {
-        add_cable(leaf_vertex(leaf), spine_vertex(first_spine + k % plan_.spines_per_pod), wire,
-                  LinkKind::kLeafSpine);
-      }
-    }
-  }
-  spine_core_base_ = static_cast<LinkId>(links_.size());
-  for (int spine = 0; spine < plan_.spines(); ++spine) {
-    const int plane = spine % plan_.spines_per_pod;
-    const int pod = spine / plan_.spines_per_pod;
-    for (int k = 0; k < plan_.spine_uplinks; ++k) {
-      add_cable(spine_vertex(spine), core_vertex(plane * plan_.cores_per_plane + plan_.core_of_uplink(pod, k)),
-                wire, LinkKind::kSpineCore);
-    }
-  }
+  switch_link_base_ = static_cast<LinkId>(links_.size());
+  Wiring wiring(*this);
+  topology_->wire(wiring);
   CTWIN_ASSERT(links_.size() == total_links, "link layout matches its count");
 
   graph_ = std::make_unique<BoostGraph>();

@@ -2,19 +2,20 @@
 // A built cluster: every GPU, switch, NIC and link of the first N GPUs of a topology, as flat
 // arrays (for the network models' hot loops) and as a Boost graph (for graph algorithms).
 // Vertex and link ids follow a fixed layout so that routing is arithmetic:
-//   vertices: node-major copies of the server layout, then leaves, spines (pod-major), cores
-//             (plane-major);
-//   links:    node-major copies of the server's links, then NIC-leaf cables (node-major, NIC
-//             order), leaf uplinks (leaf-major), spine uplinks (spine-major); each cable is a
-//             pair (even id = towards the NIC or upwards, odd id = the reverse).
+//   vertices: node-major copies of the server layout, then the switches, tier by tier as the
+//             Topology lists them;
+//   links:    node-major copies of the server's links, then NIC cables (node-major, NIC order),
+//             then the Topology's switch cables in its order; each cable is a pair (even id =
+//             towards the NIC or the first switch named, odd id = the reverse).
+// What the switches are and how routes cross them is the Topology's (fabric/topology.hpp).
 
 #include <memory>
 #include <vector>
 
 #include "ctwin/fabric/builders/server_layout.hpp"
-#include "ctwin/fabric/builders/tier_plan.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/elements.hpp"
+#include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::fabric {
 
@@ -30,10 +31,10 @@ class Fabric {
 
   [[nodiscard]] const ClusterSpec& spec() const { return spec_; }
   [[nodiscard]] const ServerLayout& server() const { return server_; }
-  [[nodiscard]] const TierPlan& tiers() const { return plan_; }
+  [[nodiscard]] const Topology& topology() const { return *topology_; }
 
   [[nodiscard]] int gpus() const { return gpus_; }
-  [[nodiscard]] int nodes() const { return plan_.nodes; }
+  [[nodiscard]] int nodes() const { return topology_->nodes(); }
   [[nodiscard]] int gpus_per_node() const { return server_.gpus(); }
   [[nodiscard]] int node_of(GpuId gpu) const { return gpu / server_.gpus(); }
   [[nodiscard]] int local_index(GpuId gpu) const { return gpu % server_.gpus(); }
@@ -46,25 +47,25 @@ class Fabric {
   void scale_link_bandwidth(LinkId id, double factor) { links_[id].bandwidth = links_[id].bandwidth * factor; }
 
   [[nodiscard]] VertexId gpu_vertex(GpuId gpu) const;
-  [[nodiscard]] VertexId leaf_vertex(int leaf) const { return leaf_base_ + static_cast<VertexId>(leaf); }
-  [[nodiscard]] VertexId spine_vertex(int spine) const { return spine_base_ + static_cast<VertexId>(spine); }
-  [[nodiscard]] VertexId core_vertex(int core) const { return core_base_ + static_cast<VertexId>(core); }
+  /// Switch `index` in the Topology's numbering.
+  [[nodiscard]] VertexId switch_vertex(int index) const { return switch_base_ + static_cast<VertexId>(index); }
 
   /// A link of the server layout, copied into node `node`.
   [[nodiscard]] LinkId node_link(int node, LinkId local) const {
     return static_cast<LinkId>(node) * links_per_node_ + local;
   }
-  /// NIC `nic` of `node` towards its leaf (reverse() for leaf to NIC).
+  /// NIC `nic` of `node` towards its switch (reverse() for switch to NIC).
   [[nodiscard]] LinkId access_link(int node, int nic) const {
-    return access_base_ + 2 * static_cast<LinkId>(node * plan_.rails + nic);
+    return access_base_ + 2 * static_cast<LinkId>(node * rails_ + nic);
   }
-  [[nodiscard]] LinkId leaf_uplink(int leaf, int k) const {
-    return leaf_spine_base_ + 2 * static_cast<LinkId>(leaf * plan_.leaf_uplinks + k);
+  /// The Topology's n-th switch cable, in the direction it was wired.
+  [[nodiscard]] LinkId switch_link(long long n) const { return switch_link_base_ + 2 * static_cast<LinkId>(n); }
+  /// Switch cables the build holds.
+  [[nodiscard]] long long switch_link_count() const {
+    return static_cast<long long>(links_.size() - switch_link_base_) / 2;
   }
-  [[nodiscard]] LinkId spine_uplink(int spine, int k) const {
-    return spine_core_base_ + 2 * static_cast<LinkId>(spine * plan_.spine_uplinks + k);
-  }
-  [[nodiscard]] int leaf_of_nic(int node, int nic) const { return nic_leaf_[static_cast<std::size_t>(node * plan_.rails + nic)]; }
+  /// The switch (Topology numbering) NIC `nic` of `node` plugs into.
+  [[nodiscard]] int switch_of_nic(int node, int nic) const { return nic_switch_[static_cast<std::size_t>(node * rails_ + nic)]; }
 
   /// Links on the fewest-hops path from `from` to every vertex (breadth-first search on the
   /// Boost graph); -1 where unreachable. For summaries and tests, not for hot loops.
@@ -72,22 +73,21 @@ class Fabric {
 
  private:
   struct BoostGraph;
+  class Wiring;
   void add_cable(VertexId a, VertexId b, const LinkSpec& spec, LinkKind kind);
 
   ClusterSpec spec_;
   int gpus_ = 0;
   ServerLayout server_;
-  TierPlan plan_;
+  std::unique_ptr<const Topology> topology_;
+  int rails_ = 0;
   std::vector<VertexKind> vertex_kinds_;
   std::vector<Link> links_;
-  std::vector<int> nic_leaf_;
-  VertexId leaf_base_ = 0;
-  VertexId spine_base_ = 0;
-  VertexId core_base_ = 0;
+  std::vector<int> nic_switch_;
+  VertexId switch_base_ = 0;
   LinkId links_per_node_ = 0;
   LinkId access_base_ = 0;
-  LinkId leaf_spine_base_ = 0;
-  LinkId spine_core_base_ = 0;
+  LinkId switch_link_base_ = 0;
   std::unique_ptr<BoostGraph> graph_;
 };
 

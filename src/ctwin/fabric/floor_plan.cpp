@@ -20,6 +20,8 @@ double FloorLayout::length_m(LinkKind kind) const {
     case LinkKind::kAccess: return access_m;
     case LinkKind::kLeafSpine: return leaf_spine_m;
     case LinkKind::kSpineCore: return spine_core_m;
+    case LinkKind::kLocal: return local_m;
+    case LinkKind::kGlobal: return leaf_spine_m;
     default: return 0;
   }
 }
@@ -30,6 +32,8 @@ const std::string& FloorLayout::length_class(LinkKind kind) const {
     case LinkKind::kAccess: return access_class;
     case LinkKind::kLeafSpine: return leaf_spine_class;
     case LinkKind::kSpineCore: return spine_core_class;
+    case LinkKind::kLocal: return local_class;
+    case LinkKind::kGlobal: return leaf_spine_class;
     default: return kNone;
   }
 }
@@ -44,20 +48,24 @@ void check_floor(const FloorPlan& floor, const std::string& origin) {
   }
 }
 
-FloorLayout lay_out(const ClusterSpec& spec, const TierPlan& plan, const FloorPlan& floor, const std::string& origin) {
+FloorLayout lay_out(const ClusterSpec& spec, const Topology& topology, const FloorPlan& floor, const std::string& origin) {
   check_floor(floor, origin);
   FloorLayout layout;
   layout.servers_per_rack = floor.servers_per_rack > 0 ? floor.servers_per_rack : (spec.server.gpus > 8 ? 1 : 4);
-  layout.server_racks = ceil_div(plan.nodes, layout.servers_per_rack);
-  const long long switches = static_cast<long long>(plan.leaves) + plan.spines() + plan.cores();
+  layout.server_racks = ceil_div(topology.nodes(), layout.servers_per_rack);
+  const std::vector<TierSize> tiers = topology.tiers();
+  long long switches = 0;
+  for (const TierSize& tier : tiers) switches += tier.switches;
+  // Switches above the access tier, which stand in network racks when access switches do not.
+  const long long upper_switches = switches - (tiers.empty() ? 0 : tiers.front().switches);
   layout.rows = ceil_div(layout.server_racks, floor.racks_per_row);
   const double half_row = std::ceil(std::min<long long>(layout.server_racks, floor.racks_per_row) / 2.0) * floor.rack_width_m;
   const double half_hall = std::ceil(layout.rows / 2.0) * floor.row_pitch_m;
 
-  if (spec.fabric.kind == FabricKind::kTopOfRack) {
+  if (!topology.rail_aligned()) {
     // The leaf takes nodes_per_leaf servers; while they fit in one rack the leaf stands in it.
-    const long long racks_per_leaf = ceil_div(plan.nodes_per_leaf, layout.servers_per_rack);
-    layout.network_racks = ceil_div(plan.spines() + plan.cores(), floor.switches_per_rack);
+    const long long racks_per_leaf = ceil_div(topology.nodes_per_access_switch(), layout.servers_per_rack);
+    layout.network_racks = ceil_div(upper_switches, floor.switches_per_rack);
     if (racks_per_leaf <= 1) {
       layout.access_m = floor.in_rack_m;
       layout.access_class = "in rack";
@@ -68,7 +76,7 @@ FloorLayout lay_out(const ClusterSpec& spec, const TierPlan& plan, const FloorPl
   } else {
     // Leaves of a scalable unit in a network rack in the middle of the unit's server racks: half
     // the unit's racks along the row, plus the network rack's own width.
-    const long long su_racks = ceil_div(spec.fabric.nodes_per_su, layout.servers_per_rack);
+    const long long su_racks = ceil_div(topology.nodes_per_unit(), layout.servers_per_rack);
     layout.network_racks = ceil_div(switches, floor.switches_per_rack);
     layout.access_m = floor.drop_m +
                       (std::ceil(std::min<long long>(su_racks, floor.racks_per_row) / 2.0) + 1) * floor.rack_width_m;
@@ -80,6 +88,10 @@ FloorLayout lay_out(const ClusterSpec& spec, const TierPlan& plan, const FloorPl
   layout.leaf_spine_class = layout.rows > 1 ? "across rows" : "in row";
   layout.spine_core_m = floor.drop_m + floor.row_pitch_m;
   layout.spine_core_class = "network row";
+  // A unit's racks side by side (a dragonfly group's routers in its own racks): half of them.
+  const long long unit_racks = ceil_div(topology.nodes_per_unit(), layout.servers_per_rack);
+  layout.local_m = floor.drop_m + std::ceil(std::min<long long>(unit_racks, floor.racks_per_row) / 2.0) * floor.rack_width_m;
+  layout.local_class = unit_racks <= floor.racks_per_row ? "in row" : "across rows";
   return layout;
 }
 

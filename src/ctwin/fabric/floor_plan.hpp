@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "ctwin/fabric/builders/tier_plan.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/elements.hpp"
+#include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::fabric {
 
@@ -32,9 +32,13 @@ struct FloorLayout {
   double access_m = 0;      ///< NIC to leaf
   double leaf_spine_m = 0;
   double spine_core_m = 0;
+  /// Dragonfly: router to router inside a group (its racks side by side) and between groups
+  /// (across the hall, as a leaf to a spine in the middle of it).
+  double local_m = 0;
   std::string access_class;  ///< "in rack", "in row" or "across rows"
   std::string leaf_spine_class;
   std::string spine_core_class;
+  std::string local_class;
 
   [[nodiscard]] double length_m(LinkKind kind) const;
   [[nodiscard]] const std::string& length_class(LinkKind kind) const;
@@ -45,7 +49,7 @@ void check_floor(const FloorPlan& floor, const std::string& origin = "--");
 
 /// Lays out the build `plan` of `spec`. `floor` fields out of range (no racks per row, a
 /// negative pitch) are an InputError naming `origin` + the field ("--racks-per-row").
-[[nodiscard]] FloorLayout lay_out(const ClusterSpec& spec, const TierPlan& plan, const FloorPlan& floor,
+[[nodiscard]] FloorLayout lay_out(const ClusterSpec& spec, const Topology& topology, const FloorPlan& floor,
                                   const std::string& origin = "--");
 
 }  // namespace ctwin::fabric

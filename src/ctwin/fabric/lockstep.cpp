@@ -15,7 +15,7 @@ std::vector<LinkId> lockstep_representatives(const Fabric& fabric) {
   // A node's links as keys shared by every node: its server links by local id, then each NIC's
   // cable up and down.
   const auto server_links = static_cast<LinkId>(fabric.server().links().size());
-  const int rails = fabric.tiers().rails;
+  const int rails = fabric.server().nics();
   const LinkId first_access = fabric.access_link(0, 0);
   const auto key_of = [&](LinkId node0_link) {
     return node0_link < server_links ? node0_link : server_links + (node0_link - first_access);

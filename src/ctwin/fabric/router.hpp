@@ -2,16 +2,17 @@
 // Paths between GPUs, as NCCL's traffic takes them:
 //  - inside a node, the server's fastest path (NVLink through NVSwitch, else PCIe, through the
 //    CPUs if needed);
-//  - between nodes, out of the GPU's own NIC (its rail), up the fat tree only as far as needed
-//    (same leaf: no spine; same pod: one spine; else through a core) and down to the
-//    destination's NIC. At every upward hop ECMP picks one of the equal-cost links by a hash of
-//    (source, destination, flow label, hop), so the same flow always takes the same path and
-//    different flows spread, colliding as real ECMP does;
+//  - between nodes, out of the GPU's own NIC (its rail) to its switch, across the switches as
+//    the fabric's Topology routes them (a fat tree climbs only as far as needed: same leaf, no
+//    spine; same pod, one spine; else through a core), and down to the destination's NIC.
+//    Where paths of equal cost split, ECMP picks one by a hash of (source, destination, flow
+//    label, hop), so the same flow always takes the same path and different flows spread,
+//    colliding as real ECMP does;
 //  - with PXN (NCCL_PXN, NCCL >= 2.12), a transfer whose destination sits on another rail first
 //    crosses NVLink to the local GPU on the destination's rail and leaves by that GPU's NIC,
 //    so it stays on one rail and never climbs to a spine to change rails;
-//  - with per-rail spine groups (fabric.spine_groups per_rail) there is no such spine: every
-//    transfer to another rail group is relayed that way, PXN asked for or not.
+//  - where the Topology has no switch path between two rails (fabric.spine_groups per_rail),
+//    every transfer to another rail group is relayed that way, PXN asked for or not.
 
 #include <cstdint>
 #include <vector>
@@ -47,8 +48,8 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
 
 /// Every run of `node`'s links one route can cross, as append_route() builds them, whatever the
 /// options: a path between two of its GPUs, either leg of one through an NVSwitch, the way out
-/// from a GPU (through a PXN relay or not) up to and including its NIC's cable to the leaf, and
-/// the way in from the leaf to a GPU. A route's links inside one node (its NIC cables counted
+/// from a GPU (through a PXN relay or not) up to and including its NIC's cable to its switch, and
+/// the way in from the switch to a GPU. A route's links inside one node (its NIC cables counted
 /// as the node's) are always exactly one of these.
 [[nodiscard]] std::vector<std::vector<LinkId>> node_route_parts(const Fabric& fabric, int node);
 

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "ctwin/core/error.hpp"
-#include "ctwin/fabric/builders/tier_plan.hpp"
+#include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::replay {
 
@@ -30,16 +30,18 @@ std::int64_t sampled_stage_gpus(FlowSample sample, const fabric::ClusterSpec& cl
   const std::int64_t node_gpus = cluster.server.gpus;
   const std::int64_t replica = std::max<std::int64_t>(replica_gpus, 1);
   std::int64_t unit = 0;
-  if (cluster.fabric.kind == fabric::FabricKind::kRailOptimized) {
+  const auto topology = fabric::plan_topology(cluster, 1);
+  if (topology->rail_aligned()) {
     // Whole nodes, so that a sampled node's NICs carry every flow the full replay puts on them.
-    unit = sample == FlowSample::kScalableUnit ? std::int64_t{cluster.fabric.nodes_per_su} * node_gpus
+    unit = sample == FlowSample::kScalableUnit ? std::int64_t{topology->nodes_per_unit()} * node_gpus
                                                : std::lcm(replica, node_gpus);
   } else if (sample == FlowSample::kScalableUnit) {
     // Top of rack: a leaf and its nodes are the fabric's unit. Whole leaves and whole replicas,
     // so that a sampled leaf's uplinks carry every flow of the nodes under it, as a scalable
     // unit's leaves do on a rail-optimised fabric. A replica sample would share its leaf with
     // nodes left out, so it is not offered here.
-    unit = std::lcm(std::int64_t{fabric::plan_tiers(cluster, 1).nodes_per_leaf} * node_gpus, replica);
+    // A dragonfly group alike: under minimal routes its links carry its own nodes' flows only.
+    unit = std::lcm(std::int64_t{topology->nodes_per_unit()} * node_gpus, replica);
   } else {
     return stage_gpus;
   }

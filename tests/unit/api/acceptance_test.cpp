@@ -4,6 +4,7 @@
 // healthy build with ±3 % noise shows nothing.
 
 #include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include <gtest/gtest.h>
 
@@ -154,13 +155,13 @@ int trials_ranked_first(const std::string& kind, EvalContext& context, const Acc
   for (int trial = 0; trial < 10; ++trial) {
     std::string term;
     if (kind == "link") {
-      std::uniform_int_distribution<int> leaf(0, fabric->tiers().leaves - 1), k(0, fabric->tiers().leaf_uplinks - 1);
-      term = "link:" + fabric::cable_name(*fabric, fabric->leaf_uplink(leaf(random), k(random))) + "=0.5";
+      std::uniform_int_distribution<int> leaf(0, fabric::fat_tree(*fabric).plan().leaves - 1), k(0, fabric::fat_tree(*fabric).plan().leaf_uplinks - 1);
+      term = "link:" + fabric::cable_name(*fabric, fabric::fat_tree(*fabric).leaf_uplink(*fabric, leaf(random), k(random))) + "=0.5";
     } else if (kind == "nic" || kind == "gpu") {
       std::uniform_int_distribution<int> rank(0, fabric->gpus() - 1);
       term = kind + ":" + std::to_string(rank(random)) + (kind == "nic" ? "=0.25" : "=0.8");
     } else {
-      std::uniform_int_distribution<int> leaf(0, fabric->tiers().leaves - 1);
+      std::uniform_int_distribution<int> leaf(0, fabric::fat_tree(*fabric).plan().leaves - 1);
       term = "leaf:" + std::to_string(leaf(random)) + "=uplinks:0.5";
     }
     const MeasuredSet set = synthesize_measured(h100(512), plan, e, {term}, 0.03, 100 + trial, context);

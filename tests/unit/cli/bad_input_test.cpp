@@ -73,6 +73,17 @@ TEST_F(BadInput, CollectiveOnAGpuWithoutProfile) {
                              {h800, "/server/gpu", "h800", "\"arch\""}));
 }
 
+TEST_F(BadInput, DragonflyTheGlobalPortsCannotWireAndUnknownKinds) {
+  // More groups than a*h + 1, a fat-tree field on a dragonfly, and a kind no Topology builds.
+  const std::string dragonfly = topology("slingshot-a100-dragonfly");
+  EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(dragonfly) + " --set fabric.groups=600"),
+                             {dragonfly, "/fabric/groups", "at most 513 groups"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(dragonfly) + " --set fabric.nodes_per_su=4"),
+                             {dragonfly, "/fabric/nodes_per_su"}));
+  EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(dragonfly) + " --set fabric.kind=torus"),
+                             {dragonfly, "/fabric/kind", "torus"}));
+}
+
 TEST_F(BadInput, MalformedJson) {
   const std::string file = write("malformed.json", "{\n  \"name\": \"x\",\n  \"server\": {\n}\n");
   EXPECT_TRUE(one_line_error(run_ctwin(fabric_args(file)), {file, "malformed JSON", "line"}));

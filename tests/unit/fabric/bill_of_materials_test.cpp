@@ -1,4 +1,5 @@
 #include "ctwin/fabric/bill_of_materials.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,7 +26,7 @@ Built bill_of(const std::string& topology, int gpus, const std::vector<std::stri
   static const PartsCatalog catalog = load_parts_catalog(kBundledParts);
   Fabric fabric = testing::bundled_fabric(topology, gpus, overrides);
   FabricSummary summary = summarize(fabric);
-  BillOfMaterials bill = bill_of_materials(fabric.spec(), fabric.tiers(), summary, catalog, floor);
+  BillOfMaterials bill = bill_of_materials(fabric.spec(), fabric.topology(), summary, catalog, floor);
   return {std::move(fabric), std::move(summary), std::move(bill)};
 }
 

@@ -1,4 +1,5 @@
 #include "ctwin/fabric/build_checks.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,7 @@ namespace {
 
 std::vector<BuildWarning> checks_of(const std::string& topology, int gpus, const std::vector<std::string>& overrides = {}) {
   const Fabric fabric = testing::bundled_fabric(topology, gpus, overrides);
-  return check_build(fabric.spec(), fabric.tiers());
+  return check_build(fabric.spec(), fabric.topology());
 }
 
 const BuildWarning* find(const std::vector<BuildWarning>& warnings, const std::string& check) {
@@ -79,7 +80,7 @@ TEST(BuildChecks, SpinesStrandingPorts) {
 // ignores it and the warning says so.
 TEST(BuildChecks, IgnoredFieldsAfterAKindOverride) {
   const Fabric fabric = testing::bundled_fabric("dgx-h100-superpod", 1024, {"fabric.kind=top_of_rack"});
-  EXPECT_EQ(fabric.tiers().nodes_per_leaf, 4);
+  EXPECT_EQ(fat_tree(fabric).plan().nodes_per_leaf, 4);
   nlohmann::json document = {{"fabric", {{"kind", "top_of_rack"}, {"nodes_per_su", 32}, {"rails_per_leaf", 1}}}};
   const auto warnings = ignored_fields(document);
   ASSERT_EQ(warnings.size(), 2u);

@@ -5,6 +5,7 @@
 // link), and every other flow takes exactly the time it took.
 
 #include "ctwin/fabric/degradation.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include "ctwin/api/acceptance_p2p.hpp"
 #include "ctwin/core/error.hpp"
@@ -60,7 +61,7 @@ TEST(Degradation, EveryFormParsesAndPrintsBack) {
   // A NIC is named by the first GPU it serves: the DGX H100 has one NIC per GPU, so 13 is 13.
   EXPECT_EQ(parse_degradation("nic:13=0.5", "--degrade", fabric).index, 13);
   EXPECT_EQ(cable_name(fabric, fabric.access_link(12, 3)), "n12.nic3");
-  EXPECT_EQ(cable_name(fabric, reverse(fabric.leaf_uplink(3, 5))), "leaf3.up5");
+  EXPECT_EQ(cable_name(fabric, reverse(fat_tree(fabric).leaf_uplink(fabric, 3, 5))), "leaf3.up5");
   EXPECT_EQ(cable_name(fabric, 0), "");  // inside a node
 }
 
@@ -115,7 +116,7 @@ TEST(Degradation, ACableAtHalfHalvesTheFlowsThatCrossIt) {
   // crossing uplink k of the source's leaf and one that does not.
   const GpuId src = 0;
   std::vector<GpuId> crossing, other;
-  const int leaf = healthy.leaf_of_nic(0, 0);
+  const int leaf = healthy.switch_of_nic(0, 0);
   const LinkId uplink = route(healthy, src, 8 + 1)[3];  // GPU, PCIe.., NIC cable, then the leaf's uplink
   ASSERT_EQ(healthy.link(uplink).kind, LinkKind::kLeafSpine);
   for (GpuId dst = 8; dst < healthy.gpus(); ++dst) {
@@ -188,11 +189,11 @@ TEST(Degradation, ANicAtAQuarterOnAnyNodeQuartersItsRail) {
 TEST(Degradation, ALeafWithHalfItsUplinksHalvesWhatLeavesIt) {
   const Fabric healthy = build(512);
   Fabric degraded = build(512);
-  const int leaf = healthy.leaf_of_nic(0, 0);
+  const int leaf = healthy.switch_of_nic(0, 0);
   const Degradation half = parse_degradation("leaf:" + std::to_string(leaf) + "=uplinks:0.5", "--degrade", degraded);
   apply_degradation(degraded, half);
   const auto part = part_links(healthy, half.kind, half.index);
-  EXPECT_EQ(part.size(), 2u * static_cast<std::size_t>(healthy.tiers().leaf_uplinks));
+  EXPECT_EQ(part.size(), 2u * static_cast<std::size_t>(fat_tree(healthy).plan().leaf_uplinks));
   const Bytes size(1LL << 30);
   for (const GpuId dst : {9, 17, 256}) {  // cross rail, cross rail, another scalable unit
     const double lat = path_latency(healthy, 0, dst);

@@ -3,6 +3,7 @@
 // as its slowest link, and on a DGX H100 SuperPOD a cross-pod route keeps 6 of its 10 links.
 
 #include "ctwin/fabric/lockstep.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include <gtest/gtest.h>
 
@@ -55,7 +56,7 @@ std::vector<int> node_of_links(const Fabric& fabric) {
   const auto server_links = static_cast<LinkId>(fabric.server().links().size());
   for (int node = 0; node < fabric.nodes(); ++node) {
     for (LinkId local = 0; local < server_links; ++local) node_of[fabric.node_link(node, local)] = node;
-    for (int nic = 0; nic < fabric.tiers().rails; ++nic) {
+    for (int nic = 0; nic < fat_tree(fabric).plan().rails; ++nic) {
       node_of[fabric.access_link(node, nic)] = node;
       node_of[reverse(fabric.access_link(node, nic))] = node;
     }
@@ -104,7 +105,7 @@ TEST(Lockstep, EveryRouteCrossesAllOfASetOrNoneAndTheSlowestStandsForIt) {
       if (stands_for != link) sets[stands_for].push_back(link);
     }
     // Every server here has NICs with one PCIe link and one cable each: at least those fold.
-    EXPECT_GE(sets.size(), static_cast<std::size_t>(2 * fabric.nodes() * fabric.tiers().rails)) << build.topology;
+    EXPECT_GE(sets.size(), static_cast<std::size_t>(2 * fabric.nodes() * fat_tree(fabric).plan().rails)) << build.topology;
     for_each_route(fabric, [&](const std::vector<LinkId>& path) {
       const std::multiset<LinkId> crossed(path.begin(), path.end());
       for (LinkId link : path) {

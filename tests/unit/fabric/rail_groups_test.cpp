@@ -11,6 +11,7 @@
 
 #include "bundled_fabric.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 #include "ctwin/fabric/router.hpp"
 #include "ctwin/fabric/summary.hpp"
 #include "cables_of.hpp"
@@ -31,9 +32,9 @@ bool is_switch(VertexKind kind) { return kind == VertexKind::kLeaf || kind == Ve
 
 // The rail group a leaf or spine serves (per-rail plans only).
 int rail_group_of(const Fabric& fabric, VertexId v) {
-  const TierPlan& plan = fabric.tiers();
-  if (fabric.vertex_kind(v) == VertexKind::kLeaf) return static_cast<int>(v - fabric.leaf_vertex(0)) % plan.rail_groups;
-  const int spine = static_cast<int>(v - fabric.spine_vertex(0));
+  const TierPlan& plan = fat_tree(fabric).plan();
+  if (fabric.vertex_kind(v) == VertexKind::kLeaf) return static_cast<int>(v - fat_tree(fabric).leaf_vertex(fabric, 0)) % plan.rail_groups;
+  const int spine = static_cast<int>(v - fat_tree(fabric).spine_vertex(fabric, 0));
   return spine / plan.spines_per_pod % plan.rail_groups;
 }
 
@@ -65,9 +66,9 @@ TEST(RailGroups, Gb200OneScalableUnitIsTheReferenceArchitecture) {
   EXPECT_EQ(switches_of(summary, "leaf"), 32);
   EXPECT_EQ(switches_of(summary, "spine"), 24);
   EXPECT_EQ(switches_of(summary, "core"), 0);
-  EXPECT_EQ(fabric.tiers().spines_per_pod, 6);
-  EXPECT_EQ(fabric.tiers().links_per_leaf_spine(), 3);
-  EXPECT_EQ(fabric.tiers().spine_uplinks_kept, 24);
+  EXPECT_EQ(fat_tree(fabric).plan().spines_per_pod, 6);
+  EXPECT_EQ(fat_tree(fabric).plan().links_per_leaf_spine(), 3);
+  EXPECT_EQ(fat_tree(fabric).plan().spine_uplinks_kept, 24);
   EXPECT_EQ(cables_of(summary, LinkKind::kAccess), 576);
   EXPECT_EQ(cables_of(summary, LinkKind::kLeafSpine), 576);
   for (const auto& tier : summary.switch_tiers) {
@@ -87,7 +88,7 @@ TEST(RailGroups, EachLeafReachesOnlyItsRailsSpines) {
       EXPECT_EQ(rail_group_of(fabric, link.from), rail_group_of(fabric, link.to)) << gpus << " GPUs, link " << id;
       ++spine_downlinks[link.to];
     }
-    EXPECT_EQ(spine_downlinks.size(), static_cast<std::size_t>(fabric.tiers().spines())) << gpus;
+    EXPECT_EQ(spine_downlinks.size(), static_cast<std::size_t>(fat_tree(fabric).plan().spines())) << gpus;
     for (const auto& [spine, down] : spine_downlinks) EXPECT_EQ(down, 24) << gpus << " GPUs, spine vertex " << spine;
   }
 }
@@ -97,9 +98,9 @@ TEST(RailGroups, EachLeafReachesOnlyItsRailsSpines) {
 // reading: the RA's own core counts were not retrieved); one more rack is refused.
 TEST(RailGroups, GrowsToSixteenScalableUnitsAndNoFurther) {
   const Fabric two = bundled_fabric("gb200-nvl72", 1152);
-  EXPECT_EQ(two.tiers().tiers, 3);
-  EXPECT_EQ(two.tiers().pods, 8);
-  EXPECT_EQ(two.tiers().spines(), 48);
+  EXPECT_EQ(fat_tree(two).plan().tiers, 3);
+  EXPECT_EQ(fat_tree(two).plan().pods, 8);
+  EXPECT_EQ(fat_tree(two).plan().spines(), 48);
 
   const Fabric full = bundled_fabric("gb200-nvl72", 9216);
   const FabricSummary summary = summarize(full);
@@ -117,9 +118,9 @@ TEST(RailGroups, GrowsToSixteenScalableUnitsAndNoFurther) {
 // One rack: each rail group is a single leaf, so there is no spine to climb; racks apart need one.
 TEST(RailGroups, OneRackNeedsNoSpine) {
   const Fabric rack = bundled_fabric("gb200-nvl72", 72);
-  EXPECT_EQ(rack.tiers().tiers, 1);
-  EXPECT_EQ(rack.tiers().leaves, 4);
-  EXPECT_EQ(rack.tiers().spines(), 0);
+  EXPECT_EQ(fat_tree(rack).plan().tiers, 1);
+  EXPECT_EQ(fat_tree(rack).plan().leaves, 4);
+  EXPECT_EQ(fat_tree(rack).plan().spines(), 0);
 }
 
 TEST(RailGroups, EveryPairIsReachableWithoutLeavingItsRail) {
@@ -158,11 +159,11 @@ TEST(RailGroups, CrossRailGoesOverNvlinkFirst) {
 TEST(RailGroups, SharedSpinesStayTheDefault) {
   const Fabric shared = bundled_fabric("gb200-nvl72", 576,
                                        {"fabric.spine_groups=shared", "fabric.leaves_per_spine_group=null"});
-  EXPECT_FALSE(shared.tiers().per_rail);
-  EXPECT_EQ(shared.tiers().spines(), 9);
+  EXPECT_FALSE(fat_tree(shared).plan().per_rail);
+  EXPECT_EQ(fat_tree(shared).plan().spines(), 9);
   const Fabric h100 = bundled_fabric("dgx-h100-superpod", 1024);
-  EXPECT_FALSE(h100.tiers().per_rail);
-  EXPECT_EQ(h100.tiers().spines(), 16);
+  EXPECT_FALSE(fat_tree(h100).plan().per_rail);
+  EXPECT_EQ(fat_tree(h100).plan().spines(), 16);
 }
 
 std::string field_of_error(const std::string& topology, const std::vector<std::string>& overrides) {

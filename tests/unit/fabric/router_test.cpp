@@ -3,6 +3,7 @@
 // rail), and ECMP is a deterministic hash that still spreads flows.
 
 #include "ctwin/fabric/router.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
@@ -166,7 +167,7 @@ TEST(Router, CrossRailWithPxnCrossesNvlinkAndStaysOnTheDestinationRail) {
   for (LinkId id : path) {
     const Link& link = fabric.link(id);
     if (link.kind == LinkKind::kAccess && fabric.vertex_kind(link.to) == VertexKind::kLeaf) {
-      EXPECT_EQ(link.to, fabric.leaf_vertex(fabric.leaf_of_nic(0, 1)));
+      EXPECT_EQ(link.to, fat_tree(fabric).leaf_vertex(fabric, fabric.switch_of_nic(0, 1)));
     }
   }
   // PXN on a same-rail pair changes nothing.
@@ -185,11 +186,11 @@ TEST(Router, CrossPodOnThreeTiersGoesThroughACore) {
   {
     // DGX A100 SuperPOD at 1024 GPUs: 7 SUs of 20 nodes, 40-port switches, pods of 2 SUs.
     const Fabric fabric = build("dgx-a100-superpod", 1024);
-    ASSERT_EQ(fabric.tiers().tiers, 3);
-    const TierPlan& plan = fabric.tiers();
+    ASSERT_EQ(fat_tree(fabric).plan().tiers, 3);
+    const TierPlan& plan = fat_tree(fabric).plan();
     const int nodes_per_pod = plan.leaves_per_pod / plan.leaves_per_su * fabric.spec().fabric.nodes_per_su;
     const GpuId dst = nodes_per_pod * 8;  // first GPU of pod 1
-    ASSERT_EQ(plan.pod_of_leaf(fabric.leaf_of_nic(nodes_per_pod, 0)), 1);
+    ASSERT_EQ(plan.pod_of_leaf(fabric.switch_of_nic(nodes_per_pod, 0)), 1);
     const auto path = route(fabric, 0, dst);
     ASSERT_TRUE(is_valid_path(fabric, 0, dst, path));
     EXPECT_EQ(count_kind(fabric, path, LinkKind::kSpineCore), 2);
@@ -208,7 +209,7 @@ TEST(Router, CrossPodOnThreeTiersGoesThroughACore) {
   }
   {
     const Fabric fabric = build("hgx-h100-roce", 100000);
-    ASSERT_EQ(fabric.tiers().tiers, 3);
+    ASSERT_EQ(fat_tree(fabric).plan().tiers, 3);
     const GpuId far = 99999;
     const auto path = route(fabric, 0, far, {.flow_label = 5, .pxn = true});
     ASSERT_TRUE(is_valid_path(fabric, 0, far, path));
@@ -244,7 +245,7 @@ TEST(Router, EcmpSpreadsFlowLabelsOverUplinksAndSpines) {
   }
   EXPECT_GT(paths.size(), 1U);
   EXPECT_GE(uplinks.size(), 16U);
-  EXPECT_EQ(spines.size(), static_cast<std::size_t>(fabric.tiers().spines()));
+  EXPECT_EQ(spines.size(), static_cast<std::size_t>(fat_tree(fabric).plan().spines()));
   // Different GPU pairs with one label also spread.
   std::set<VertexId> pair_spines;
   for (GpuId dst = 9; dst < 1024; dst += 8) {
@@ -297,8 +298,8 @@ Fabric build_top_of_rack(const std::string& name, int gpus) {
 TEST(Router, TopOfRackKeepsEveryRailOfALeafBelowIt) {
   // 64-port leaves, 32 down: 4 nodes of 8 NICs per leaf; 8192 GPUs need three tiers.
   const Fabric fabric = build_top_of_rack("dgx-h100-superpod", 8192);
-  ASSERT_EQ(fabric.tiers().nodes_per_leaf, 4);
-  ASSERT_EQ(fabric.tiers().tiers, 3);
+  ASSERT_EQ(fat_tree(fabric).plan().nodes_per_leaf, 4);
+  ASSERT_EQ(fat_tree(fabric).plan().tiers, 3);
   // Node 0 GPU 0 -> node 3 GPU 5: another rail, but the same leaf, so no spine.
   const auto same_leaf = route(fabric, 0, 3 * 8 + 5);
   ASSERT_TRUE(is_valid_path(fabric, 0, 3 * 8 + 5, same_leaf));

@@ -3,6 +3,7 @@
 // architecture, bisection against its closed form, and structural invariants of the link arrays.
 
 #include "ctwin/fabric/fabric.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
@@ -217,19 +218,19 @@ TEST(Topology, HopLatenciesFollowFromLinkLatencies) {
 TEST(Topology, HgxH100RoceAt100kGpusBuildsThreeTiers) {
   const Fabric fabric(load_cluster(topology("hgx-h100-roce")), 100000);
   EXPECT_EQ(fabric.nodes(), 12500);
-  EXPECT_EQ(fabric.tiers().tiers, 3);
-  EXPECT_GT(fabric.tiers().pods, 1);
+  EXPECT_EQ(fat_tree(fabric).plan().tiers, 3);
+  EXPECT_GT(fat_tree(fabric).plan().pods, 1);
   // 196 SUs of 8 rail leaves; 128-port switches: 64 leaves (8 SUs) per pod.
-  EXPECT_EQ(fabric.tiers().leaves, 196 * 8);
-  EXPECT_EQ(fabric.tiers().leaves_per_pod, 64);
-  EXPECT_EQ(fabric.tiers().pods, 25);
+  EXPECT_EQ(fat_tree(fabric).plan().leaves, 196 * 8);
+  EXPECT_EQ(fat_tree(fabric).plan().leaves_per_pod, 64);
+  EXPECT_EQ(fat_tree(fabric).plan().pods, 25);
   for (const auto& tier : summarize(fabric).switch_tiers) EXPECT_LE(tier.ports_used, tier.ports_total) << tier.tier;
 }
 
 TEST(Topology, BisectionOfNonBlockingBuildIsHalfTheNicBandwidth) {
   // 1024 GPUs, one 400 Gb/s NIC each: 51.2 TB/s injected, 25.6 TB/s across the middle.
   const Fabric fabric(load_cluster(topology("dgx-h100-superpod")), 1024);
-  ASSERT_EQ(fabric.tiers().tiers, 2);
+  ASSERT_EQ(fat_tree(fabric).plan().tiers, 2);
   const double nic_total = (400_Gbps).bytes_per_second() * 1024;
   EXPECT_DOUBLE_EQ(summarize(fabric).bisection.bytes_per_second(), nic_total / 2);
   EXPECT_DOUBLE_EQ(summarize(fabric).bisection.bytes_per_second(), 25.6e12);
@@ -238,8 +239,8 @@ TEST(Topology, BisectionOfNonBlockingBuildIsHalfTheNicBandwidth) {
 TEST(Topology, LeafOversubscriptionHalvesBisection) {
   const Fabric full(load_cluster(topology("dgx-h100-superpod")), 1024);
   const Fabric tapered(load_cluster(topology("dgx-h100-superpod"), {"fabric.oversubscription.leaf=2"}), 1024);
-  EXPECT_EQ(tapered.tiers().leaf_downlinks, 32);
-  EXPECT_EQ(tapered.tiers().leaf_uplinks, 16);
+  EXPECT_EQ(fat_tree(tapered).plan().leaf_downlinks, 32);
+  EXPECT_EQ(fat_tree(tapered).plan().leaf_uplinks, 16);
   const FabricSummary tapered_summary = summarize(tapered);
   EXPECT_DOUBLE_EQ(tapered_summary.bisection.bytes_per_second(), summarize(full).bisection.bytes_per_second() / 2);
   const SwitchTier* leaf = find_tier(tapered_summary, "leaf");
@@ -272,29 +273,29 @@ TEST(Topology, EveryLinkHasAReverseTwin) {
 
 TEST(Topology, LinkIdLayoutMatchesAccessors) {
   const Fabric fabric(load_cluster(topology("dgx-a100-superpod")), 1024);  // three tiers
-  ASSERT_EQ(fabric.tiers().tiers, 3);
-  const TierPlan& plan = fabric.tiers();
+  ASSERT_EQ(fat_tree(fabric).plan().tiers, 3);
+  const TierPlan& plan = fat_tree(fabric).plan();
   for (int node = 0; node < fabric.nodes(); ++node) {
     for (int nic = 0; nic < plan.rails; ++nic) {
       const Link& access = fabric.link(fabric.access_link(node, nic));
       ASSERT_EQ(access.kind, LinkKind::kAccess);
       ASSERT_EQ(fabric.vertex_kind(access.from), VertexKind::kNic);
-      ASSERT_EQ(access.to, fabric.leaf_vertex(fabric.leaf_of_nic(node, nic)));
+      ASSERT_EQ(access.to, fat_tree(fabric).leaf_vertex(fabric, fabric.switch_of_nic(node, nic)));
     }
   }
   for (int leaf = 0; leaf < plan.leaves; ++leaf) {
     for (int k = 0; k < plan.leaf_uplinks; ++k) {
-      const Link& up = fabric.link(fabric.leaf_uplink(leaf, k));
+      const Link& up = fabric.link(fat_tree(fabric).leaf_uplink(fabric, leaf, k));
       ASSERT_EQ(up.kind, LinkKind::kLeafSpine);
-      ASSERT_EQ(up.from, fabric.leaf_vertex(leaf));
+      ASSERT_EQ(up.from, fat_tree(fabric).leaf_vertex(fabric, leaf));
       ASSERT_EQ(fabric.vertex_kind(up.to), VertexKind::kSpine);
     }
   }
   for (int spine = 0; spine < plan.spines(); ++spine) {
     for (int k = 0; k < plan.spine_uplinks; ++k) {
-      const Link& up = fabric.link(fabric.spine_uplink(spine, k));
+      const Link& up = fabric.link(fat_tree(fabric).spine_uplink(fabric, spine, k));
       ASSERT_EQ(up.kind, LinkKind::kSpineCore);
-      ASSERT_EQ(up.from, fabric.spine_vertex(spine));
+      ASSERT_EQ(up.from, fat_tree(fabric).spine_vertex(fabric, spine));
       ASSERT_EQ(fabric.vertex_kind(up.to), VertexKind::kCore);
     }
   }
@@ -306,22 +307,22 @@ TEST(Topology, EachSwitchHasItsPlannedDownlinksAndUplinks) {
            {"dgx-h100-superpod", 1024}, {"dgx-a100-superpod", 1120}, {"hgx-h100-roce", 4096}}) {
     SCOPED_TRACE(name);
     const Fabric fabric(load_cluster(topology(name)), gpus);
-    const TierPlan& plan = fabric.tiers();
+    const TierPlan& plan = fat_tree(fabric).plan();
     const auto degree = out_degree(fabric);
     const int ports = fabric.spec().fabric.switch_spec.ports;
     for (int leaf = 0; leaf < plan.leaves; ++leaf) {
-      ASSERT_EQ(degree[fabric.leaf_vertex(leaf)], plan.leaf_downlinks + plan.leaf_uplinks) << "leaf " << leaf;
+      ASSERT_EQ(degree[fat_tree(fabric).leaf_vertex(fabric, leaf)], plan.leaf_downlinks + plan.leaf_uplinks) << "leaf " << leaf;
     }
     long long spine_ports = 0;
     for (int spine = 0; spine < plan.spines(); ++spine) {
-      const int d = degree[fabric.spine_vertex(spine)];
+      const int d = degree[fat_tree(fabric).spine_vertex(fabric, spine)];
       ASSERT_LE(d, ports) << "spine " << spine;
       spine_ports += d;
     }
     // Conservation: every leaf uplink lands on a spine, every spine uplink leaves one.
     EXPECT_EQ(spine_ports, static_cast<long long>(plan.leaves) * plan.leaf_uplinks +
                                static_cast<long long>(plan.spines()) * plan.spine_uplinks);
-    for (int core = 0; core < plan.cores(); ++core) ASSERT_LE(degree[fabric.core_vertex(core)], ports);
+    for (int core = 0; core < plan.cores(); ++core) ASSERT_LE(degree[fat_tree(fabric).core_vertex(fabric, core)], ports);
     // NICs: one link to the leaf plus one into the server.
     int nics = 0;
     for (VertexId v = 0; v < fabric.vertex_count(); ++v) {
@@ -339,29 +340,30 @@ TEST(Topology, EachSwitchHasItsPlannedDownlinksAndUplinks) {
 // reaching every core of its plane.
 TEST(Topology, CoresAreAsFewAsHoldTheSpineUplinks) {
   const Fabric fabric(load_cluster(topology("dgx-h100-superpod")), 10240);
-  const TierPlan& plan = fabric.tiers();
+  const FatTree& tree = fat_tree(fabric);
+  const TierPlan& plan = tree.plan();
   ASSERT_EQ(plan.tiers, 3);
   ASSERT_EQ(plan.pods, 10);
   ASSERT_EQ(plan.spine_uplinks, 32);
   EXPECT_EQ(plan.cores_per_plane, 5);
   EXPECT_EQ(plan.cores(), 160);
   const auto degree = out_degree(fabric);
-  for (int core = 0; core < plan.cores(); ++core) EXPECT_EQ(degree[fabric.core_vertex(core)], 64) << "core " << core;
+  for (int core = 0; core < plan.cores(); ++core) EXPECT_EQ(degree[tree.core_vertex(fabric, core)], 64) << "core " << core;
   std::map<std::pair<int, VertexId>, int> links;  // (spine, core) -> parallel links
   for (int spine = 0; spine < plan.spines(); ++spine) {
-    for (int k = 0; k < plan.spine_uplinks; ++k) ++links[{spine, fabric.link(fabric.spine_uplink(spine, k)).to}];
+    for (int k = 0; k < plan.spine_uplinks; ++k) ++links[{spine, fabric.link(tree.spine_uplink(fabric, spine, k)).to}];
   }
   EXPECT_EQ(links.size(), static_cast<std::size_t>(plan.spines() * plan.cores_per_plane));
   for (const auto& [pair, count] : links) {
     EXPECT_TRUE(count == 6 || count == 7) << "spine " << pair.first << ": " << count;
     const int pod = pair.first / plan.spines_per_pod;
-    const int core = static_cast<int>(pair.second - fabric.core_vertex(0)) % plan.cores_per_plane;
+    const int core = static_cast<int>(pair.second - tree.core_vertex(fabric, 0)) % plan.cores_per_plane;
     EXPECT_EQ(count, plan.uplinks_to_core(pod, core));
   }
   // Full pods keep the even wiring: 16 pods of 32 uplinks, 8 cores a plane of 4 links from each spine.
   const Fabric full(load_cluster(topology("dgx-h100-superpod")), 16384);
-  EXPECT_EQ(full.tiers().cores(), 256);
-  EXPECT_EQ(full.tiers().uplinks_to_core(3, 5), 4);
+  EXPECT_EQ(fat_tree(full).plan().cores(), 256);
+  EXPECT_EQ(fat_tree(full).plan().uplinks_to_core(3, 5), 4);
 }
 
 TEST(Topology, TooManyGpusNamesTheClusterFileAndItsLimit) {

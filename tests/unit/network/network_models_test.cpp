@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/network/analytical_model.hpp"
 #include "ctwin/network/flow_model.hpp"
@@ -167,7 +168,7 @@ TEST(FlowModel, IncrementalSolveEqualsFullSolveOnMixedPatterns) {
 // slow small flows also leave before fast big ones), that must still equal a full re-solve.
 TEST(FlowModel, HoldingSlowerFlowsEqualsFullSolve) {
   const auto built = bundled_fabric("dgx-h100-superpod", 512, {"fabric.nodes_per_su=8", "fabric.switch.ports=16"});
-  ASSERT_EQ(built.tiers().tiers, 3);
+  ASSERT_EQ(fat_tree(built).plan().tiers, 3);
   for (bool mixed_sizes : {false, true}) {
     auto pattern = make_pattern("permutation", built, {8_MiB, false, 1, 4});
     if (mixed_sizes) {

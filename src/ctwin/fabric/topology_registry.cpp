@@ -1,0 +1,40 @@
+// The fabric kinds ctwin builds, by the topology file's fabric.kind. Adding a kind: its
+// Topology in topologies/, one line here, its switch in the parts catalog (docs/extending.md).
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/fabric/topologies/dragonfly.hpp"
+#include "ctwin/fabric/topologies/fat_tree.hpp"
+#include "ctwin/fabric/topology.hpp"
+
+namespace ctwin::fabric {
+namespace {
+
+std::unique_ptr<Topology> plan_fat_tree(const ClusterSpec& spec, int nodes) {
+  return std::make_unique<FatTree>(spec, nodes);
+}
+
+}  // namespace
+
+const std::vector<TopologyKind>& topology_kinds() {
+  static const std::vector<TopologyKind> kKinds{
+      {"rail_optimized", read_fat_tree_fields, plan_fat_tree},
+      {"top_of_rack", read_fat_tree_fields, plan_fat_tree},
+      {"dragonfly", read_dragonfly_fields, plan_dragonfly},
+  };
+  return kKinds;
+}
+
+std::vector<std::string> topology_kind_names() {
+  std::vector<std::string> names;
+  for (const TopologyKind& kind : topology_kinds()) names.emplace_back(kind.name);
+  return names;
+}
+
+std::unique_ptr<Topology> plan_topology(const ClusterSpec& spec, int nodes) {
+  for (const TopologyKind& kind : topology_kinds()) {
+    if (spec.fabric.kind_name == kind.name) return kind.plan(spec, nodes);
+  }
+  throw InputError(spec.file, "/fabric/kind", "unknown fabric kind '" + spec.fabric.kind_name + "'");
+}
+
+}  // namespace ctwin::fabric
