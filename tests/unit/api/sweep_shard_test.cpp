@@ -81,7 +81,7 @@ TEST(SweepShards, MissingRepeatedOrForeignShardsAreRefused) {
 // figure is checked, and the grid is its axes' product.
 TEST(SweepShards, EditedFiguresAndCountsAreRefusedNamingTheField) {
   EvalContext context;
-  const auto shards = shards_of(base(), 2, context);
+  const auto shards = shards_of(Scenario::load(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json"), 2, context);
   const std::vector<std::string> two{"a.json", "b.json"};
   ASSERT_NO_THROW((void)merge_sweeps(shards, two));
   const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& pointer) {
