@@ -102,8 +102,8 @@ void mark_front(SizeResult& result) {
 
 }  // namespace
 
-// On the 10k example (docs/size.md) the scalable-unit sample's step is 0.39–0.96 % short of the
-// full replay's, always short, so the gap between two options can move by 0.57 % of a step: two
+// On the 10k example (docs/size.md) the scalable-unit sample's step is 0.41–0.96 % short of the
+// full replay's, always short, so the gap between two options can move by 0.55 % of a step: two
 // options closer than 0.6 % cannot be told apart by the sample. The full replay is exact to its
 // own model; 0.1 % keeps rounding in the schedule from reading as a difference.
 double default_tie_tolerance(network::ModelKind network, replay::FlowSample sample) {

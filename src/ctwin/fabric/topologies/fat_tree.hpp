@@ -1,6 +1,6 @@
 #pragma once
 // The fat-tree family behind the topology seam: leaf/spine/core folded Clos, rail-optimized or
-// top of rack, with shared or per-rail spine groups (builders/tier_plan.hpp plans the counts).
+// top of rack, with shared or per-rail spine groups (fabric/builders/tier_plan.hpp plans the counts).
 // Switches: leaves, spines (pod-major), cores (plane-major). Switch cables: leaf uplinks
 // (leaf-major), then spine uplinks (spine-major).
 
