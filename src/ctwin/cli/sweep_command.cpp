@@ -51,7 +51,10 @@ void print_point_warnings(const api::SweepResult& result) {
   std::cout << "\nwarnings (rows of the table above)\n";
   for (const auto& [key, entry] : seen) {
     std::string rows;
-    for (const auto row : entry.second) rows += (rows.empty() ? "" : ",") + std::to_string(row);
+    for (const auto row : entry.second) {
+      if (!rows.empty()) rows += ',';
+      rows += std::to_string(row);
+    }
     std::cout << "  " << entry.first.check << " (rows " << rows << "): " << entry.first.message << "\n    fix: " << entry.first.fix
               << '\n';
   }

@@ -201,10 +201,15 @@ std::string Dragonfly::cable_name(const Fabric& fabric, LinkId even) const {
   const int from = static_cast<int>(link.from - fabric.switch_vertex(0));
   const int to = static_cast<int>(link.to - fabric.switch_vertex(0));
   if (n < shape_.local_cables()) {
-    return "g" + std::to_string(from / a) + ".r" + std::to_string(from % a) + "-r" + std::to_string(to % a);
+    // Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
+    std::string name = "g";
+    name += std::to_string(from / a) + ".r" + std::to_string(from % a) + "-r" + std::to_string(to % a);
+    return name;
   }
   const long long l = (n - shape_.local_cables()) % shape_.links_per_group_pair();
-  return "g" + std::to_string(from / a) + "-g" + std::to_string(to / a) + "." + std::to_string(l);
+  std::string name = "g";
+  name += std::to_string(from / a) + "-g" + std::to_string(to / a) + "." + std::to_string(l);
+  return name;
 }
 
 std::optional<LinkId> Dragonfly::find_cable(const Fabric& fabric, std::string_view name, std::string& problem) const {
