@@ -157,9 +157,6 @@ PlanEntry evaluate_candidate(const Base& base, const PlanCandidate& candidate, n
   return entry;
 }
 
-// Candidates replayed between two looks at the threshold: a constant, so which candidates are
-// replayed (and the counts printed) does not depend on the thread count.
-constexpr std::size_t kReplayBatch = 16;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -228,7 +225,7 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
                        std::greater<>());
       if (bounds[order[next]].best < sorted[needed - 1]) break;
     }
-    const std::size_t end = std::min(order.size(), next + kReplayBatch);
+    const std::size_t end = std::min(order.size(), next + kBoundedReplayBatch);
     std::vector<PlanEntry> batch(end - next);
     parallel_for(batch.size(), options.jobs, [&](std::size_t b) {
       batch[b] = evaluate_candidate(base, *mine[order[next + b]], network::ModelKind::kAnalytical, context, {});

@@ -5,12 +5,19 @@
 // of its max(top, flow_top)-th best replayed result: none of the rest can rank among them, so
 // the printed ranking is the exhaustive one (api/plan.cpp; oracle: plan_bound_test.cpp).
 
+#include <cstddef>
+
 #include "ctwin/api/eval_context.hpp"
 #include "ctwin/core/units.hpp"
 #include "ctwin/replay/layer_ops_cache.hpp"
 #include "ctwin/replay/scenario.hpp"
 
 namespace ctwin::api {
+
+/// Candidates replayed between two looks at the best so far, by the plan's bounded phase and by
+/// one split's rank: a constant, so which candidates are replayed (and the counts printed) does
+/// not depend on the thread count.
+inline constexpr std::size_t kBoundedReplayBatch = 16;
 
 struct CandidateBound {
   SimTime step_time;       ///< ≤ the analytical replay's step time

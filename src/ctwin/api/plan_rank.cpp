@@ -134,9 +134,6 @@ struct Bound {
   bool replay = false;  ///< the report may refuse it (an MFU bound above 1): replayed whatever its bound
 };
 
-// Replays between two looks at the best so far when searching for the best alone: a constant, so
-// what is replayed does not depend on the thread count (as in the plan's bounded phase).
-constexpr std::size_t kReplayBatch = 16;
 
 }  // namespace
 
@@ -274,7 +271,7 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
     std::size_t next = 0;
     while (next < order.size()) {
       if (best && !bounds[order[next]].replay && bounds[order[next]].best < *best) break;
-      const std::size_t end = std::min(order.size(), next + kReplayBatch);
+      const std::size_t end = std::min(order.size(), next + kBoundedReplayBatch);
       const std::size_t first_new = entries.size();
       replay_all(std::vector<std::size_t>(order.begin() + static_cast<std::ptrdiff_t>(next),
                                           order.begin() + static_cast<std::ptrdiff_t>(end)));

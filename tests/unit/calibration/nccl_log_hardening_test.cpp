@@ -81,7 +81,7 @@ TEST(NcclLogHardening, RepeatedOrReversedRowsAreRefused) {
     EXPECT_TRUE(contains(what, "each size once, ascending")) << what;
   }
   const std::string bare = "#       size     time   algbw   busbw\n#        (B)     (us)  (GB/s)  (GB/s)\n";
-  EXPECT_EQ(parse(bare + "       65536    46.80    1.40    2.45\n       32768    43.83    0.75    1.31\n").rows.size(), 2u);
+  EXPECT_EQ(parse_log(bare + "       65536    46.80    1.40    2.45\n       32768    43.83    0.75    1.31\n").rows.size(), 2u);
   EXPECT_TRUE(contains(error_of(bare + "       65536    46.80    1.40    2.45\n       32768    43.83    0.75    1.31\n"
                                        "       65536    46.80    1.40    2.45\n"),
                        "size 65536 again"));
