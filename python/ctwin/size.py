@@ -26,7 +26,7 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
          workloads: Sequence[str | os.PathLike] = (), parts: str | os.PathLike | None = None,
          changes: Mapping[str, Any] | None = None, scales: int = 4, collectives: bool = True, jobs: int = 1,
          network: str = "flow", flow_sample: str = "su", tie_tolerance: float | None = None,
-         context: EvalContext | None = None) -> pd.DataFrame:
+         ecmp_seeds: int | None = None, context: EvalContext | None = None) -> pd.DataFrame:
     """One row per build option (every combination of ``vary``), as ``ctwin size`` computes it.
 
     ``vary``: topology fields and their values, e.g. ``{"fabric.oversubscription.leaf": [1, 2]}``.
@@ -35,6 +35,9 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
     ``network``: ``"flow"`` (every op's traffic on one shared fabric, so fabric options differ;
     ``flow_sample`` ``"su"``, ``"replica"`` or ``"full"``) or ``"analytical"`` (each collective alone).
     ``tie_tolerance``: relative tokens/s gap below which options tie (default: the model's resolution).
+    ``ecmp_seeds``: ECMP hash seeds the first workload replays at full scale per option (default 4
+    on flow, 1 on analytical); options are ranked on the mean (``tokens_per_s_mean``), the widest
+    spread (``hash_spread``) is the tie tolerance.
     Columns: the varied fields, switch counts per tier, transceivers, cables, racks, capex per
     category and in total (NaN where a part has no price), power_kW, bisection_TBps, all_reduce
     and alltoall bus bandwidth, and for the first workload tokens_per_s, mfu and linearity at
@@ -50,6 +53,7 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
                       _args.optional_path("parts", parts), _args.integer("scales", scales, 1, 8),
                       _args.flag("collectives", collectives), _args.integer("jobs", jobs, 1, _args.MAX_JOBS),
                       _args.text("network", network), _args.text("flow_sample", flow_sample), tie_tolerance,
+                      None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16),
                       _context(context)._core)
     report = json.loads(text)
     rows = []
@@ -85,6 +89,9 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
             full = option["workloads"][0]["points"][-1]
             row.update({"tokens_per_s": full.get("tokens_per_s", nan), "mfu": full.get("mfu", nan),
                         "linearity": full.get("linearity", nan)})
+        if "hash_spread" in option:
+            row["tokens_per_s_mean"] = option["tokens_per_s_mean"]
+            row["hash_spread"] = option["hash_spread"]
         row["tie_group"] = option.get("tie_group", -1)
         row["pareto"] = option["pareto"]
         row["cost_per_pflops"] = option["cost_per_pflops"] if option["cost_per_pflops"] is not None else nan

@@ -25,7 +25,7 @@ void register_size(py::module_& m) {
       [](const std::string& cluster, std::int64_t gpus, const std::vector<std::pair<std::string, std::string>>& changes,
          const std::vector<std::string>& vary, const std::vector<std::string>& workloads, const std::string& parts,
          int scales, bool collectives, int jobs, const std::string& network, const std::string& flow_sample,
-         std::optional<double> tie_tolerance, api::EvalContext& context) {
+         std::optional<double> tie_tolerance, std::optional<int> ecmp_seeds, api::EvalContext& context) {
         api::SizeQuery query;
         query.cluster = cluster;
         query.gpus = gpus;
@@ -38,13 +38,14 @@ void register_size(py::module_& m) {
         query.network = network::parse_model_kind(network, "network", "");
         query.flow_sample = replay::parse_flow_sample(flow_sample, "flow_sample");
         query.tie_tolerance = tie_tolerance;
+        query.ecmp_seeds = ecmp_seeds;
         if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024");
         query.jobs = static_cast<unsigned>(jobs);
         return call_interruptibly([&] { return json_text(api::size_json(api::evaluate_size(query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("vary"), py::arg("workloads"), py::arg("parts"),
       py::arg("scales"), py::arg("collectives"), py::arg("jobs"), py::arg("network"), py::arg("flow_sample"),
-      py::arg("tie_tolerance"), py::arg("context"));
+      py::arg("tie_tolerance"), py::arg("ecmp_seeds"), py::arg("context"));
 }
 
 }  // namespace ctwin::python

@@ -28,6 +28,11 @@ def test_size_report_equals_cli_json(cli):
     # Workloads ran on flow with a sample; every priced option has its tie group.
     assert frame.attrs["network"] == "flow" and frame.attrs["report"]["flow_sample"] == "su"
     assert (frame["tie_group"] >= 0).all()
+    # Four ECMP hash seeds by default: ranked on their mean, each option's spread a column.
+    assert frame.attrs["report"]["ecmp_seeds"] == 4
+    for i, row in frame.iterrows():
+        assert 0 <= row["hash_spread"] < 0.1 and row["tokens_per_s_mean"] > 0
+        assert row["tokens_per_s"] == frame.attrs["report"]["options"][i]["tokens_per_s_by_seed"][0]
 
 
 def test_unpriced_parts_are_nan_not_zero():
@@ -41,5 +46,9 @@ def test_bad_input_names_it():
         ctwin.size("dgx-h100-superpod", 64, vary={"fabric.colour": ["red"]})
     with pytest.raises(ctwin.InputError, match="jobs"):
         ctwin.size("dgx-h100-superpod", 64, jobs=0)
+    with pytest.raises(ctwin.InputError, match="ecmp_seeds"):
+        ctwin.size("dgx-h100-superpod", 64, ecmp_seeds=0)
+    with pytest.raises(ctwin.InputError, match="flow network"):
+        ctwin.size("dgx-h100-superpod", 64, workloads=["scenarios/default.json"], network="analytical", ecmp_seeds=2)
     with pytest.raises(ctwin.InputError, match="^vary"):
         ctwin.size("dgx-h100-superpod", 64, vary={"fabric.kind": "top_of_rack"})

@@ -60,7 +60,7 @@ def size_figure(report: Mapping) -> Figure:
         workload = report["options"][0]["workloads"][0]["model"]
     return cost_throughput(options_from_report(report), report.get("currency", ""), workload,
                            f"{report['cluster']}, {plural(report['gpus'], 'GPU')}",
-                           report.get("tie_tolerance", TIE_RELATIVE))
+                           report.get("tie_tolerance", TIE_RELATIVE), report.get("ecmp_seeds", 1))
 
 
 def goodput_figure(report: Mapping) -> Figure:

@@ -51,12 +51,19 @@ def tie_groups(options: Sequence[Mapping]) -> list[list[int]]:
     return [sorted(g) for g in groups.values() if len(g) > 1]
 
 
+def _tie_rule(tolerance: float, seeds: int) -> str:
+    if seeds > 1:
+        return f"mean tokens/s within {100 * tolerance:g} %,\nor ranges over {seeds} hash seeds overlap"
+    return f"same tokens/s within {100 * tolerance:g} %"
+
+
 def cost_throughput(options: Sequence[Mapping], currency: str = "", workload: str = "", title: str = "",
-                    tolerance: float = TIE_RELATIVE) -> Figure:
+                    tolerance: float = TIE_RELATIVE, seeds: int = 1) -> Figure:
     """options: dicts of name, capex, power_kW, tokens_per_s and pareto (and tie_group or
     tied_with). Left capex, right IT power, both against tokens/s (millions); the Pareto front in
     red; tied options joined by a dotted line at their group's throughput. `tolerance`: the
-    relative gap below which options tie, as the legend states it."""
+    relative gap below which options tie, and `seeds` the ECMP hash seeds whose overlapping
+    ranges also tie them (`ctwin size`), as the legend states it."""
     fig, axes = new_figure(11.0, 4.2, 1, 2, sharey=True)
     ties = tie_groups(options)
     y = [o["tokens_per_s"] / 1e6 for o in options]
@@ -75,7 +82,7 @@ def cost_throughput(options: Sequence[Mapping], currency: str = "", workload: st
             names = textwrap.fill("; ".join(options[i]["name"] for i in group), 44)
             ax.plot(xs, [max(y[i] for i in group)] * len(xs), color=colour, linestyle=":", lw=1.2, marker="o",
                     markersize=9, markerfacecolor="none",
-                    label=f"tied (same tokens/s within {100 * tolerance:g} %):\n{names}")
+                    label=f"tied ({_tie_rule(tolerance, seeds)}):\n{names}")
         for i, o in enumerate(options):
             if i not in tied:
                 ax.annotate(o["name"], (x[i], y[i]), fontsize=6, xytext=(-4, -10), textcoords="offset points",
@@ -112,7 +119,9 @@ def options_from_report(report: Mapping) -> list[dict]:
         bill = o["bill"]
         out.append({"name": name, "capex": bill["capex"]["total"],
                     "power_kW": sum(c["power_kW"] for k, c in bill["capex"].items() if isinstance(c, dict)),
-                    "tokens_per_s": points[-1]["tokens_per_s"] if points else 0.0, "pareto": o.get("pareto", False),
+                    # What the tie groups and the front compare: the mean over ECMP seeds where measured.
+                    "tokens_per_s": o.get("tokens_per_s_mean", points[-1]["tokens_per_s"] if points else 0.0),
+                    "pareto": o.get("pareto", False),
                     **({"tie_group": o.get("tie_group", -1)} if "tie_group" in o or "tie_tolerance" in report else {}),
                     **({"tied_with": tied} if "tied_with" in o or report.get("ties") is not None else {})})
     return out

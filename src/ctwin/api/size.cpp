@@ -18,6 +18,9 @@ namespace {
 
 constexpr std::size_t kMaxOptions = 4096;
 constexpr std::int64_t kMaxAlltoallGpus = 2048;  // the direct algorithm's limit (collectives/plan.cpp)
+// Four draws of the hash caught 1.41 of the 1.43 % that eight gave on the 10k example's 1:1 build
+// (docs/size.md, "ECMP hash luck") for half again the time of one: the default on flow.
+constexpr int kDefaultFlowSeeds = 4;
 
 // The option's changes: --set first, then one value per axis.
 std::vector<Override> option_changes(const SizeQuery& query, const std::vector<std::size_t>& index) {
@@ -79,6 +82,25 @@ SizeWorkload run_workload(const std::string& file, const nlohmann::json& cluster
   return workload;
 }
 
+// Seed 0 is the option's own run; the others replay the first workload at full scale only, with the
+// hash seeded on top of any seed the build already names.
+std::vector<double> tokens_per_s_by_seed(const nlohmann::json& document, const SizeOption& option,
+                                         const SizeQuery& query, int seeds, EvalContext& context) {
+  const SizeWorkloadPoint& own = option.workloads.front().points.back();
+  if (!own.invalid.empty()) return {};
+  std::vector<double> tokens{own.tokens_per_s};
+  SizeQuery full_only = query;
+  full_only.scales = 1;
+  const std::int64_t base = document.at("fabric").value("ecmp_seed", std::int64_t{0});
+  for (int seed = 1; seed < seeds; ++seed) {
+    nlohmann::json seeded = document;
+    seeded["fabric"]["ecmp_seed"] = base + seed;
+    const SizeWorkload workload = run_workload(query.workloads.front(), seeded, full_only, context);
+    tokens.push_back(workload.points.back().tokens_per_s);
+  }
+  return tokens;
+}
+
 const SizeWorkloadPoint* full_scale(const SizeOption& option) {
   if (option.workloads.empty() || option.workloads.front().points.empty()) return nullptr;
   const SizeWorkloadPoint& point = option.workloads.front().points.back();
@@ -91,7 +113,14 @@ void mark_front(SizeResult& result) {
     const SizeWorkloadPoint* full = full_scale(option);
     const bool ran = option.invalid.empty() && full != nullptr;
     const bool priced = ran && option.bill.fully_priced();
-    points.push_back({ran, priced, priced ? option.bill.capex() : 0, ran ? full->tokens_per_s : 0});
+    FrontPoint point{ran, priced, priced ? option.bill.capex() : 0, ran ? option.ranked_tokens_per_s() : 0};
+    // A tolerance the user gave is theirs to judge by; otherwise the seeds' range counts too.
+    if (ran && !result.tie_tolerance_given && !option.tokens_per_s_by_seed.empty()) {
+      const auto [low, high] = std::minmax_element(option.tokens_per_s_by_seed.begin(), option.tokens_per_s_by_seed.end());
+      point.lowest = *low;
+      point.highest = *high;
+    }
+    points.push_back(point);
   }
   const std::vector<FrontMark> marks = mark_front(points, result.tie_tolerance);
   for (std::size_t i = 0; i < marks.size(); ++i) {
@@ -106,9 +135,35 @@ void mark_front(SizeResult& result) {
 // full replay's, always short, so the gap between two options can move by 0.55 % of a step: two
 // options closer than 0.6 % cannot be told apart by the sample. The full replay is exact to its
 // own model; 0.1 % keeps rounding in the schedule from reading as a difference.
-double default_tie_tolerance(network::ModelKind network, replay::FlowSample sample) {
+double sample_resolution(network::ModelKind network, replay::FlowSample sample) {
   if (network != network::ModelKind::kFlow) return 0.01;
   return sample == replay::FlowSample::kFull ? 0.001 : 0.006;
+}
+
+// What ECMP hash luck alone moves a flow step: the widest spread over eight seeds of the 10k
+// example's fabric options (validation/ecmp/hash_luck_10k.csv, docs/size.md "ECMP hash luck"),
+// rounded up. A real fabric's hash is one draw of it, so options closer than this are a coin toss.
+constexpr double kHashLuck10k = 0.015;
+
+double default_tie_tolerance(network::ModelKind network, replay::FlowSample sample) {
+  const double resolution = sample_resolution(network, sample);
+  return network == network::ModelKind::kFlow ? std::max(resolution, kHashLuck10k) : resolution;
+}
+
+double SizeOption::ranked_tokens_per_s() const {
+  if (!tokens_per_s_by_seed.empty()) {
+    double sum = 0;
+    for (const double tokens : tokens_per_s_by_seed) sum += tokens;
+    return sum / static_cast<double>(tokens_per_s_by_seed.size());
+  }
+  const SizeWorkloadPoint* full = full_scale(*this);
+  return full != nullptr ? full->tokens_per_s : 0;
+}
+
+double SizeOption::hash_spread() const {
+  if (tokens_per_s_by_seed.size() < 2) return 0;
+  const auto [low, high] = std::minmax_element(tokens_per_s_by_seed.begin(), tokens_per_s_by_seed.end());
+  return *high > 0 ? (*high - *low) / *high : 0;
 }
 
 SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
@@ -116,6 +171,12 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
   if (query.scales < 1 || query.scales > 8) throw InputError("--scales", "", "must be 1 to 8");
   if (query.network != network::ModelKind::kAnalytical && query.network != network::ModelKind::kFlow) {
     throw InputError("--network", "", "a workload's step runs on analytical or flow");
+  }
+  const bool on_flow = query.network == network::ModelKind::kFlow;
+  const int seeds = query.ecmp_seeds.value_or(on_flow && !query.workloads.empty() ? kDefaultFlowSeeds : 1);
+  if (seeds < 1 || seeds > 16) throw InputError("--ecmp-seeds", "", "must be 1 to 16");
+  if (seeds > 1 && (!on_flow || query.workloads.empty())) {
+    throw InputError("--ecmp-seeds", "", "needs a workload on the flow network (analytical routes no flows)");
   }
   if (query.tie_tolerance && !(*query.tie_tolerance >= 0 && *query.tie_tolerance <= 0.5)) {
     throw InputError("--tie-tolerance", "", "must be from 0 to 0.5 (a share of tokens/s, 0.01 for 1 %)");
@@ -127,6 +188,8 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
   result.network = query.network;
   result.flow_sample = query.network == network::ModelKind::kFlow ? query.flow_sample : replay::FlowSample::kFull;
   result.tie_tolerance = query.tie_tolerance.value_or(default_tie_tolerance(result.network, result.flow_sample));
+  result.ecmp_seeds = seeds;
+  result.tie_tolerance_given = query.tie_tolerance.has_value();
   const fabric::PartsCatalog catalog =
       fabric::load_parts_catalog(data_dir() / "models" / "parts",
                                  query.parts.empty() ? "" : resolve_data_path(query.parts).string());
@@ -182,6 +245,7 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
         option.alltoall_busbw_GBps = busbw(smaller, collectives::Op::kAlltoall, context);
       }
       for (const std::string& file : query.workloads) option.workloads.push_back(run_workload(file, document, query, context));
+      if (seeds > 1) option.tokens_per_s_by_seed = tokens_per_s_by_seed(document, option, query, seeds, context);
     } catch (const InputError& error) {
       // A part missing from the catalog is the user's to fix whatever the combination.
       if (error.message().find("parts catalog") != std::string::npos) throw;
@@ -201,6 +265,8 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
       option.cost_per_pflops = option.bill.capex() / (point->model_tflops_per_gpu * static_cast<double>(point->gpus) / 1000);
     }
   }
+  // Spreads measured here replace the 10k figure, option by option; the sample's own error stays the floor.
+  if (seeds > 1 && !query.tie_tolerance) result.tie_tolerance = sample_resolution(result.network, result.flow_sample);
   mark_front(result);
   return result;
 }

@@ -43,6 +43,11 @@ struct SizeQuery {
   /// Relative throughput difference below which two options are ties; by default the network
   /// model's resolution (default_tie_tolerance).
   std::optional<double> tie_tolerance;
+  /// ECMP hash seeds (fabric.ecmp_seed 0, 1, ...) the first workload replays at full scale on each
+  /// option; by default 4 on flow and 1 on analytical, which routes no flows. With more than one,
+  /// options are ranked on their mean over the seeds, and two options whose ranges over the seeds
+  /// overlap tie (unless a tolerance is given), so that no option wins on hash luck.
+  std::optional<int> ecmp_seeds;
   unsigned jobs = 1;
   std::function<void(std::size_t, std::size_t)> progress;  ///< options done, options in all
 };
@@ -81,6 +86,12 @@ struct SizeOption {
   int tie_group = -1;
   bool pareto = false;  ///< no other option costs no more and delivers more beyond the tolerance, or the same for less
   std::optional<double> cost_per_pflops;  ///< capex / delivered model PFLOP/s of the first workload at full scale
+  /// The first workload's full-scale tokens/s with ECMP seeds 0, 1, ... (SizeQuery::ecmp_seeds > 1).
+  std::vector<double> tokens_per_s_by_seed;
+  /// (max - min) / max of tokens_per_s_by_seed: what hash luck alone moves this option; 0 with one seed.
+  [[nodiscard]] double hash_spread() const;
+  /// What the tie groups and the front compare: the mean over the seeds, or seed 0's figure alone.
+  [[nodiscard]] double ranked_tokens_per_s() const;
 };
 
 struct SizeResult {
@@ -90,16 +101,22 @@ struct SizeResult {
   std::vector<GridAxis> axes;
   network::ModelKind network = network::ModelKind::kFlow;
   replay::FlowSample flow_sample = replay::FlowSample::kFull;  ///< as asked; a fabric that cannot be sampled runs in full
+  /// Below it options tie. With measured hash spreads (ecmp_seeds > 1), the floor: two options
+  /// further apart also tie when their ranges over the seeds overlap.
   double tie_tolerance = 0;
+  bool tie_tolerance_given = false;  ///< the user's tolerance, which the spreads do not widen
+  int ecmp_seeds = 1;
   std::vector<SizeOption> options;
   std::vector<std::string> catalog_files;
 };
 
 /// InputError for bad input: an unknown cluster or field in --set/--vary (naming it), a part
 /// missing from the catalog, a price without its currency, a workload that cannot be read.
-/// What the network model resolves between two fabric options: on flow, the shared-fabric sample's
-/// how far its error moves between options, rounded up (0.6 %, docs/size.md); full flow 0.1 %; on
-/// analytical, which prices each collective alone, 1 %: fabric options then differ by noise.
+/// What the network model resolves between two fabric options when the hash spread is not
+/// measured (one ECMP seed). On flow, the larger of what the sample's error moves between options
+/// (0.6 % with `su`, 0.1 % in full) and what ECMP hash luck alone moves a step, measured over seeds
+/// on the 10k example (docs/size.md, "ECMP hash luck"); on analytical, which prices each
+/// collective alone, 1 %: fabric options then differ by noise.
 [[nodiscard]] double default_tie_tolerance(network::ModelKind network, replay::FlowSample sample);
 
 [[nodiscard]] SizeResult evaluate_size(const SizeQuery& query, EvalContext& context);

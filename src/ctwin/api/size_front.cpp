@@ -14,13 +14,19 @@ std::vector<FrontMark> mark_front(const std::vector<FrontPoint>& points, double 
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return points[a].tokens_per_s > points[b].tokens_per_s; });
   int group = -1;
-  double group_top = 0;
+  std::size_t leader = 0;
+  const auto overlaps = [&](std::size_t slower, std::size_t faster) {
+    const FrontPoint& a = points[slower];
+    const FrontPoint& b = points[faster];
+    return a.highest > 0 && b.lowest > 0 && a.highest >= b.lowest;
+  };
   for (const std::size_t i : order) {
     // Measured from the group's fastest, not the previous option, so that a slow drift of
     // small steps cannot chain the whole table into one tie.
-    if (group < 0 || points[i].tokens_per_s < group_top * (1 - tolerance)) {
+    const bool resolved = points[i].tokens_per_s < points[leader].tokens_per_s * (1 - tolerance);
+    if (group < 0 || (resolved && !overlaps(i, leader))) {
       ++group;
-      group_top = points[i].tokens_per_s;
+      leader = i;
     }
     marks[i].tie_group = group;
   }

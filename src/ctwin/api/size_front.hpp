@@ -16,6 +16,10 @@ struct FrontPoint {
   bool priced = false;
   double capex = 0;
   double tokens_per_s = 0;
+  /// The lowest and highest throughput the option gave over ECMP hash seeds (tokens_per_s being
+  /// their mean); both 0 when only one was run.
+  double lowest = 0;
+  double highest = 0;
 };
 
 struct FrontMark {
@@ -24,7 +28,9 @@ struct FrontMark {
 };
 
 /// Tie groups: the options sorted by throughput, fastest first, a new group starting at the first
-/// option more than `tolerance` (relative) below its group's fastest; groups numbered from 0 in
+/// option more than `tolerance` (relative) below its group's fastest whose best hash draw is also
+/// below that option's worst (an option some draw of which can beat some draw of the faster one is
+/// not told apart from it); groups numbered from 0 in
 /// that order, ties between equal throughputs broken by option index. An option is on the front
 /// unless another costs no more and is faster beyond the tolerance, or is tied with it and costs
 /// strictly less.

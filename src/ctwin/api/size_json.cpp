@@ -67,6 +67,7 @@ nlohmann::json size_json(const SizeResult& result) {
   out["network"] = std::string(network::name(result.network));
   if (result.flow_sample != replay::FlowSample::kFull) out["flow_sample"] = replay::flow_sample_name(result.flow_sample);
   out["tie_tolerance"] = result.tie_tolerance;
+  if (result.ecmp_seeds > 1) out["ecmp_seeds"] = result.ecmp_seeds;
   out["axes"] = nlohmann::json::array();
   for (const auto& axis : result.axes) out["axes"].push_back({{"field", axis.path}, {"values", axis.texts}});
   out["options"] = nlohmann::json::array();
@@ -105,6 +106,11 @@ nlohmann::json size_json(const SizeResult& result) {
         w["points"].push_back(std::move(point));
       }
       entry["workloads"].push_back(std::move(w));
+    }
+    if (!option.tokens_per_s_by_seed.empty()) {
+      entry["tokens_per_s_by_seed"] = option.tokens_per_s_by_seed;
+      entry["tokens_per_s_mean"] = option.ranked_tokens_per_s();
+      entry["hash_spread"] = option.hash_spread();
     }
     if (option.tie_group >= 0) entry["tie_group"] = option.tie_group;
     entry["pareto"] = option.pareto;

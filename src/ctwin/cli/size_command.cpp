@@ -39,6 +39,7 @@ struct SizeOptions {
   std::string network = "flow";
   std::string flow_sample = "su";
   std::optional<double> tie_tolerance;
+  std::optional<int> ecmp_seeds;
   bool no_collectives = false;
   int servers_per_rack = 0;
   int racks_per_row = 16;
@@ -119,6 +120,10 @@ void print_table(const api::SizeResult& result, Format format) {
     for (const std::int64_t gpus : scales) headers.push_back(prefix + "lin_" + std::to_string(gpus));
   }
   headers.emplace_back("per_PFLOPs_k");
+  if (result.ecmp_seeds > 1) {
+    headers.emplace_back("mean_tokens_per_s");
+    headers.emplace_back("hash_spread_%");
+  }
   headers.emplace_back("tie");
   headers.emplace_back("pareto");
   headers.emplace_back("note");
@@ -155,6 +160,11 @@ void print_table(const api::SizeResult& result, Format format) {
       for (const auto& point : workload.points) row.push_back(point.invalid.empty() ? fixed(point.linearity, 3) : "-");
     }
     row.push_back(option.cost_per_pflops ? fixed(*option.cost_per_pflops / 1e3, 1) : "-");
+    if (result.ecmp_seeds > 1) {
+      const bool seeded = !option.tokens_per_s_by_seed.empty();
+      row.push_back(seeded ? fixed(option.ranked_tokens_per_s(), 0) : "-");
+      row.push_back(seeded ? fixed(100 * option.hash_spread(), 2) : "-");
+    }
     const auto letter = letters.find(option.tie_group);
     row.push_back(letter == letters.end() ? "" : letter->second);
     row.push_back(option.pareto ? "*" : "");
@@ -179,8 +189,17 @@ void print_table(const api::SizeResult& result, Format format) {
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
   if (format != Format::kTable) return;
-  std::cout << "tie: options with the same letter deliver the first workload's tokens/s within " << fixed(100 * result.tie_tolerance, 1)
-            << " % of each other, what the network model resolves; pareto: no other option costs no more and delivers more "
+  if (result.ecmp_seeds > 1) {
+    std::cout << "mean_tokens_per_s: the first workload at full scale over " << result.ecmp_seeds
+              << " ECMP hash seeds (tokens_per_s is seed 0's, as ctwin run gives it); hash_spread_%: what the seeds "
+                 "alone moved it\n";
+  }
+  const bool spreads = result.ecmp_seeds > 1 && !result.tie_tolerance_given;
+  std::cout << "tie: options with the same letter deliver the first workload's "
+            << (result.ecmp_seeds > 1 ? "mean " : "") << "tokens/s within " << fixed(100 * result.tie_tolerance, 1)
+            << " % of each other, what the network model resolves"
+            << (spreads ? ", or some hash seed of the slower beats some seed of the faster" : "")
+            << "; pareto: no other option costs no more and delivers more "
                "beyond that, or the same for less\n";
   for (const auto& option : result.options) {
     if (option.warnings.empty()) continue;
@@ -215,7 +234,13 @@ Action add_size_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--tie-tolerance", o->tie_tolerance,
                       "relative tokens/s difference below which options tie (default: the network model's resolution, "
-                      "0.006 on flow with a sample, 0.001 on full flow, 0.01 on analytical)");
+                      "on flow the larger of the sample's error and the ECMP hash luck measured at 10k GPUs, "
+                      "on analytical 0.01; docs/size.md)");
+  command->add_option("--ecmp-seeds", o->ecmp_seeds,
+                      "ECMP hash seeds the first workload replays at full scale per option: options are ranked on the "
+                      "mean and the widest spread is the tie tolerance (default 4 on flow, 1 on analytical; each "
+                      "extra seed costs one full-scale step)")
+      ->check(CLI::Range(1, 16));
   command->add_flag("--no-collectives", o->no_collectives, "skip the 1 GiB all_reduce and alltoall predictions");
   command->add_option("--servers-per-rack", o->servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes)");
   command->add_option("--racks-per-row", o->racks_per_row, "server racks per row")->capture_default_str();
@@ -238,6 +263,7 @@ Action add_size_command(CLI::App& app) {
     query.network = step_network(o->network);
     query.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
     query.tie_tolerance = o->tie_tolerance;
+    query.ecmp_seeds = o->ecmp_seeds;
     query.collectives = !o->no_collectives;
     query.floor.servers_per_rack = o->servers_per_rack;
     query.floor.racks_per_row = o->racks_per_row;

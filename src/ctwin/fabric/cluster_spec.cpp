@@ -103,6 +103,7 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
     sw.finish();
   }
   fabric.link = read_link(reader.object("link"));
+  fabric.ecmp_seed = reader.integer_or("ecmp_seed", 0, 1'000'000'000, 0);
   for (const TopologyKind& kind : topology_kinds()) {
     if (fabric.kind_name == kind.name) kind.read(reader, server, fabric);
   }

@@ -3,6 +3,7 @@
 // Plain structs, filled by load_cluster() from topologies/*.json; the builders turn them into
 // a Fabric. Every latency is one-way and per link (a hop), every bandwidth per direction.
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -104,6 +105,10 @@ struct FabricSpec {
   double leaf_oversubscription = 1;   ///< leaf downlink : uplink bandwidth
   double spine_oversubscription = 1;  ///< spine downlink : uplink bandwidth (three tiers)
   int max_tiers = 3;
+  /// Seeds the switches' ECMP hash (router.cpp): 0 is the hash every earlier report used; other
+  /// values send the same flows down other equal-cost paths, so a step's spread over seeds is
+  /// what ECMP luck alone moves it (docs/size.md, "ECMP hash luck").
+  std::int64_t ecmp_seed = 0;
 };
 
 struct ClusterSpec {

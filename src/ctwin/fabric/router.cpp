@@ -71,9 +71,13 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
   }
   const int dst_nic = fabric.server().nic_of_gpu(dst_local);
   const int src_nic = append_way_out(fabric, src_node, src_local, dst_nic, options.pxn, out);
-  const std::uint64_t flow_hash =
+  std::uint64_t flow_hash =
       ecmp_mix(static_cast<std::uint64_t>(src) * 0x100000001b3ULL ^ ecmp_mix(static_cast<std::uint64_t>(dst)) ^
                ecmp_mix(options.flow_label + 0x51ed27ULL));
+  // Seed 0 leaves the hash as it always was, so reports without a seed keep their bytes.
+  if (const std::int64_t seed = fabric.spec().fabric.ecmp_seed; seed != 0) {
+    flow_hash = ecmp_mix(flow_hash ^ ecmp_mix(static_cast<std::uint64_t>(seed) * 0xd6e8feb86659fd93ULL));
+  }
   fabric.topology().append_switch_path(fabric, fabric.switch_of_nic(src_node, src_nic),
                                        fabric.switch_of_nic(dst_node, dst_nic), flow_hash, out);
   append_way_in(fabric, dst_node, dst_local, out);

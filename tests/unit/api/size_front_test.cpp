@@ -49,6 +49,22 @@ TEST(SizeFront, DriftDoesNotChain) {
   EXPECT_EQ(groups_of(marks), (std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2, 2, 3}));
 }
 
+// Issue 35: ranked on the mean over ECMP hash seeds, an option 2 % slower whose best seed beats the
+// faster one's worst is not told apart from it; one 5 % slower whose every seed is below the
+// other's is, however wide its own spread, and its own worst seed ties it with a steady option
+// 5 % below it.
+TEST(SizeFront, OverlappingSeedRangesTie) {
+  const std::vector<FrontPoint> points{{true, true, 100, 1.0, 0.985, 1.01}, {true, true, 90, 0.98, 0.975, 0.99},
+                                       {true, true, 80, 0.95, 0.85, 0.984}, {true, true, 70, 0.9, 0.9, 0.9}};
+  const auto marks = mark_front(points, 0.006);
+  EXPECT_EQ(groups_of(marks), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(front_of(marks), (std::vector<bool>{false, true, false, true}));
+  // Without the ranges the floor alone decides.
+  std::vector<FrontPoint> means = points;
+  for (FrontPoint& point : means) point.lowest = point.highest = 0;
+  EXPECT_EQ(groups_of(mark_front(means, 0.006)), (std::vector<int>{0, 1, 2, 3}));
+}
+
 // An option that did not run joins no group; one without a price joins its group but not the
 // front, and prices none of the others out of it.
 TEST(SizeFront, UnrunAndUnpricedOptionsStandAside) {

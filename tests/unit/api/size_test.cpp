@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,7 @@ SizeQuery small_query() {
                 parse_grid_axis("fabric.kind=rail_optimized,top_of_rack", "--vary")};
   query.workloads = {kRoot + "/scenarios/default.json"};
   query.jobs = 2;
+  query.ecmp_seeds = 1;  // seeds are EcmpSeedsMeasureTheTieTolerance's; one keeps the rest quick
   return query;
 }
 
@@ -105,11 +107,15 @@ TEST(Size, ParetoFrontAndCostPerPflops) {
      "price": {"amount": 150, "currency": "USD", "basis": "test", "source": "test", "date": "2026"}, "sources": ["test"], "date": "2026"}]})json";
   SizeQuery query = small_query();
   query.parts = file.string();
+  query.ecmp_seeds = 2;
   EvalContext context;
   const SizeResult result = evaluate_size(query, context);
   std::filesystem::remove(file);
   EXPECT_EQ(result.currency, "USD");
-  EXPECT_EQ(result.tie_tolerance, default_tie_tolerance(network::ModelKind::kFlow, replay::FlowSample::kScalableUnit));
+  // Ranked on the mean over the seeds; options tie within the sample's error or overlapping seeds.
+  double widest = 0;
+  for (const SizeOption& option : result.options) widest = std::max(widest, option.hash_spread());
+  EXPECT_EQ(result.tie_tolerance, 0.006);
   int on_front = 0;
   for (const SizeOption& option : result.options) {
     ASSERT_TRUE(option.bill.fully_priced());
@@ -122,12 +128,13 @@ TEST(Size, ParetoFrontAndCostPerPflops) {
       const bool tied = other.tie_group == option.tie_group;
       if (tied) {
         // Same group: within the tolerance of the group's fastest, so within twice it of each other.
-        EXPECT_NEAR(theirs.tokens_per_s / mine.tokens_per_s, 1.0, 2 * result.tie_tolerance);
+        EXPECT_NEAR(other.ranked_tokens_per_s() / option.ranked_tokens_per_s(), 1.0, 2 * std::max(widest, result.tie_tolerance));
       } else {
-        EXPECT_GT(std::abs(theirs.tokens_per_s / mine.tokens_per_s - 1), 0.0);
+        EXPECT_GT(std::abs(other.ranked_tokens_per_s() / option.ranked_tokens_per_s() - 1), 0.0);
       }
       dominated = dominated || (other.bill.capex() <= option.bill.capex() &&
-                                (tied ? other.bill.capex() < option.bill.capex() : theirs.tokens_per_s > mine.tokens_per_s));
+                                (tied ? other.bill.capex() < option.bill.capex()
+                                      : other.ranked_tokens_per_s() > option.ranked_tokens_per_s()));
     }
     EXPECT_EQ(option.pareto, !dominated);
     on_front += option.pareto ? 1 : 0;
@@ -145,7 +152,9 @@ TEST(Size, FlowSeesTheOversubscribedLeaves) {
   query.scales = 1;
   query.collectives = false;
   EvalContext context;
+  query.ecmp_seeds = 4;  // no hash seed of the 4:1 build may reach the 1:1 build's worst
   const SizeResult flow = evaluate_size(query, context);
+  query.ecmp_seeds = 1;
   query.network = network::ModelKind::kAnalytical;
   const SizeResult analytical = evaluate_size(query, context);
   auto tokens = [](const SizeResult& result, std::size_t i) {
@@ -159,6 +168,57 @@ TEST(Size, FlowSeesTheOversubscribedLeaves) {
   EXPECT_EQ(analytical.options[0].tie_group, analytical.options[1].tie_group);
   EXPECT_EQ(size_json(analytical)["network"], "analytical");
   EXPECT_EQ(size_json(flow)["flow_sample"], "su");
+}
+
+// --ecmp-seeds: seed 0 is the option's own figure, the others re-draw the ECMP hash, and the widest
+// spread (never below the sample's own resolution) becomes the tie tolerance.
+TEST(Size, EcmpSeedsMeasureTheTieTolerance) {
+  SizeQuery query = small_query();
+  query.vary = {parse_grid_axis("fabric.oversubscription.leaf=1,4", "--vary")};
+  query.changes = {{"fabric.kind", "top_of_rack"}};
+  query.scales = 1;
+  query.collectives = false;
+  query.ecmp_seeds = 1;
+  EvalContext context;
+  const SizeResult once = evaluate_size(query, context);
+  query.ecmp_seeds = 3;
+  const SizeResult seeded = evaluate_size(query, context);
+  EXPECT_EQ(size_json(seeded)["ecmp_seeds"], 3);
+  EXPECT_FALSE(size_json(once).contains("ecmp_seeds"));
+  EXPECT_FALSE(size_json(once)["options"][0].contains("hash_spread"));
+  for (std::size_t i = 0; i < seeded.options.size(); ++i) {
+    const SizeOption& option = seeded.options[i];
+    ASSERT_EQ(option.tokens_per_s_by_seed.size(), 3U);
+    EXPECT_EQ(option.tokens_per_s_by_seed[0], once.options[i].workloads[0].points.back().tokens_per_s);
+    EXPECT_EQ(option.workloads[0].points.back().tokens_per_s, once.options[i].workloads[0].points.back().tokens_per_s);
+    const auto [low, high] = std::minmax_element(option.tokens_per_s_by_seed.begin(), option.tokens_per_s_by_seed.end());
+    EXPECT_DOUBLE_EQ(option.hash_spread(), (*high - *low) / *high);
+    EXPECT_NEAR(option.ranked_tokens_per_s(),
+                (option.tokens_per_s_by_seed[0] + option.tokens_per_s_by_seed[1] + option.tokens_per_s_by_seed[2]) / 3, 1e-6);
+  }
+  // 4:1 leaves put flows of several rings on each uplink: some seed must move a step there.
+  EXPECT_GT(seeded.options[1].hash_spread(), 0);
+  EXPECT_EQ(seeded.tie_tolerance, 0.006);
+  // Two options tie exactly when their means are within the floor or their ranges over the seeds overlap.
+  const auto& a = seeded.options[0].tokens_per_s_by_seed;
+  const auto& b = seeded.options[1].tokens_per_s_by_seed;
+  const bool a_faster = seeded.options[0].ranked_tokens_per_s() >= seeded.options[1].ranked_tokens_per_s();
+  const auto& fast = a_faster ? a : b;
+  const auto& slow = a_faster ? b : a;
+  const bool close = std::min(seeded.options[0].ranked_tokens_per_s(), seeded.options[1].ranked_tokens_per_s()) >=
+                     std::max(seeded.options[0].ranked_tokens_per_s(), seeded.options[1].ranked_tokens_per_s()) * (1 - 0.006);
+  const bool overlap = *std::max_element(slow.begin(), slow.end()) >= *std::min_element(fast.begin(), fast.end());
+  EXPECT_EQ(seeded.options[0].tie_group == seeded.options[1].tie_group, close || overlap);
+  // One seed measures nothing: the spread measured on the 10k example stands in.
+  EXPECT_EQ(once.tie_tolerance, default_tie_tolerance(network::ModelKind::kFlow, replay::FlowSample::kScalableUnit));
+  EXPECT_GT(once.tie_tolerance, 0.006);
+  query.ecmp_seeds.reset();
+  EXPECT_EQ(evaluate_size(query, context).ecmp_seeds, 4);
+  query.ecmp_seeds = 0;
+  EXPECT_EQ(error_of(query), "--ecmp-seeds: must be 1 to 16");
+  query.ecmp_seeds = 2;
+  query.network = network::ModelKind::kAnalytical;
+  EXPECT_EQ(error_of(query), "--ecmp-seeds: needs a workload on the flow network (analytical routes no flows)");
 }
 
 TEST(Size, BadInputNamesItsFlag) {

@@ -314,6 +314,36 @@ TEST(Router, TopOfRackKeepsEveryRailOfALeafBelowIt) {
   EXPECT_EQ(count_kind(fabric, route(fabric, 0, 8191), LinkKind::kSpineCore), 2);
 }
 
+// fabric.ecmp_seed re-draws which equal-cost path each flow takes (size's --ecmp-seeds measures
+// what that moves): 0 is the hash of every earlier report; another seed moves flows between
+// spines and cores but never changes a path's length or its tiers.
+TEST(Router, EcmpSeedRedrawsEqualCostPathsOnly) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "dgx-h100-superpod.json";
+  nlohmann::json doc = load_json_file(path);
+  const Fabric unseeded(parse_cluster(doc, path.string()), 10240);
+  doc["fabric"]["ecmp_seed"] = 0;
+  const Fabric zero(parse_cluster(doc, path.string()), 10240);
+  doc["fabric"]["ecmp_seed"] = 7;
+  const Fabric seven(parse_cluster(doc, path.string()), 10240);
+  int moved = 0;
+  int pairs = 0;
+  for (GpuId src = 0; src < 10240; src += 211) {
+    for (GpuId dst = 5; dst < 10240; dst += 389) {
+      const auto before = route(unseeded, src, dst);
+      EXPECT_EQ(route(zero, src, dst), before);
+      const auto after = route(seven, src, dst);
+      ASSERT_TRUE(is_valid_path(seven, src, dst, after));
+      EXPECT_EQ(kinds(seven, after), kinds(unseeded, before));
+      moved += after != before ? 1 : 0;
+      pairs += count_kind(unseeded, before, LinkKind::kLeafSpine) > 0 ? 1 : 0;
+    }
+  }
+  // Nearly every pair that climbs to a spine has 32 or more equal-cost ways: a new seed moves most.
+  EXPECT_GT(moved, pairs / 2);
+  doc["fabric"]["ecmp_seed"] = -1;
+  EXPECT_THROW((void)parse_cluster(doc, path.string()), InputError);
+}
+
 TEST(Router, OutOfRangeGpuIsAnInternalError) {
   const Fabric fabric = build("dgx-h100-superpod", 12);
   EXPECT_THROW((void)route(fabric, 0, 12), InternalError);
