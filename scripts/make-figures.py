@@ -31,6 +31,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
                       "fabric.kind=rail_optimized,top_of_rack", "--vary", "fabric.oversubscription.leaf=1,2",
                       "--workload", "scenarios/default.json", "--parts", "docs/size-example-parts.json", "--scales",
                       "1", "--no-collectives"]),
+    "explain": ("explain", ["explain", "scenarios/explain/seed000-40x.json", "--reverse"]),
     "goodput": ("goodput", ["goodput", "scenarios/llama3-405b-h100-16k.json", "--days", "54", "--runs", "30",
                             "--step-time", "10.9s", "--spares", "2/su"]),
     "collective": ("collective", ["collective", "--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "16",

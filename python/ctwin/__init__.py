@@ -22,6 +22,7 @@ from .goodput import GoodputResult, goodput
 from .results import CalibrationResult, FabricResult, LayerResult, ScalingResult, StepResult, TrafficResult
 from .plan import PlanResult, SweepResult, plan, sweep
 from .rank import SplitRank, rank_split
+from .explain import explain
 from .scenario import Scenario
 from .size import size
 from .step import run, scale
@@ -34,5 +35,5 @@ __all__ = [
     "GoodputResult", "goodput",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
     "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
-    "collective", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "size", "traffic", "validate",
+    "collective", "explain", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "size", "traffic", "validate",
 ]

@@ -44,6 +44,7 @@ PYBIND11_MODULE(_core, m) {
   ctwin::python::register_validation(m);
   ctwin::python::register_acceptance(m);
   ctwin::python::register_size(m);
+  ctwin::python::register_explain(m);
   ctwin::python::register_plan(m);
   ctwin::python::register_goodput(m);
   ctwin::python::register_rank(m);

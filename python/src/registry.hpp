@@ -13,6 +13,7 @@ void register_layer(pybind11::module_& m);
 void register_validation(pybind11::module_& m);
 void register_acceptance(pybind11::module_& m);
 void register_size(pybind11::module_& m);
+void register_explain(pybind11::module_& m);
 void register_plan(pybind11::module_& m);
 void register_goodput(pybind11::module_& m);
 void register_rank(pybind11::module_& m);

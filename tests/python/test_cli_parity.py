@@ -23,6 +23,7 @@ PYTHON_OF = {
     "plan": ["plan", "rank_split"],
     "sweep": ["sweep"],
     "size": ["size"],
+    "explain": ["explain"],
     "goodput": ["goodput"],
     "fabric": ["fabric"],
     "collective": ["collective"],

@@ -17,6 +17,7 @@ from .sizing import TIE_RELATIVE, cost_throughput, options_from_report, tie_grou
 from .style import plural, save
 from .timeline import pipeline_timeline
 from .validation import error_bars, predicted_vs_measured
+from .waterfall import waterfall
 
 
 def from_report(kind: str, report: dict):
@@ -30,5 +31,5 @@ __all__ = [
     "KINDS", "TIE_RELATIVE", "acceptance_expected", "best_per_cell", "breakdown_bars", "busbw_curves",
     "cost_throughput", "error_bars", "ettr_interval", "ettr_size", "from_report", "linearity_mfu",
     "options_from_report", "pipeline_timeline", "plan_heatmap", "plural", "predicted_vs_measured", "rank_agreement",
-    "save", "shortfall", "stacked_bars", "step_parts", "tie_groups",
+    "save", "shortfall", "stacked_bars", "step_parts", "tie_groups", "waterfall",
 ]

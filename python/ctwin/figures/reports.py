@@ -18,6 +18,7 @@ from .sizing import TIE_RELATIVE, cost_throughput, options_from_report
 from .style import new_figure, plural
 from .timeline import compute_intervals, draw_timeline
 from .validation import error_bars, predicted_vs_measured
+from .waterfall import waterfall
 
 
 def run_figure(report: Mapping) -> Figure:
@@ -106,9 +107,13 @@ def shortfall_figure(report: Mapping) -> Figure:
     return shortfall(report.get("measured", []))
 
 
+def explain_figure(report: Mapping) -> Figure:
+    return waterfall(report["links"], f"{report['name']}: {report['total_gain']:.2f}x in all")
+
+
 #: kind -> the drawing of that command's report.
 KINDS: dict[str, Callable[[Mapping], Figure]] = {
     "run": run_figure, "scale": scale_figure, "plan": plan_figure, "size": size_figure, "goodput": goodput_figure,
     "collective": collective_figure, "validate": validate_figure, "accept": acceptance_figure,
-    "shortfall": shortfall_figure,
+    "shortfall": shortfall_figure, "explain": explain_figure,
 }

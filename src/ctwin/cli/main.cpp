@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_accept_command);
   add(ctwin::cli::add_size_command);
   add(ctwin::cli::add_plan_command);
+  add(ctwin::cli::add_explain_command);
 
   try {
     app.parse(argc, argv);
