@@ -17,10 +17,19 @@ def _calibrated(s: Scenario, calibration: str | os.PathLike | None) -> Scenario:
     return s if calibration is None else Scenario(s._core.with_calibration(_args.path("calibration", calibration)))
 
 
+def _placed(s: Scenario, placement: str | Mapping | None) -> Scenario:
+    """The scenario with its "placement" replaced, as --placement does (docs/cluster.md)."""
+    if placement is None:
+        return s
+    if not isinstance(placement, (str, Mapping)):
+        raise _args.refuse("placement", "a placement name or the scenario's placement object", placement)
+    return s.with_(placement=dict(placement) if isinstance(placement, Mapping) else placement)
+
+
 def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trace: bool | str | os.PathLike | None = None,
         comm: str = "auto", all_ranks: bool = False, context: EvalContext | None = None,
         calibration: str | os.PathLike | None = None, degrade: Sequence[str] | None = None,
-        flow_sample: str = "full") -> StepResult:
+        flow_sample: str = "full", placement: str | Mapping | None = None) -> StepResult:
     """Predicts one training step of ``scenario`` (a :class:`Scenario` or a scenario file).
 
     ``network``: "analytical" or "flow" (default: the scenario's). ``trace``: True keeps the
@@ -37,6 +46,10 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     traffic on the shared flow fabric, exact), or the approximations "su" (one scalable unit of
     each pipeline stage) and "replica" (one DP replica of each stage), as ``ctwin run
     --flow-sample``; refused when the step's communication does not run on the shared fabric.
+    ``placement``: where the job sits, as ``ctwin run --placement``: a name ("packed", "spread",
+    "topology_aware", "fragmented", "domain_aligned", "contiguous") or the scenario's placement
+    object, e.g. ``{"policy": "fragmented", "build_nodes": 64, "fragmentation": 0.4, "seed": 7}``
+    (docs/cluster.md).
 
     Returns a :class:`StepResult` whose ``to_dict()`` equals ``ctwin run --format json``.
     Raises :class:`ctwin.InputError` on bad input. The GIL is released while ctwin works, and
@@ -51,7 +64,7 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     degrade = _args.texts("degrade", degrade)
     flow_sample = _args.text("flow_sample", flow_sample)
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
-    s = _calibrated(as_scenario(scenario), calibration)
+    s = _placed(_calibrated(as_scenario(scenario), calibration), placement)
     if network is not None:
         s = s.with_(network=network)
     report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), degrade, flow_sample)
@@ -64,7 +77,7 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
 
 def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: bool = False, network: str | None = None,
           jobs: int | None = None, context: EvalContext | None = None, batch: str | None = None,
-          calibration: str | os.PathLike | None = None) -> ScalingResult:
+          calibration: str | os.PathLike | None = None, placement: str | Mapping | None = None) -> ScalingResult:
     """Throughput and linearity of ``scenario`` at each GPU count in ``gpus`` (ascending).
 
     ``batch`` chooses each size's global batch: ``"nearest"`` (the default: the scenario's,
@@ -74,7 +87,7 @@ def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: boo
     batch it used, and ``batch_note`` how it was derived. A size the split cannot use becomes
     a point with ``invalid`` set. ``jobs``: sizes simulated at
     once (default: one per core; results do not depend on it). ``calibration``: as in
-    :func:`run`. Returns a
+    :func:`run`. ``placement``: as in :func:`run`, at every size. Returns a
     :class:`ScalingResult` whose ``to_dict()`` equals ``ctwin scale --format json``.
     """
     weak = _args.flag("weak", weak)
@@ -88,7 +101,7 @@ def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: boo
     if batch is not None:
         _args.text("batch", batch, ("nearest", "fixed", "per-replica"))
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
-    s = _calibrated(as_scenario(scenario), calibration)
+    s = _placed(_calibrated(as_scenario(scenario), calibration), placement)
     if network is not None:
         s = s.with_(network=network)
     if weak and batch not in (None, "per-replica"):

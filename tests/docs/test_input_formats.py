@@ -40,7 +40,8 @@ SECTIONS = {
 LOADERS = {
     "scenario": ["src/ctwin/replay/scenario.cpp", "src/ctwin/workload/parallel_config.cpp",
                  "src/ctwin/replay/tp_overlap.cpp", "src/ctwin/replay/moe_runtime.cpp",
-                 "src/ctwin/replay/placement.cpp", "src/ctwin/replay/data_pipeline.cpp"],
+                 "src/ctwin/replay/placement.cpp", "src/ctwin/replay/node_placement.cpp",
+                 "src/ctwin/replay/data_pipeline.cpp"],
     "topology": ["src/ctwin/fabric/cluster_spec.cpp", "src/ctwin/fabric/storage_spec.cpp",
                  "src/ctwin/fabric/topologies/fat_tree.cpp", "src/ctwin/fabric/topologies/dragonfly.cpp"],
     "gpu": ["src/ctwin/compute/gpu_spec.cpp", "src/ctwin/compute/gemm_table.cpp", "src/ctwin/compute/dtype.cpp"],

@@ -114,6 +114,19 @@ nlohmann::json step_json(const Scenario& given, const StepResult& result) {
                         {"build_gpus", placement.cluster_gpus()},
                         {"idle_gpus", placement.idle_gpus()},
                         {"straddling_groups", placement.straddling_blocks()}};
+    // Node policies only (docs/cluster.md), so that the other placements keep their bytes.
+    if (const auto* f = placement.footprint()) {
+      auto& p = out["placement"];
+      p["build_nodes"] = f->build_nodes;
+      p["busy_nodes"] = f->busy_nodes;
+      p["nodes"] = f->node_list;
+      p["leaves"] = f->leaves;
+      p["scalable_units"] = f->scalable_units;
+      if (result.step.cross_spine_bytes) {
+        p["cross_spine_bytes"] = result.step.cross_spine_bytes->count();
+        p["fabric_bytes"] = result.step.fabric_bytes.count();
+      }
+    }
   }
   return out;
 }

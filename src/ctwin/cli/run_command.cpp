@@ -14,6 +14,7 @@
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/json_csv.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/placement_option.hpp"
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -23,6 +24,7 @@ namespace {
 
 struct RunOptions {
   std::string scenario;
+  std::string placement;
   std::string network;
   std::vector<std::string> overrides;
   std::string calibration;
@@ -52,6 +54,15 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
     std::cout << "placement: " << replay::placement_name(p.policy()) << ", groups of " << p.block()
               << " on " << p.domains() << " NVLink domains of " << p.domain_gpus() << " GPUs, " << p.idle_gpus()
               << " idle, " << p.straddling_blocks() << " groups straddling domains\n";
+    if (const auto* f = p.footprint()) {
+      std::cout << "  on " << f->nodes << " of a build's " << f->build_nodes << " nodes (" << f->busy_nodes << " busy): "
+                << f->leaves << " leaves, " << f->scalable_units << " scalable units";
+      if (step.cross_spine_bytes) {
+        std::cout << ", " << fixed(static_cast<double>(step.cross_spine_bytes->count()) / 1e9, 2) << " GB of "
+                  << fixed(static_cast<double>(step.fabric_bytes.count()) / 1e9, 2) << " GB on the fabric cross a spine";
+      }
+      std::cout << "\n";
+    }
   }
   // cp only when used, so that reports without CP read as before.
   const std::string cp = s.split.cp > 1 ? ", cp " + std::to_string(s.split.cp) + " (" +
@@ -111,6 +122,7 @@ Action add_run_command(CLI::App& app) {
                       "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
                       "replace the scenario's");
   command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
+  add_placement_option(*command, o->placement);
   command->add_option("--format", o->format, "table, json or csv (one row, the JSON's fields as dotted columns)")
       ->capture_default_str();
   command->add_option("--table", o->table, "with --format csv: summary (the default)");
@@ -136,6 +148,7 @@ Action add_run_command(CLI::App& app) {
     if (!o->table.empty() && format != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
     if (!o->figure.empty()) check_figure_path(o->figure);
     std::vector<std::string> overrides = o->overrides;
+    if (!o->placement.empty()) overrides.push_back(placement_assignment(o->placement));
     if (!o->network.empty()) {
       (void)step_network(o->network);
       overrides.push_back("network=" + o->network);

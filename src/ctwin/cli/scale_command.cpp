@@ -14,6 +14,7 @@
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
+#include "ctwin/cli/placement_option.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -24,6 +25,7 @@ namespace {
 
 struct ScaleOptions {
   std::string scenario;
+  std::string placement;
   std::string gpus;
   bool weak = false;
   std::string batch;
@@ -65,6 +67,7 @@ Action add_scale_command(CLI::App& app) {
                       "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
                       "replace the scenario's");
   command->add_option("--set", o->overrides, "override a scenario field at every size: parallel.tp=4 (repeatable)");
+  add_placement_option(*command, o->placement);
   command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
   command->add_option("--figure", o->figure, figure_help("linearity and MFU against GPUs"));
   command->add_option("--jobs", o->jobs, "sizes simulated at once (default: one per core)")->check(CLI::Range(1, 1024));
@@ -72,6 +75,7 @@ Action add_scale_command(CLI::App& app) {
     const Format format = parse_format(o->format);
     if (!o->figure.empty()) check_figure_path(o->figure);
     std::vector<std::string> overrides = o->overrides;
+    if (!o->placement.empty()) overrides.push_back(placement_assignment(o->placement));
     if (!o->network.empty()) {
       (void)step_network(o->network);
       overrides.push_back("network=" + o->network);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/limits.hpp"
+#include "ctwin/replay/node_placement.hpp"
 
 namespace ctwin::replay {
 
@@ -18,12 +20,14 @@ PlacementSpec read_placement(const nlohmann::json& value, const std::string& sou
       spec.policy = PlacementPolicy::kContiguous;
       return spec;
     }
-    throw InputError(source, "/placement", "unknown placement '" + text +
-                                               "' (expected domain_aligned, contiguous or {\"gpus\": [...]})");
+    if (const auto node_policy = node_policy_named(text)) {
+      spec.policy = *node_policy;
+      return spec;
+    }
+    throw InputError(source, "/placement", "unknown placement '" + text + "' (expected " + kPlacementForms + ")");
   }
-  if (!value.is_object()) {
-    throw InputError(source, "/placement", "expected domain_aligned, contiguous or {\"gpus\": [GPU of each rank]}");
-  }
+  if (!value.is_object()) throw InputError(source, "/placement", std::string("expected ") + kPlacementForms);
+  if (!value.contains("gpus")) return read_node_placement(value, source);
   for (const auto& [key, item] : value.items()) {
     if (key != "gpus") throw InputError(source, "/placement/" + key, "unknown key (expected gpus)");
   }
@@ -47,6 +51,11 @@ const char* placement_name(PlacementPolicy policy) {
   switch (policy) {
     case PlacementPolicy::kContiguous: return "contiguous";
     case PlacementPolicy::kExplicit: return "explicit";
+    case PlacementPolicy::kPacked: return "packed";
+    case PlacementPolicy::kSpread: return "spread";
+    case PlacementPolicy::kTopologyAware: return "topology_aware";
+    case PlacementPolicy::kFragmented: return "fragmented";
+    case PlacementPolicy::kNodes: return "nodes";
     case PlacementPolicy::kDomainAligned: break;
   }
   return "domain_aligned";
@@ -84,6 +93,14 @@ Placement::Placement(const PlacementSpec& spec, std::int64_t ranks, std::int64_t
     identity_ = unit_ranks_ == unit_gpus_;
   }
   finish();
+}
+
+void Placement::chosen_by(PlacementPolicy policy, NodeFootprint footprint) {
+  policy_ = policy;
+  named_ = true;
+  identity_ = false;
+  cluster_gpus_ = std::max(cluster_gpus_, footprint.build_nodes * domain_gpus_);
+  footprint_ = std::move(footprint);
 }
 
 void Placement::finish() {

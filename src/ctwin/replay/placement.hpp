@@ -14,12 +14,16 @@
 //     are run); a block larger than a domain starts on a domain boundary and takes
 //     ceil(B / D) domains. Where B divides D (or D divides B) this is the contiguous placement.
 //   - explicit: the scenario lists the GPU of every rank.
+//   - node policies (node_placement.hpp): packed, spread, topology_aware, fragmented and an
+//     explicit node list choose which nodes of a build (maybe larger than the job, maybe partly
+//     busy) the job takes; ranks are laid out domain-aligned on those nodes in the order chosen.
 //
 // What is placed is the rank-to-GPU map; the shared-fabric replay puts each rank's traffic on
 // its GPU, and the isolated replay prices each group on the nodes its members really occupy
 // (CollectiveTimes::placed_time).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,13 +31,31 @@
 
 namespace ctwin::replay {
 
-enum class PlacementPolicy { kDomainAligned, kContiguous, kExplicit };
+enum class PlacementPolicy { kDomainAligned, kContiguous, kExplicit, kPacked, kSpread, kTopologyAware, kFragmented, kNodes };
 
-/// A scenario's "placement": "domain_aligned" (default), "contiguous", or {"gpus": [...]}.
+/// Whether `policy` chooses nodes of a build (node_placement.hpp) rather than mapping ranks to GPUs.
+[[nodiscard]] constexpr bool chooses_nodes(PlacementPolicy policy) { return policy >= PlacementPolicy::kPacked; }
+
+/// A scenario's "placement": "domain_aligned" (default), "contiguous", {"gpus": [...]}, a node
+/// policy by name or {"policy", "build_nodes", "fragmentation", "seed"}, or {"nodes": [...]}.
 struct PlacementSpec {
   PlacementPolicy policy = PlacementPolicy::kDomainAligned;
   bool named = false;             ///< the scenario gave a placement (the report then says it)
   std::vector<std::int64_t> gpus;  ///< explicit: the cluster GPU of rank r
+  std::vector<std::int64_t> nodes;  ///< kNodes: the build's nodes the job takes, in rank order
+  std::int64_t build_nodes = 0;     ///< node policies: nodes of the build (0: the job's own)
+  double fragmentation = 0;         ///< node policies: share of the build's nodes busy with others
+  std::uint64_t seed = 1;           ///< which nodes are busy (the same seed, the same map)
+};
+
+/// Where a node policy put the job on its build (reported only for those policies).
+struct NodeFootprint {
+  std::int64_t build_nodes = 0;
+  std::int64_t busy_nodes = 0;  ///< taken by others before the job was placed
+  std::int64_t nodes = 0;       ///< the job's
+  std::int64_t leaves = 0;      ///< access switches the job's NICs plug into
+  std::int64_t scalable_units = 0;  ///< the build's repeating units (Topology::nodes_per_unit) it touches
+  std::vector<std::int64_t> node_list;  ///< the job's nodes, in rank order
 };
 
 /// Reads the scenario's "placement" value; InputError naming `source` and /placement.
@@ -71,6 +93,11 @@ class Placement {
   [[nodiscard]] std::int64_t idle_gpus() const { return domains_ * domain_gpus_ - ranks_; }
   /// Groups of `block` ranks that span more than one domain.
   [[nodiscard]] std::int64_t straddling_blocks() const { return straddling_; }
+  /// Node policies only: the build and the nodes, leaves and units the job took.
+  [[nodiscard]] const NodeFootprint* footprint() const { return footprint_ ? &*footprint_ : nullptr; }
+  /// Makes an explicit placement the outcome of node policy `policy` on `footprint`'s build, whose
+  /// GPUs the fabric then holds (node_placement.cpp).
+  void chosen_by(PlacementPolicy policy, NodeFootprint footprint);
 
  private:
   void finish();
@@ -88,6 +115,7 @@ class Placement {
   std::int64_t unit_ranks_ = 1;
   std::int64_t unit_gpus_ = 1;
   std::vector<std::int64_t> gpus_;  // explicit only
+  std::optional<NodeFootprint> footprint_;
 };
 
 }  // namespace ctwin::replay

@@ -9,6 +9,7 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/overrides.hpp"
+#include "ctwin/replay/node_placement.hpp"
 #include "ctwin/replay/step_limits.hpp"
 #include "ctwin/workload/hf_config.hpp"
 #include "ctwin/core/path_checks.hpp"
@@ -212,6 +213,11 @@ std::int64_t nvlink_block(const workload::ParallelConfig& split) {
 }
 
 Placement place_ranks(const Scenario& scenario) {
+  if (chooses_nodes(scenario.placement.policy)) {
+    return place_on_nodes(scenario.placement, scenario.gpus, nvlink_block(scenario.split),
+                          scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus),
+                          scenario.cluster, scenario.source);
+  }
   return Placement(scenario.placement, scenario.gpus, nvlink_block(scenario.split), scenario.cluster.server.gpus,
                    scenario.source);
 }

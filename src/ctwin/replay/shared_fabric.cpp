@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/fabric/router.hpp"
 
 namespace ctwin::replay {
 namespace {
@@ -223,6 +224,15 @@ void SharedFabricExecutor::start_phase(std::uint32_t slot) {
   for (const Flow& f : phase.flows) {
     const Bytes bytes(static_cast<std::int64_t>(std::llround(f.fraction * phase.repeat * p.sizes[f.group_class])));
     if (log_) log_->push_back({index, phase.repeat, f.src, f.dst, f.fraction, bytes, f.route, simulator_.now()});
+    if (count_spine_) {
+      if (f.crosses_spine < 0) {
+        const auto links = fabric::route(*fabric_, f.src, f.dst, f.route);
+        f.crosses_spine = std::any_of(links.begin(), links.end(), [this](fabric::LinkId l) {
+                            return fabric_->link(l).kind == fabric::LinkKind::kLeafSpine;
+                          }) ? 1 : 0;
+      }
+      if (f.crosses_spine > 0) cross_spine_ += bytes.count();
+    }
     network_->start_transfer({f.src, f.dst, bytes, f.route}, [this, slot] { flow_done(slot); });
   }
 }

@@ -81,6 +81,10 @@ class SharedFabricExecutor final : public CommExecutor {
   [[nodiscard]] const network::TransferStats& stats() const { return network_->stats(); }
   /// Records every transfer started from now on into `log` (null: stop).
   void record(std::vector<LaunchedTransfer>* log) { log_ = log; }
+  /// Counts, from now on, the bytes put on routes that climb a leaf-to-spine cable (a node
+  /// policy's report; off by default, as it routes every flow once more).
+  void count_cross_spine() { count_spine_ = true; }
+  [[nodiscard]] Bytes cross_spine_bytes() const { return Bytes(cross_spine_); }
 
  private:
   // One transfer of a phase, on the cluster's GPUs.
@@ -90,6 +94,7 @@ class SharedFabricExecutor final : public CommExecutor {
     double fraction = 0;  // of the collective's size, one step
     fabric::RouteOptions route;
     std::uint32_t group_class = 0;  // index into the op's GroupClass list (0: paced like the reference group)
+    mutable std::int8_t crosses_spine = -1;  // -1 until first counted (count_cross_spine)
   };
   struct Phase {
     std::vector<Flow> flows;
@@ -159,6 +164,8 @@ class SharedFabricExecutor final : public CommExecutor {
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_slots_;
   std::vector<LaunchedTransfer>* log_ = nullptr;
+  bool count_spine_ = false;
+  std::int64_t cross_spine_ = 0;
 };
 
 }  // namespace ctwin::replay

@@ -54,6 +54,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   replay_options.repeat_lists = options.repeat_lists && !shared && !options.all_ranks;
   engine::Simulator simulator;
   std::unique_ptr<CommExecutor> executor;
+  const SharedFabricExecutor* spine_counter = nullptr;
   if (shared) {
     std::shared_ptr<const fabric::Fabric> built = options.fabric;
     const std::int64_t build_gpus = step.placement.cluster_gpus();
@@ -65,8 +66,11 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
                                     ? sampled_stage_gpus(options.flow_sample, scenario.cluster, step.work.stage_gpus,
                                                          scenario.split.tp * scenario.split.cp)
                                     : step.work.stage_gpus;
-    executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
-                                                      options.healthy_fabric, sample, &step.placement);
+    auto shared_executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
+                                                                  options.healthy_fabric, sample, &step.placement);
+    if (step.placement.footprint() != nullptr) shared_executor->count_cross_spine();
+    spine_counter = shared_executor.get();
+    executor = std::move(shared_executor);
     if (sample < step.work.stage_gpus) {
       step.flow_sample_gpus = sample;
       step.flow_sample = options.flow_sample;
@@ -82,6 +86,10 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   }
   step.replay = replay_step(step.work, order, replay_options, simulator, *executor);
   step.report = make_step_report(scenario, step.replay);
+  if (spine_counter != nullptr && step.placement.footprint() != nullptr) {
+    step.cross_spine_bytes = spine_counter->cross_spine_bytes();
+    step.fabric_bytes = spine_counter->stats().bytes_started;
+  }
   return step;
 }
 

@@ -3,6 +3,7 @@
 // order, replay and report.
 
 #include <memory>
+#include <optional>
 
 #include "ctwin/replay/comm_groups.hpp"
 #include <vector>
@@ -53,6 +54,10 @@ struct SimulatedStep {
   std::int64_t flow_sample_gpus = 0;
   FlowSample flow_sample = FlowSample::kFull;  ///< the sample asked for (kFull when it was not applied)
   Placement placement;  ///< where the ranks sat (placement.hpp)
+  /// Shared fabric with a node policy only: bytes put on routes through a spine, and all bytes
+  /// put on the fabric (paced, shared_fabric.hpp), over the step.
+  std::optional<Bytes> cross_spine_bytes;
+  Bytes fabric_bytes;
 };
 
 /// InputError for what the slice does not model (see build_step_work).

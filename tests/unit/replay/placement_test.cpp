@@ -86,7 +86,7 @@ TEST(Placement, BadListsAndNamesAreErrorsNamingTheField) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("s.json: /placement/gpus/2"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)read_placement("packed", "s.json"), InputError);
+  EXPECT_THROW((void)read_placement("scattered", "s.json"), InputError);
   EXPECT_THROW((void)read_placement(nlohmann::json{{"gpu", {0}}}, "s.json"), InputError);
   EXPECT_THROW((void)read_placement(nlohmann::json{{"gpus", {0, -1}}}, "s.json"), InputError);
   EXPECT_THROW((void)read_placement(3, "s.json"), InputError);
