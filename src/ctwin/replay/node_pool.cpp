@@ -118,6 +118,10 @@ void check_pool(const Scenario& s) {
   if (!place_ranks(s).identity()) {
     throw InputError(s.source, "/placement", "a pool fills its groups' nodes in order; drop the explicit placement");
   }
+}
+
+void check_pool_memory(const Scenario& s) {
+  if (s.pool.groups.empty()) return;
   workload::MemoryOptions options;
   options.flash_attention = s.split.flash_attention;
   options.fp32_gradients = s.split.grad_reduce_in_fp32;
@@ -203,6 +207,16 @@ void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm) {
   for (std::size_t stage = 0; stage < groups.size(); ++stage) {
     work.stages[stage] = built.at(slowest_group(groups[stage], built, stage)).stages[stage];
   }
+}
+
+bool pool_fits_memory(const Scenario& s, const std::vector<workload::MemoryBreakdown>& memory) {
+  const auto groups = stage_groups(s);
+  for (std::size_t stage = 0; stage < memory.size() && stage < groups.size(); ++stage) {
+    for (const std::size_t g : groups[stage]) {
+      if (!workload::fits_memory(memory[stage], s.pool.groups[g].gpu)) return false;
+    }
+  }
+  return true;
 }
 
 double pool_peak(const Scenario& s, compute::Dtype dtype) {

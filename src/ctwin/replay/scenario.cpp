@@ -101,6 +101,7 @@ void balance_by_speed(Scenario& s) {
   for (std::int64_t v = 0; v < s.model.layers % stages; ++v) ++split.pipeline_layout[static_cast<std::size_t>(v)];
   workload::validate(s.model, split, s.gpus);
   check_pool(s);
+  check_pool_memory(s);
   split.pipeline_layout = speed_layout(s);
 }
 
@@ -140,6 +141,7 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
   Scenario s = read_scenario(std::move(document), source, dir, repo_root, changes, origin, profiles);
   if (s.pool.balance == PoolBalance::kSpeed) balance_by_speed(s);
   check_split(s);
+  check_pool_memory(s);
   return s;
 }
 

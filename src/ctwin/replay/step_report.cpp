@@ -127,8 +127,9 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   r.memory_gib_per_gpu = {gib(memory.weights),     gib(memory.gradients), gib(memory.optimizer), gib(memory.activations),
                           gib(memory.fp8_buffers + memory.overhead), gib(memory.total())};
   r.memory_stage = memory.stage;
-  // A pool's stages were checked against their own groups' GPUs (check_pool refuses one that does not fit).
-  r.fits_memory = scenario.pool.groups.empty() ? workload::fits_memory(memory, scenario.gpu) : true;
+  // A pool's stages against their own groups' GPUs.
+  r.fits_memory = scenario.pool.groups.empty() ? workload::fits_memory(memory, scenario.gpu)
+                                               : pool_fits_memory(scenario, stages);
   r.micro_batches = scenario.split.micro_batches(scenario.gpus);
   r.dp = scenario.split.data_parallel(scenario.gpus);
   r.events = replay.events;
