@@ -41,7 +41,7 @@ LOADERS = {
     "scenario": ["src/ctwin/replay/scenario.cpp", "src/ctwin/workload/parallel_config.cpp",
                  "src/ctwin/replay/tp_overlap.cpp", "src/ctwin/replay/moe_runtime.cpp",
                  "src/ctwin/replay/placement.cpp", "src/ctwin/replay/node_placement.cpp",
-                 "src/ctwin/replay/data_pipeline.cpp"],
+                 "src/ctwin/replay/data_pipeline.cpp", "src/ctwin/replay/node_pool.cpp"],
     "topology": ["src/ctwin/fabric/cluster_spec.cpp", "src/ctwin/fabric/storage_spec.cpp",
                  "src/ctwin/fabric/topologies/fat_tree.cpp", "src/ctwin/fabric/topologies/dragonfly.cpp"],
     "gpu": ["src/ctwin/compute/gpu_spec.cpp", "src/ctwin/compute/gemm_table.cpp", "src/ctwin/compute/dtype.cpp"],
@@ -153,7 +153,8 @@ def key_paths(value, kind, prefix=""):
 def bundled_json():
     """(format, file) for every bundled input file."""
     kinds = [("scenario", "scenarios/*.json"), ("scenario", "scenarios/io/*.json"), ("topology", "topologies/*.json"),
-             ("topology", "topologies/storage/*.json"), ("gpu", "models/gpus/*.json"),
+             ("topology", "topologies/storage/*.json"),
+             ("topology", "topologies/pools/*.json"), ("gpu", "models/gpus/*.json"),
              ("gpu", "models/gpus/calibrated/*.json"), ("training_cases", "validation/training/cases.json"),
              ("scaling_cases", "validation/training/scaling.json"), ("nccl_manifest", "validation/nccl/setups.json"),
              ("stack", "models/stacks/*.json")]

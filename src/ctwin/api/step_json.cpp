@@ -1,6 +1,7 @@
 #include "ctwin/api/report_json.hpp"
 
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/replay/node_pool.hpp"
 
 namespace ctwin::api {
 
@@ -25,6 +26,19 @@ nlohmann::json data_pipeline_json(const replay::DataPipelineSpec& spec, const re
                      {"limit", t.limit}};
   if (!spec.cache_tier.empty()) out["cache"] = {{"tier", spec.cache_tier}, {"hit_rate", spec.cache_hit_rate}};
   return out;
+}
+
+/// Which groups each pipeline stage ran on and its transformer layers (docs/heterogeneous.md).
+nlohmann::json pool_json(const replay::Scenario& s) {
+  nlohmann::json stages = nlohmann::json::array();
+  const auto groups = replay::stage_groups(s);
+  for (std::size_t stage = 0; stage < groups.size(); ++stage) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const std::size_t g : groups[stage]) names.push_back(s.pool.groups[g].name);
+    stages.push_back({{"groups", names},
+                      {"layers", s.split.stage_layers(s.model.layers, static_cast<std::int64_t>(stage))}});
+  }
+  return {{"balance", s.pool.balance == replay::PoolBalance::kSpeed ? "speed" : "even"}, {"stages", stages}};
 }
 
 }  // namespace
@@ -70,6 +84,7 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
     out["data_pipeline"] = data_pipeline_json(*s.data, *r.data_pipeline);
   }
   if (!s.calibration.empty()) out["calibration"] = s.calibration;  // likewise uncalibrated ones
+  if (!s.pool.groups.empty()) out["pool"] = pool_json(s);  // likewise homogeneous clusters
   if (const auto warnings = step_warnings(s); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
   return out;
 }

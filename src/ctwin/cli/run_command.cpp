@@ -18,6 +18,7 @@
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
+#include "ctwin/replay/node_pool.hpp"
 
 namespace ctwin::cli {
 namespace {
@@ -74,6 +75,16 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
             << ", zero " << s.split.zero_stage();
   if (s.model.has_moe) std::cout << ", ep " << s.split.ep << ", expert_tp " << s.split.expert_tp;
   std::cout << "\n";
+  if (!s.pool.groups.empty()) {  // a heterogeneous pool: each stage's groups and layers
+    const auto groups = replay::stage_groups(s);
+    std::cout << "pool, balance " << (s.pool.balance == replay::PoolBalance::kSpeed ? "speed" : "even") << ":";
+    for (std::size_t stage = 0; stage < groups.size(); ++stage) {
+      std::cout << (stage == 0 ? " " : "; ") << "stage " << stage << " ";
+      for (std::size_t i = 0; i < groups[stage].size(); ++i) std::cout << (i ? "+" : "") << s.pool.groups[groups[stage][i]].name;
+      std::cout << " " << s.split.stage_layers(s.model.layers, static_cast<std::int64_t>(stage)) << " layers";
+    }
+    std::cout << "\n";
+  }
   Table t({"metric", "value"});
   t.add_row({"step time", fixed(r.step_time_s, 4) + " s"});
   t.add_row({"tokens/s", fixed(r.tokens_per_s, 0)});

@@ -47,8 +47,8 @@ KernelEfficiency read_efficiency(JsonObjectReader reader) {
 
 const std::vector<std::string>& gpu_architectures() {
   // NVIDIA by compute capability (7.0 Volta, 8.0/8.6 Ampere, 8.9 Ada, 9.0 Hopper, 10.x Blackwell),
-  // AMD's CDNA 3 (MI300).
-  static const std::vector<std::string> kFamilies{"volta", "ampere", "ada", "hopper", "blackwell", "cdna3"};
+  // AMD's CDNA 3 (MI300), Huawei's Da Vinci (Ascend 910B: a pool's group only, no NCCL tuning).
+  static const std::vector<std::string> kFamilies{"volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "davinci"};
   return kFamilies;
 }
 

@@ -111,6 +111,30 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
   return fabric;
 }
 
+std::vector<NodeGroupSpec> read_node_groups(const nlohmann::json& groups, const std::string& source) {
+  if (!groups.is_array() || groups.empty()) {
+    throw InputError(source, "/node_groups", "expected a non-empty list of {\"name\", \"gpu\", \"nodes\"}");
+  }
+  std::vector<NodeGroupSpec> result;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::string pointer = "/node_groups/" + std::to_string(i);
+    if (!groups[i].is_object()) throw InputError(source, pointer, "expected an object");
+    JsonObjectReader reader(groups[i], source, pointer);
+    NodeGroupSpec group;
+    group.name = reader.string("name");
+    if (group.name.empty()) reader.fail("name", "must not be empty");
+    for (const auto& earlier : result) {
+      if (earlier.name == group.name) reader.fail("name", "'" + group.name + "' names two groups");
+    }
+    group.gpu = reader.string("gpu");
+    group.nodes = reader.integer("nodes", 0, kMaxCount);
+    if (group.nodes == 0) reader.fail("nodes", "a group holds at least one node");
+    reader.finish();
+    result.push_back(std::move(group));
+  }
+  return result;
+}
+
 }  // namespace
 
 double default_nvlink_efficiency(int generation) {
@@ -136,6 +160,9 @@ ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& sou
   spec.fabric = read_fabric(reader.object("fabric"), spec.server);
   if (const auto* storage = reader.optional("storage"); storage != nullptr && !storage->is_null()) {
     spec.storage = parse_storage(*storage, source, "/storage");
+  }
+  if (const auto* groups = reader.optional("node_groups"); groups != nullptr && !groups->is_null()) {
+    spec.node_groups = read_node_groups(*groups, source);
   }
   reader.finish();
   return spec;

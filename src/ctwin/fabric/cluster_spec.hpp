@@ -111,6 +111,15 @@ struct FabricSpec {
   std::int64_t ecmp_seed = 0;
 };
 
+/// One group of a heterogeneous pool (docs/heterogeneous.md): `nodes` servers of the cluster's
+/// server type whose accelerator is the profile `gpu` names. The groups are consecutive nodes of
+/// the one build, in file order, so the fabric the file describes is what joins them.
+struct NodeGroupSpec {
+  std::string name;
+  std::string gpu;  ///< a GPU profile (models/gpus), resolved by the scenario loader
+  std::int64_t nodes = 0;
+};
+
 struct ClusterSpec {
   std::string name;
   std::string description;
@@ -118,6 +127,7 @@ struct ClusterSpec {
   ServerSpec server;
   FabricSpec fabric;
   std::optional<StorageSpec> storage;  ///< "storage": where training data is read from (storage_spec.hpp)
+  std::vector<NodeGroupSpec> node_groups;  ///< "node_groups": empty for a homogeneous cluster
   std::string file;  ///< where it was read from, for error messages
 };
 

@@ -10,6 +10,7 @@
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/replay/node_placement.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/step_limits.hpp"
 #include "ctwin/workload/hf_config.hpp"
 #include "ctwin/core/path_checks.hpp"
@@ -76,6 +77,35 @@ compute::GpuSpec read_gpu(const nlohmann::json* given, const std::string& server
   return profiles != nullptr ? profiles->load(file) : compute::load_gpu_spec(file);
 }
 
+/// Gives the pipeline's virtual stages layers in proportion to their GPUs' speed (node_pool.hpp).
+void balance_by_speed(Scenario& s) {
+  workload::ParallelConfig& split = s.split;
+  const char* fixed = split.first_stage_layers   ? "first_stage_layers"
+                      : split.last_stage_layers  ? "last_stage_layers"
+                      : split.embedding_in_split ? "account_for_embedding_in_pipeline_split"
+                      : split.loss_in_split      ? "account_for_loss_in_pipeline_split"
+                      : !split.pipeline_layout.empty() ? "pipeline_layout"
+                                                       : nullptr;
+  if (fixed != nullptr) {
+    throw InputError(s.source, "/pool/balance",
+                     std::string("\"speed\" sets the layers per stage itself; drop parallel.") + fixed);
+  }
+  // A provisional layout of the right length lets the split be checked (and a layer built) before
+  // the speeds are known: validate() refuses layers that do not divide over pp·vpp without one.
+  const std::int64_t stages = split.pp * split.vpp;
+  if (s.model.layers < stages) {
+    throw InputError(s.source, "/pool/balance", "the model's " + std::to_string(s.model.layers) +
+                                                    " layers cannot give each of " + std::to_string(stages) +
+                                                    " virtual stages one");
+  }
+  split.pipeline_layout.assign(static_cast<std::size_t>(stages), s.model.layers / stages);
+  for (std::int64_t v = 0; v < s.model.layers % stages; ++v) ++split.pipeline_layout[static_cast<std::size_t>(v)];
+  workload::validate(s.model, split, s.gpus);
+  check_pool(s);
+  check_pool_memory(s);
+  split.pipeline_layout = speed_layout(s);
+}
+
 }  // namespace
 
 compute::GpuSpec GpuProfileCache::load(const fs::path& path) {
@@ -110,7 +140,9 @@ Scenario parse_scenario(nlohmann::json document, const std::string& source, cons
                         const fs::path& repo_root, const std::vector<Override>& changes, const std::string& origin,
                         GpuProfileCache* profiles) {
   Scenario s = read_scenario(std::move(document), source, dir, repo_root, changes, origin, profiles);
+  if (s.pool.balance == PoolBalance::kSpeed) balance_by_speed(s);
   check_split(s);
+  check_pool_memory(s);
   return s;
 }
 
@@ -132,6 +164,7 @@ void check_split(const Scenario& s) {
   workload::validate(s.model, s.split, s.gpus);
   check_step_within_limits(s);
   (void)place_ranks(s);  // an explicit list that does not fit the job is the file's error, named now
+  check_pool(s);
 }
 
 Scenario read_scenario(nlohmann::json document, const std::string& source, const fs::path& dir,
@@ -204,6 +237,11 @@ Scenario read_scenario(nlohmann::json document, const std::string& source, const
   // build's identity in the caches (the key's first line stays the cluster's document).
   s.cluster.server.gpu_arch = s.gpu.arch;
   s.cluster_key += "\narch:" + s.gpu.arch;
+  s.pool = read_node_pool(s.cluster, reader.optional("pool"), source,
+                          [&](const std::string& name, const std::string& pointer) {
+                            const fs::path file = resolve(name, dir, repo_root, source, pointer, DataKind::kGpu);
+                            return profiles != nullptr ? profiles->load(file) : compute::load_gpu_spec(file);
+                          });
   reader.finish();
   return s;
 }

@@ -27,6 +27,7 @@
 #include "ctwin/replay/data_pipeline.hpp"
 #include "ctwin/replay/moe_runtime.hpp"
 #include "ctwin/replay/placement.hpp"
+#include "ctwin/replay/pool_spec.hpp"
 #include "ctwin/replay/stack_profile.hpp"
 #include "ctwin/replay/tp_overlap.hpp"
 #include "ctwin/workload/model_spec.hpp"
@@ -68,6 +69,8 @@ struct Scenario {
   /// the step never waits for data, and its report says nothing about it.
   std::optional<DataPipelineSpec> data;
   PlacementSpec placement;  ///< "placement": where ranks sit on the cluster's GPUs (placement.hpp)
+  /// The cluster's node groups and the scenario's "pool" (docs/heterogeneous.md); no groups: one GPU kind.
+  NodePool pool;
   /// The calibration file the scenario names (its `calibration` field, resolved), empty for none.
   /// api::Scenario::resolve applies it to `cluster`, `gpu` and `tuning` and sets `calibrated`.
   std::string calibration;

@@ -6,6 +6,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/limits.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/workload/flops.hpp"
 #include "ctwin/workload/memory_model.hpp"
 
@@ -112,7 +113,8 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   const compute::Dtype dtype = scenario.split.precision == workload::Precision::kFp8   ? compute::Dtype::kFp8
                                : scenario.split.precision == workload::Precision::kFp16 ? compute::Dtype::kFp16
                                                                                          : compute::Dtype::kBf16;
-  r.mfu = flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second());
+  r.mfu = scenario.pool.groups.empty() ? flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second())
+                                       : flops.model.count() / (step * pool_peak(scenario, dtype));
   r.breakdown = breakdown_of(replay);
   if (r.data_pipeline) r.breakdown.exposed_io_s = r.data_pipeline->exposed_s;
   r.comm_ratio = r.breakdown.exposed_comm_s.total() / step;
@@ -125,7 +127,9 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   r.memory_gib_per_gpu = {gib(memory.weights),     gib(memory.gradients), gib(memory.optimizer), gib(memory.activations),
                           gib(memory.fp8_buffers + memory.overhead), gib(memory.total())};
   r.memory_stage = memory.stage;
-  r.fits_memory = workload::fits_memory(memory, scenario.gpu);
+  // A pool's stages against their own groups' GPUs.
+  r.fits_memory = scenario.pool.groups.empty() ? workload::fits_memory(memory, scenario.gpu)
+                                               : pool_fits_memory(scenario, stages);
   r.micro_batches = scenario.split.micro_batches(scenario.gpus);
   r.dp = scenario.split.data_parallel(scenario.gpus);
   r.events = replay.events;

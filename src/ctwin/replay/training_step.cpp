@@ -6,6 +6,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/comm_groups.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
 
@@ -24,9 +25,13 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   // from where the placement puts them.
   comm.place(step.placement, scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus));
   step.work = build_step_work(scenario, comm);
+  apply_pool(step.work, scenario, comm);
   std::map<double, StepWork> slow_hbm;  // the work again at each degraded HBM bandwidth
   for (const auto& s : options.slowdowns) {
     if (s.hbm == 1 || slow_hbm.contains(s.hbm)) continue;
+    if (!scenario.pool.groups.empty()) {
+      throw InputError("--degrade", "", "hbm: slowdowns are not modelled on a heterogeneous pool (gpu: ones are)");
+    }
     Scenario slowed = scenario;
     slowed.gpu.hbm_bandwidth = slowed.gpu.hbm_bandwidth * s.hbm;
     slow_hbm.emplace(s.hbm, build_step_work(slowed, comm));

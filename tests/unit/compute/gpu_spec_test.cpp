@@ -29,7 +29,7 @@ TEST(GpuSpec, EveryBundledProfileLoads) {
     EXPECT_GT(gpu.sm_count, 0);
     ++count;
   }
-  EXPECT_EQ(count, 10);
+  EXPECT_EQ(count, 11);
 }
 
 TEST(GpuSpec, CalibratedProfilesCarryATable) {
@@ -138,7 +138,8 @@ TEST(GpuSpec, ArchIsRequiredAndOneOfTheFamilies) {
 TEST(GpuSpec, EveryBundledProfileNamesItsArchitecture) {
   const std::map<std::string, std::string> expected{
       {"a100", "ampere"}, {"l40s", "ada"}, {"h100", "hopper"}, {"h200", "hopper"},
-      {"b200", "blackwell"}, {"gb200", "blackwell"}, {"gb300", "blackwell"}, {"mi300x", "cdna3"}};
+      {"b200", "blackwell"}, {"gb200", "blackwell"}, {"gb300", "blackwell"}, {"mi300x", "cdna3"},
+      {"ascend", "davinci"}};
   int count = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kGpus)) {
     if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
@@ -151,7 +152,7 @@ TEST(GpuSpec, EveryBundledProfileNamesItsArchitecture) {
     EXPECT_EQ(parse_gpu_spec(load_json_file(entry.path()), entry.path().string()).arch, family->second);
     ++count;
   }
-  EXPECT_GE(count, 19);
+  EXPECT_GE(count, 20);
 }
 
 // The MoE and host parameters are optional: absent, the sourced defaults; present, with a source

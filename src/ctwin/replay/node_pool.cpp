@@ -1,0 +1,233 @@
+#include "ctwin/replay/node_pool.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
+#include "ctwin/workload/memory_model.hpp"
+
+namespace ctwin::replay {
+namespace {
+
+std::string gib_text(Bytes bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes.count()) / double(1LL << 30));
+  return text;
+}
+
+/// The group among `groups` whose GPUs run `stage` slowest (compute stream, every chunk pass).
+std::size_t slowest_group(const std::vector<std::size_t>& groups, const std::map<std::size_t, StepWork>& built,
+                          std::size_t stage) {
+  std::size_t slowest = groups.front();
+  SimTime longest{};
+  for (const std::size_t g : groups) {
+    SimTime total{};
+    for (const ChunkWork& chunk : built.at(g).stages[stage].chunks) {
+      total += compute_time_of(chunk.forward, false, false) + compute_time_of(chunk.backward, false, false);
+    }
+    if (total > longest) {
+      longest = total;
+      slowest = g;
+    }
+  }
+  return slowest;
+}
+
+std::int64_t pool_nodes(const NodePool& pool) {
+  std::int64_t nodes = 0;
+  for (const PoolGroup& g : pool.groups) nodes += g.nodes;
+  return nodes;
+}
+
+}  // namespace
+
+NodePool read_node_pool(const fabric::ClusterSpec& cluster, const nlohmann::json* pool, const std::string& source,
+                        const GpuResolver& resolve_gpu) {
+  NodePool result;
+  if (cluster.node_groups.empty()) {
+    if (pool != nullptr) throw InputError(source, "/pool", "the cluster has no node_groups to pool");
+    return result;
+  }
+  std::vector<std::size_t> order(cluster.node_groups.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (pool != nullptr) {
+    if (!pool->is_object()) throw InputError(source, "/pool", "expected an object {\"balance\", \"order\"}");
+    JsonObjectReader reader(*pool, source, "/pool");
+    result.balance = reader.choice_or("balance", {"even", "speed"}, "even") == "speed" ? PoolBalance::kSpeed
+                                                                                      : PoolBalance::kEven;
+    if (reader.has("order")) {
+      const std::vector<std::string> names = reader.string_list("order");
+      order.clear();
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string pointer = "/pool/order/" + std::to_string(i);
+        const auto it = std::find_if(cluster.node_groups.begin(), cluster.node_groups.end(),
+                                     [&](const fabric::NodeGroupSpec& g) { return g.name == names[i]; });
+        if (it == cluster.node_groups.end()) {
+          std::string known;
+          for (const auto& g : cluster.node_groups) known += (known.empty() ? "" : ", ") + g.name;
+          throw InputError(source, pointer, "no node group '" + names[i] + "' in the cluster (groups: " + known + ")");
+        }
+        const auto index = static_cast<std::size_t>(it - cluster.node_groups.begin());
+        if (std::find(order.begin(), order.end(), index) != order.end()) {
+          throw InputError(source, pointer, "group '" + names[i] + "' is named twice");
+        }
+        order.push_back(index);
+      }
+    }
+    reader.finish();
+  }
+  for (const std::size_t i : order) {
+    const fabric::NodeGroupSpec& spec = cluster.node_groups[i];
+    result.groups.push_back({spec.name, spec.nodes,
+                             resolve_gpu(spec.gpu, "/cluster/node_groups/" + std::to_string(i) + "/gpu")});
+  }
+  return result;
+}
+
+std::vector<std::vector<std::size_t>> stage_groups(const Scenario& s) {
+  const std::int64_t node = s.cluster.server.gpus;
+  const std::int64_t stage_gpus = s.gpus / s.split.pp;
+  std::vector<std::vector<std::size_t>> result(static_cast<std::size_t>(s.split.pp));
+  for (std::int64_t stage = 0; stage < s.split.pp; ++stage) {
+    // Nodes [first, last] hold the stage's ranks; group g holds nodes [start, start + nodes).
+    const std::int64_t first = stage * stage_gpus / node;
+    const std::int64_t last = ((stage + 1) * stage_gpus - 1) / node;
+    std::int64_t start = 0;
+    for (std::size_t g = 0; g < s.pool.groups.size(); ++g) {
+      const std::int64_t end = start + s.pool.groups[g].nodes;
+      if (start <= last && first < end) result[static_cast<std::size_t>(stage)].push_back(g);
+      start = end;
+    }
+  }
+  return result;
+}
+
+void check_pool(const Scenario& s) {
+  if (s.pool.groups.empty()) return;
+  const std::int64_t node = s.cluster.server.gpus;
+  const std::int64_t needed = (s.gpus + node - 1) / node;
+  if (pool_nodes(s.pool) < needed) {
+    throw InputError(s.source, "/cluster/node_groups",
+                     "the groups hold " + std::to_string(pool_nodes(s.pool)) + " nodes; the job's " +
+                         std::to_string(s.gpus) + " GPUs need " + std::to_string(needed));
+  }
+  if (!place_ranks(s).identity()) {
+    throw InputError(s.source, "/placement", "a pool fills its groups' nodes in order; drop the explicit placement");
+  }
+}
+
+void check_pool_memory(const Scenario& s) {
+  if (s.pool.groups.empty()) return;
+  workload::MemoryOptions options;
+  options.flash_attention = s.split.flash_attention;
+  options.fp32_gradients = s.split.grad_reduce_in_fp32;
+  const auto memory = workload::memory_per_stage(s.model, s.split, s.gpus, options);
+  const auto groups = stage_groups(s);
+  for (std::size_t stage = 0; stage < memory.size(); ++stage) {
+    for (const std::size_t g : groups[stage]) {
+      if (workload::fits_memory(memory[stage], s.pool.groups[g].gpu)) continue;
+      throw InputError(s.source, "/cluster/node_groups",
+                       "pipeline stage " + std::to_string(stage) + " needs " + gib_text(memory[stage].total()) +
+                           " per GPU; group '" + s.pool.groups[g].name + "' (" + s.pool.groups[g].gpu.name +
+                           ") holds " + gib_text(s.pool.groups[g].gpu.hbm_capacity));
+    }
+  }
+}
+
+std::vector<std::int64_t> speed_layout(const Scenario& s) {
+  const auto groups = stage_groups(s);
+  // One middle layer (dense or MoE as most layers are) per group, communication free: kernel time only.
+  CollectiveTimes free_comm(s.cluster, s.network, true, nullptr, s.tuning);
+  const std::int64_t layer = s.model.layers / 2;
+  std::vector<double> layer_s(s.pool.groups.size());
+  for (std::size_t g = 0; g < s.pool.groups.size(); ++g) {
+    Scenario on = s;
+    on.gpu = s.pool.groups[g].gpu;
+    const ChunkWork work = build_layer_work(on, free_comm, layer);
+    layer_s[g] = (compute_time_of(work.forward, false, false) + compute_time_of(work.backward, false, false)).seconds();
+  }
+  const auto pp = static_cast<std::size_t>(s.split.pp);
+  const auto virtual_stages = pp * static_cast<std::size_t>(s.split.vpp);
+  std::vector<double> weight(virtual_stages);
+  double total_weight = 0;
+  for (std::size_t v = 0; v < virtual_stages; ++v) {
+    double slowest = 0;
+    for (const std::size_t g : groups[v % pp]) slowest = std::max(slowest, layer_s[g]);
+    weight[v] = 1 / slowest;
+    total_weight += weight[v];
+  }
+  const auto layers = static_cast<double>(s.model.layers);
+  std::vector<double> ideal(virtual_stages);
+  std::vector<std::int64_t> layout(virtual_stages);
+  std::int64_t given = 0;
+  for (std::size_t v = 0; v < virtual_stages; ++v) {
+    ideal[v] = layers * weight[v] / total_weight;
+    layout[v] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(ideal[v])));
+    given += layout[v];
+  }
+  // Largest remainder (ties to the lower virtual stage) until the layers add up.
+  while (given != s.model.layers) {
+    const bool add = given < s.model.layers;
+    std::size_t pick = virtual_stages;
+    for (std::size_t v = 0; v < virtual_stages; ++v) {
+      if (!add && layout[v] == 1) continue;
+      const double gap = ideal[v] - static_cast<double>(layout[v]);
+      if (pick == virtual_stages || (add ? gap > ideal[pick] - static_cast<double>(layout[pick])
+                                         : gap < ideal[pick] - static_cast<double>(layout[pick]))) {
+        pick = v;
+      }
+    }
+    if (pick == virtual_stages) {
+      throw InputError(s.source, "/pool/balance", "the model's " + std::to_string(s.model.layers) +
+                                                      " layers cannot give each of " + std::to_string(virtual_stages) +
+                                                      " virtual stages one");
+    }
+    layout[pick] += add ? 1 : -1;
+    given += add ? 1 : -1;
+  }
+  return layout;
+}
+
+void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm) {
+  if (s.pool.groups.empty()) return;
+  const auto groups = stage_groups(s);
+  std::map<std::size_t, StepWork> built;
+  for (const auto& stage : groups) {
+    for (const std::size_t g : stage) {
+      if (built.contains(g)) continue;
+      Scenario on = s;
+      on.gpu = s.pool.groups[g].gpu;
+      built.emplace(g, build_step_work(on, comm));
+    }
+  }
+  for (std::size_t stage = 0; stage < groups.size(); ++stage) {
+    work.stages[stage] = built.at(slowest_group(groups[stage], built, stage)).stages[stage];
+  }
+}
+
+bool pool_fits_memory(const Scenario& s, const std::vector<workload::MemoryBreakdown>& memory) {
+  const auto groups = stage_groups(s);
+  for (std::size_t stage = 0; stage < memory.size() && stage < groups.size(); ++stage) {
+    for (const std::size_t g : groups[stage]) {
+      if (!workload::fits_memory(memory[stage], s.pool.groups[g].gpu)) return false;
+    }
+  }
+  return true;
+}
+
+double pool_peak(const Scenario& s, compute::Dtype dtype) {
+  double peak = 0;
+  std::int64_t left = s.gpus;
+  for (const PoolGroup& g : s.pool.groups) {
+    const std::int64_t here = std::min(left, g.nodes * s.cluster.server.gpus);
+    peak += static_cast<double>(here) * g.gpu.peak(dtype).per_second();
+    left -= here;
+  }
+  return peak;
+}
+
+}  // namespace ctwin::replay

@@ -1,0 +1,48 @@
+#pragma once
+// A step on a heterogeneous pool (docs/heterogeneous.md). Megatron's rank order puts pipeline
+// stage r on ranks [r·S, (r+1)·S) (S = tp·cp·dp), so a stage runs on the nodes those ranks fill,
+// group by group in the pool's order. The replay keeps one rank per stage (replay.hpp): each
+// stage runs its kernels at the speed of the slowest GPU kind among its ranks, because every TP
+// collective inside a layer and the DP gradient sync at the step's end wait for the slowest
+// member. When a stage mixes kinds across its DP replicas this is an upper bound on the step
+// (each replica's pipeline is monotone in its stage times); when every stage sits in one group it
+// is the step itself.
+
+#include <cstdint>
+#include <vector>
+
+#include "ctwin/replay/comm_groups.hpp"
+#include "ctwin/replay/op_graph.hpp"
+#include "ctwin/replay/scenario.hpp"
+#include "ctwin/workload/memory_model.hpp"
+
+namespace ctwin::replay {
+
+/// Per pipeline stage, the pool groups (indices into pool.groups) its ranks sit in.
+[[nodiscard]] std::vector<std::vector<std::size_t>> stage_groups(const Scenario& scenario);
+
+/// Checks the pool against the job: enough nodes, ranks in the groups' order. InputError naming
+/// the scenario and /cluster/node_groups (or /placement).
+void check_pool(const Scenario& scenario);
+
+/// Each stage's memory within the smallest HBM among its groups (InputError naming
+/// /cluster/node_groups). A scenario as read is checked; a planner's candidates are not (their
+/// memory is the planner's filter, against the scenario's own GPU).
+void check_pool_memory(const Scenario& scenario);
+
+/// Transformer layers per virtual stage (chunk·pp + rank) in proportion to each stage's speed:
+/// 1 / the compute time of one middle layer on its slowest GPU kind; largest remainders first,
+/// ties to the lower virtual stage, at least one layer each.
+[[nodiscard]] std::vector<std::int64_t> speed_layout(const Scenario& scenario);
+
+/// Replaces each stage of `work` (built for scenario.gpu) by the same stage built for its slowest
+/// GPU kind.
+void apply_pool(StepWork& work, const Scenario& scenario, CollectiveTimes& comm);
+
+/// Whether every stage of `memory` (memory_per_stage, in stage order) fits each of its groups' GPUs.
+[[nodiscard]] bool pool_fits_memory(const Scenario& scenario, const std::vector<workload::MemoryBreakdown>& memory);
+
+/// Sum of the dense peaks (`dtype`) of the job's GPUs, group by group (FLOP/s): the MFU's denominator.
+[[nodiscard]] double pool_peak(const Scenario& scenario, compute::Dtype dtype);
+
+}  // namespace ctwin::replay
