@@ -326,7 +326,7 @@ Action add_bench_command(CLI::App& app) {
   auto huge_cluster = std::make_shared<std::string>("topologies/hgx-h100-roce.json");
   auto repeat = std::make_shared<int>(1);
   command->add_option("--case", *only,
-                      "run one case: engine, fabric-build, fabric-build-dragonfly-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
+                      "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
                       "goodput-16k, sweep-64, or "
                       "accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica (only when "
@@ -344,6 +344,7 @@ Action add_bench_command(CLI::App& app) {
     const std::vector<std::string> known{"engine",
                                          "fabric-build",
                                          "fabric-build-dragonfly-16k",
+                                         "fabric-build-two-site-16k",
                                          "flow-alltoall-chain",
                                          "flow-alltoall-chain-pxn",
                                          "collective-flow-16k",
@@ -375,6 +376,10 @@ Action add_bench_command(CLI::App& app) {
       measure([&] {
         return bench_fabric_build("topologies/slingshot-a100-dragonfly.json", 16384, "fabric-build-dragonfly-16k");
       });
+    }
+    if (wanted("fabric-build-two-site-16k")) {
+      // Sites joined by DCI (docs/fabric.md#sites-joined-by-dci): two 8,192-GPU fat trees.
+      measure([&] { return bench_fabric_build("topologies/two-site-h100-roce.json", 16384, "fabric-build-two-site-16k"); });
     }
     const Bytes exchange(16 << 20);
     if (wanted("flow-alltoall-chain")) {

@@ -70,6 +70,8 @@ const char* link_role(LinkKind kind) {
     case LinkKind::kLeafSpine: return "leaf-spine";
     case LinkKind::kLocal: return "local";
     case LinkKind::kGlobal: return "global";
+    case LinkKind::kBorder: return "border";
+    case LinkKind::kDci: return "dci";
     default: return "spine-core";
   }
 }

@@ -8,6 +8,7 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/pcie_generation.hpp"
+#include "ctwin/fabric/topologies/multi_site.hpp"
 #include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::fabric {
@@ -107,6 +108,7 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
   for (const TopologyKind& kind : topology_kinds()) {
     if (fabric.kind_name == kind.name) kind.read(reader, server, fabric);
   }
+  if (auto sites = reader.optional_object("sites")) fabric.sites = read_sites(*sites, fabric.link);
   reader.finish();
   return fabric;
 }

@@ -85,6 +85,15 @@ struct SwitchSpec {
   int ports_per_transceiver = 1;  ///< 2 for twin-port OSFP cages
 };
 
+/// Several sites, each a copy of the fabric, joined by data-centre interconnect (DCI) links
+/// between one border switch per site (fabric/topologies/multi_site.hpp).
+struct SitesSpec {
+  int count = 1;
+  int dci_links = 0;  ///< DCI links between each pair of sites
+  LinkSpec dci;       ///< one DCI link: rate per direction and one-way latency (fibre and optics)
+  LinkSpec border;    ///< each access switch's cable to its site's border switch
+};
+
 struct FabricSpec {
   /// The topology file's fabric.kind: which Topology builds it (fabric/topology.hpp).
   std::string kind_name = "rail_optimized";
@@ -109,6 +118,8 @@ struct FabricSpec {
   /// values send the same flows down other equal-cost paths, so a step's spread over seeds is
   /// what ECMP luck alone moves it (docs/size.md, "ECMP hash luck").
   std::int64_t ecmp_seed = 0;
+  /// "sites": several copies of this fabric joined by DCI; none for one site.
+  std::optional<SitesSpec> sites;
 };
 
 /// One group of a heterogeneous pool (docs/heterogeneous.md): `nodes` servers of the cluster's

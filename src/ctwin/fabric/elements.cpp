@@ -13,6 +13,7 @@ const char* to_string(VertexKind kind) {
     case VertexKind::kSpine: return "spine";
     case VertexKind::kCore: return "core";
     case VertexKind::kRouter: return "router";
+    case VertexKind::kBorder: return "border";
   }
   return "?";
 }
@@ -27,6 +28,8 @@ const char* to_string(LinkKind kind) {
     case LinkKind::kSpineCore: return "spine_core";
     case LinkKind::kLocal: return "local";
     case LinkKind::kGlobal: return "global";
+    case LinkKind::kBorder: return "border";
+    case LinkKind::kDci: return "dci";
   }
   return "?";
 }

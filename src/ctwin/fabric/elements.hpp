@@ -13,7 +13,7 @@ using LinkId = std::uint32_t;
 /// A GPU's rank in the build: node-major, `node * gpus_per_node + local_index`.
 using GpuId = std::int32_t;
 
-enum class VertexKind : std::uint8_t { kGpu, kNvSwitch, kPcieSwitch, kCpu, kNic, kLeaf, kSpine, kCore, kRouter };
+enum class VertexKind : std::uint8_t { kGpu, kNvSwitch, kPcieSwitch, kCpu, kNic, kLeaf, kSpine, kCore, kRouter, kBorder };
 
 /// A switch of the scale-out fabric (a Topology's), not of a server.
 [[nodiscard]] constexpr bool is_fabric_switch(VertexKind kind) { return kind >= VertexKind::kLeaf; }
@@ -27,8 +27,10 @@ enum class LinkKind : std::uint8_t {
   kSpineCore,  ///< spine to core
   kLocal,      ///< dragonfly: router to router inside a group
   kGlobal,     ///< dragonfly: router to router between groups
+  kBorder,     ///< sites: access switch to its site's border switch
+  kDci,        ///< sites: data-centre interconnect, border switch to border switch
 };
-inline constexpr int kLinkKindCount = 8;
+inline constexpr int kLinkKindCount = 10;
 
 /// A cable of the scale-out fabric: a NIC's or a switch-to-switch one.
 [[nodiscard]] constexpr bool is_scale_out(LinkKind kind) { return kind >= LinkKind::kAccess; }

@@ -22,6 +22,7 @@ double FloorLayout::length_m(LinkKind kind) const {
     case LinkKind::kSpineCore: return spine_core_m;
     case LinkKind::kLocal: return local_m;
     case LinkKind::kGlobal: return leaf_spine_m;
+    case LinkKind::kBorder: return spine_core_m;
     default: return 0;
   }
 }
@@ -34,6 +35,7 @@ const std::string& FloorLayout::length_class(LinkKind kind) const {
     case LinkKind::kSpineCore: return spine_core_class;
     case LinkKind::kLocal: return local_class;
     case LinkKind::kGlobal: return leaf_spine_class;
+    case LinkKind::kBorder: return spine_core_class;
     default: return kNone;
   }
 }

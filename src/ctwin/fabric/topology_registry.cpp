@@ -4,6 +4,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/topologies/dragonfly.hpp"
 #include "ctwin/fabric/topologies/fat_tree.hpp"
+#include "ctwin/fabric/topologies/multi_site.hpp"
 #include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::fabric {
@@ -32,7 +33,12 @@ std::vector<std::string> topology_kind_names() {
 
 std::unique_ptr<Topology> plan_topology(const ClusterSpec& spec, int nodes) {
   for (const TopologyKind& kind : topology_kinds()) {
-    if (spec.fabric.kind_name == kind.name) return kind.plan(spec, nodes);
+    if (spec.fabric.kind_name != kind.name) continue;
+    if (!spec.fabric.sites) return kind.plan(spec, nodes);
+    // Sites wrap any kind: each site is the kind's plan for an even share of the nodes.
+    const int per_site = static_cast<int>((static_cast<long long>(nodes) + spec.fabric.sites->count - 1) /
+                                          spec.fabric.sites->count);
+    return std::make_unique<MultiSite>(spec, nodes, kind.plan(spec, per_site));
   }
   throw InputError(spec.file, "/fabric/kind", "unknown fabric kind '" + spec.fabric.kind_name + "'");
 }
