@@ -96,19 +96,19 @@ TEST(ErrorBands, BadFilesNameTheField) {
   };
   nlohmann::json c = one_class("all", errs);
   c["p10"] = -0.5;  // not the errors' p10
-  rejected(document({c}), "/classes/0/p10");
+  rejected(document(nlohmann::json::array({c})), "/classes/0/p10");
   c = one_class("all", errs);
   c["runs"] = 4;
-  rejected(document({c}), "/classes/0/runs");
+  rejected(document(nlohmann::json::array({c})), "/classes/0/runs");
   c = one_class("all", errs);
   c["width"] = 1;
-  rejected(document({c}), "/classes/0/width");
+  rejected(document(nlohmann::json::array({c})), "/classes/0/width");
   c = one_class("all", errs);
   c["errors"][1]["error"] = -1.0;  // a measured throughput of infinity
-  rejected(document({c}), "/classes/0/errors/1/error");
+  rejected(document(nlohmann::json::array({c})), "/classes/0/errors/1/error");
   c = one_class("all", errs);
   c["network"] = "ns3";
-  rejected(document({c}), "/classes/0/network");
+  rejected(document(nlohmann::json::array({c})), "/classes/0/network");
   rejected(document(nlohmann::json::array()), "/classes");
 }
 
