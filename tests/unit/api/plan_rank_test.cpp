@@ -154,7 +154,9 @@ TEST(PlanRank, RemovedSplitIsNotValidWithItsRule) {
   plan.jobs = 2;
   const PlanResult result = evaluate_plan(plan_test_scenario("mixtral-8x7b", 4096), context, plan);
   ASSERT_TRUE(rank.best);
-  EXPECT_EQ(j["best"].dump(), plan_json(result, 1)["results"][0].dump());
+  nlohmann::json best = plan_json(result, 1)["results"][0];
+  best["analytical"].erase("error_band");  // a plan's bands; one split's rank carries none yet
+  EXPECT_EQ(j["best"].dump(), best.dump());
 }
 
 TEST(PlanRank, BadKeyIsAnInputErrorNamingTheField) {
