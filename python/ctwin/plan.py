@@ -47,7 +47,9 @@ class PlanResult(_TextReport):
         when re-ranked on the shared flow fabric, else "analytical") and that network's
         step_time_s, tokens_per_s, mfu, memory_gib_per_gpu and breakdown in seconds per step
         (compute, recompute, bubble, exposed_tp/pp/dp/cp/ep, optimizer); analytical_rank and
-        the analytical step_time_s and tokens_per_s beside it; ``why`` (the parts that differ
+        the analytical step_time_s and tokens_per_s beside it; tokens_per_s_p10 and _p90 (the
+        band of what would be measured, docs/validation.md#error-bands-issue-41-item-5) and
+        distinguishable_from_best (whether that band misses rank 1's; None on rank 1); ``why`` (the parts that differ
         most from rank 1); ``warnings`` (the checks of the build's warnings, joined by ";",
         the same on every row; empty when none: see :attr:`warnings`)."""
         rows = []
@@ -61,6 +63,9 @@ class PlanResult(_TextReport):
             row["network"] = "flow" if r.get("flow") else "analytical"
             for key in ("step_time_s", "tokens_per_s", "mfu", "model_tflops_per_gpu", "memory_gib_per_gpu"):
                 row[key] = score[key]
+            band = score["error_band"]["tokens_per_s"]
+            row["tokens_per_s_p10"], row["tokens_per_s_p90"] = band["p10"], band["p90"]
+            row["distinguishable_from_best"] = r.get("distinguishable_from_best")
             for part in _BREAKDOWN:
                 row[f"{part}_s"] = score["breakdown_s"][part]
             row["analytical_rank"] = r["analytical_rank"]

@@ -52,7 +52,9 @@ class StepResult(_Report):
     Fields: ``step_time_s``, ``tokens_per_s``, ``model_tflops_per_gpu``,
     ``hardware_tflops_per_gpu``, ``mfu`` (0-1), ``comm_ratio`` (exposed communication / step),
     ``fits_memory``, ``parallel`` (the split), ``model``, ``cluster``, ``gpu``, ``gpus``,
-    ``network`` and the rest of :meth:`to_dict`.
+    ``network``, ``error_band`` (the p10-p90 of what would be measured for the step time,
+    tokens/s, model TFLOP/s and MFU, and the class of held-out runs it comes from) and the rest
+    of :meth:`to_dict`.
     """
 
     __slots__ = ("trace",)

@@ -34,6 +34,7 @@ SECTIONS = {
     "gemm_csv": "GEMM CSV",
     "layers": "Layer measurements",
     "stack": "Software stack",
+    "error_bands": "Error bands",
 }
 
 # format -> the sources that read it (JSON formats; the CSV reader's extra columns are ignored, not read)
@@ -54,6 +55,7 @@ LOADERS = {
     "scaling_cases": ["src/ctwin/analysis/scaling_validation.cpp"],
     "layers": ["src/ctwin/replay/layer_times.cpp"],
     "stack": ["src/ctwin/replay/stack_profile.cpp"],
+    "error_bands": ["src/ctwin/analysis/error_bands.cpp"],
 }
 
 # Documents inside documents: the object under this path is read by another format's loader.
@@ -158,7 +160,7 @@ def bundled_json():
              ("topology", "topologies/pools/*.json"), ("gpu", "models/gpus/*.json"),
              ("gpu", "models/gpus/calibrated/*.json"), ("training_cases", "validation/training/cases.json"),
              ("scaling_cases", "validation/training/scaling.json"), ("nccl_manifest", "validation/nccl/setups.json"),
-             ("stack", "models/stacks/*.json")]
+             ("stack", "models/stacks/*.json"), ("error_bands", "models/error_bands.json")]
     out = []
     for kind, pattern in kinds:
         files = sorted(glob.glob(os.path.join(ROOT, pattern)))

@@ -82,6 +82,7 @@ ScalingStudy run_scaling(const ScalingQuery& query) {
   ScalingStudy study;
   study.model = base.model.name;
   study.batch = query.batch;
+  study.error_band = error_band_key(base);
   study.points.resize(query.gpus.size());
   std::mutex progress_mutex;
   std::size_t done = 0;

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/fabric/build_checks.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
@@ -65,6 +66,7 @@ struct ScalingPoint {
 struct ScalingStudy {
   std::string model;
   BatchPolicy batch = BatchPolicy::kNearest;
+  ErrorBandKey error_band;  ///< the class of every point's prediction (the size does not change it)
   std::vector<ScalingPoint> points;
 };
 

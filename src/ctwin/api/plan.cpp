@@ -35,9 +35,13 @@ PlanScore score_of(const replay::StepReport& r) {
   return s;
 }
 
+}  // namespace
+
 double objective_value(const PlanScore& s, PlanObjective objective) {
   return objective == PlanObjective::kMfu ? s.mfu : s.tokens_per_s;
 }
+
+namespace {
 
 std::vector<std::pair<std::string, double>> parts_of(const PlanScore& s) {
   return {{"compute", s.compute_s},         {"recompute", s.recompute_s},     {"bubble", s.bubble_s},
@@ -285,6 +289,7 @@ PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, con
     h.calibration.compute_source = scale->second;
   }
   h.calibration.network = !setup.resolved.calibration.empty();
+  h.error_band = analysis::error_band_key(setup.resolved);
   h.warnings = scenario_build_warnings(setup.resolved, setup.gpus);
   h.enumerated = space.enumerated;
   h.survivors = static_cast<std::int64_t>(space.survivors.size());

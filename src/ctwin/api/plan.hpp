@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/plan_space.hpp"
 #include "ctwin/api/shard.hpp"
@@ -127,6 +128,9 @@ struct PlanHeader {
   std::vector<std::string> fixes;
   double memory_margin = 0;
   PlanCalibration calibration;
+  /// The class of every candidate's prediction (analysis/error_bands.hpp); its network is the
+  /// scenario's, and each score takes the one it was replayed on.
+  analysis::ErrorBandKey error_band;
   /// The build's warnings (api/build_warnings.hpp), as `ctwin run` prints them: every candidate
   /// runs on the same build, and the rules remove the splits that would add one of their own
   /// (tp beyond the NVLink domain), so they are the warnings of every row.
@@ -168,6 +172,14 @@ void finish_plan(PlanResult& result);
 /// {"model", ..., "rules": [...], "results": [the first `top` valid entries (0: all entries,
 /// invalid included, as shards write them)]}.
 [[nodiscard]] nlohmann::json plan_json(const PlanResult& result, std::size_t top);
+
+/// The figure a plan ranks on: tokens/s or MFU.
+[[nodiscard]] double objective_value(const PlanScore& score, PlanObjective objective);
+
+/// Whether `entry`'s p10-p90 band of the plan's objective (tokens/s or MFU) misses `best`'s: on
+/// the flow fabric when both were replayed there, else on the analytical network.
+[[nodiscard]] bool distinguishable_from_best(const PlanEntry& entry, const PlanEntry& best, PlanObjective objective,
+                                             const analysis::ErrorBands& bands, const analysis::ErrorBandKey& key);
 
 /// The one-machine result from shards' plan_json(…, 0) outputs (`sources` name them in errors):
 /// the same plan, every shard once.

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/api/shard.hpp"
 #include "ctwin/core/error.hpp"
@@ -69,6 +70,13 @@ json entry_json(const PlanEntry& e, std::size_t rank) {
   out["why"] = why;
   return out;
 }
+
+analysis::ErrorBandKey on_network(analysis::ErrorBandKey key, const char* network) {
+  key.network = network;
+  return key;
+}
+
+BandedFigures score_figures(const PlanScore& s) { return {s.step_time_s, s.tokens_per_s, s.mfu, s.model_tflops_per_gpu}; }
 
 // ---- reading back (merge) ----
 
@@ -222,13 +230,24 @@ json plan_json(const PlanResult& result, std::size_t top) {
   for (const auto& r : rules.rules()) {
     rule_list.push_back({{"rule", r.rule}, {"description", r.description}, {"removed", r.removed}, {"example", r.example}});
   }
+  const analysis::ErrorBands bands = load_bundled_error_bands();
+  const analysis::ErrorBand analytical_band = analysis::band_for(bands, on_network(result.error_band, "analytical"));
+  const analysis::ErrorBand flow_band = analysis::band_for(bands, on_network(result.error_band, "flow"));
+  const PlanEntry* best = result.entries.empty() || !result.entries.front().invalid.empty() ? nullptr : &result.entries.front();
   json results = json::array();
   for (std::size_t i = 0; i < result.entries.size(); ++i) {
     const PlanEntry& e = result.entries[i];
     if (top > 0 && (i >= top || !e.invalid.empty())) break;
-    results.push_back(entry_json(e, i + 1));
+    json entry = entry_json(e, i + 1);
+    if (e.invalid.empty()) {
+      entry["analytical"]["error_band"] = error_band_intervals_json(analytical_band, score_figures(e.analytical));
+      if (e.flow) entry["flow"]["error_band"] = error_band_intervals_json(flow_band, score_figures(*e.flow));
+      if (i > 0 && best != nullptr) entry["distinguishable_from_best"] = distinguishable_from_best(e, *best, result.objective, bands, result.error_band);
+    }
+    results.push_back(entry);
   }
   json out = plan_header_json(result);
+  out["error_band"] = {{"analytical", error_band_class_json(analytical_band)}, {"flow", error_band_class_json(flow_band)}};
   out["flow_top"] = result.flow_top;
   out["rules"] = rule_list;
   out["search"] = {{"exhaustive", result.exhaustive}, {"bounded", result.bounded}, {"replayed", result.replayed}};
@@ -244,6 +263,17 @@ json plan_json(const PlanResult& result, std::size_t top) {
 }
 
 json plan_entry_json(const PlanEntry& entry, std::size_t rank) { return entry_json(entry, rank); }
+
+bool distinguishable_from_best(const PlanEntry& entry, const PlanEntry& best, PlanObjective objective,
+                               const analysis::ErrorBands& bands, const analysis::ErrorBandKey& key) {
+  const bool flow = entry.flow && best.flow;  // both on one network, as the final order compares them
+  const analysis::ErrorBand band = analysis::band_for(bands, on_network(key, flow ? "flow" : "analytical"));
+  const PlanScore& mine = flow ? *entry.flow : entry.analytical;
+  const PlanScore& theirs = flow ? *best.flow : best.analytical;
+  const analysis::Interval a = analysis::throughput_interval(objective_value(mine, objective), *band.from);
+  const analysis::Interval b = analysis::throughput_interval(objective_value(theirs, objective), *band.from);
+  return a.high < b.low || b.high < a.low;
+}
 
 PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::string>& sources) {
   if (shards.empty()) throw InputError("--merge", "", "no files to merge");
@@ -292,6 +322,14 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
           merged.calibration.compute = field(c, "compute", source).get<bool>();
           merged.calibration.network = field(c, "network", source).get<bool>();
           if (c.contains("compute_source")) merged.calibration.compute_source = c["compute_source"].get<std::string>();
+        }
+        // Shards written before the plan carried its error bands take the class pooled over GPU families.
+        if (j.contains("error_band")) {
+          const json& c = field(field(field(j, "error_band", source), "analytical", source), "class", source);
+          merged.error_band.moe = field(c, "model", source).get<std::string>() == "moe";
+          merged.error_band.calibrated = field(c, "calibrated", source).get<bool>();
+          merged.error_band.gpu_family = field(c, "gpu_family", source).get<std::string>();
+          merged.error_band.network = "analytical";
         }
         // Shards written before the plan carried its build's warnings have none to give.
         if (j.contains("warnings")) merged.warnings = read_build_warnings_json(j["warnings"], source, "/warnings");

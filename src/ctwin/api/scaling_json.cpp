@@ -1,9 +1,12 @@
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/report_json.hpp"
 
 namespace ctwin::api {
 
 nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
+  const analysis::ErrorBands bands = load_bundled_error_bands();
+  const analysis::ErrorBand band = analysis::band_for(bands, study.error_band);
   nlohmann::json points = nlohmann::json::array();
   for (const auto& p : study.points) {
     nlohmann::json entry{{"gpus", p.gpus}, {"global_batch", p.global_batch}};
@@ -20,7 +23,8 @@ nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
                     {"bubble_s", p.report.breakdown.bubble_s},
                     {"linearity", p.linearity},
                     {"fits_memory", p.report.fits_memory},
-                    {"warnings", build_warnings_json(p.warnings)}});
+                    {"warnings", build_warnings_json(p.warnings)},
+                    {"error_band", error_band_intervals_json(band, banded_figures(p.report))}});
     }
     points.push_back(entry);
   }
@@ -29,7 +33,9 @@ nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
 
 nlohmann::json scaling_json(const analysis::ScalingStudy& study) {
   const bool weak = study.batch == analysis::BatchPolicy::kPerReplica;
+  const analysis::ErrorBands bands = load_bundled_error_bands();
   return nlohmann::json{{"model", study.model},
+                        {"error_band", error_band_class_json(analysis::band_for(bands, study.error_band))},
                         {"scaling", weak ? "weak" : "strong"},
                         {"batch", analysis::batch_policy_name(study.batch)},
                         {"points", scaling_points_json(study)}};

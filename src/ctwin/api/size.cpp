@@ -64,7 +64,7 @@ SizeWorkload run_workload(const std::string& file, const nlohmann::json& cluster
   options.step.report_only = true;
   if (query.network == network::ModelKind::kFlow) options.step.flow_sample = query.flow_sample;
   const analysis::ScalingStudy study = evaluate_scaling(scenario, context, options);
-  SizeWorkload workload{file, study.model, {}};
+  SizeWorkload workload{file, study.model, {}, study.error_band};
   for (const auto& point : study.points) {
     SizeWorkloadPoint out;
     out.gpus = point.gpus;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/fabric/bill_of_materials.hpp"
@@ -67,6 +68,7 @@ struct SizeWorkload {
   std::string scenario;
   std::string model;
   std::vector<SizeWorkloadPoint> points;  ///< ascending GPUs; the last is the full build
+  analysis::ErrorBandKey error_band;      ///< the class of its predictions (analysis/error_bands.hpp)
 };
 
 struct SizeOption {

@@ -1,4 +1,5 @@
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/size.hpp"
 
 namespace ctwin::api {
@@ -59,6 +60,7 @@ nlohmann::json bill_json(const fabric::BillOfMaterials& bill) {
 }  // namespace
 
 nlohmann::json size_json(const SizeResult& result) {
+  const analysis::ErrorBands bands = load_bundled_error_bands();
   nlohmann::json out;
   out["cluster"] = result.cluster;
   out["gpus"] = result.gpus;
@@ -91,7 +93,9 @@ nlohmann::json size_json(const SizeResult& result) {
     entry["alltoall_gpus"] = option.alltoall_gpus;
     entry["workloads"] = nlohmann::json::array();
     for (const auto& workload : option.workloads) {
-      nlohmann::json w{{"scenario", workload.scenario}, {"model", workload.model}, {"points", nlohmann::json::array()}};
+      const analysis::ErrorBand band = analysis::band_for(bands, workload.error_band);
+      nlohmann::json w{{"scenario", workload.scenario}, {"model", workload.model}, {"points", nlohmann::json::array()},
+                       {"error_band", error_band_class_json(band)}};
       for (const auto& p : workload.points) {
         nlohmann::json point{{"gpus", p.gpus}, {"global_batch", p.global_batch}};
         if (!p.invalid.empty()) {
@@ -102,6 +106,7 @@ nlohmann::json size_json(const SizeResult& result) {
           point["mfu"] = p.mfu;
           point["model_tflops_per_gpu"] = p.model_tflops_per_gpu;
           point["linearity"] = p.linearity;
+          point["error_band"] = error_band_intervals_json(band, {p.step_time_s, p.tokens_per_s, p.mfu, p.model_tflops_per_gpu});
         }
         w["points"].push_back(std::move(point));
       }

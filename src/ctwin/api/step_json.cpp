@@ -1,6 +1,7 @@
 #include "ctwin/api/report_json.hpp"
 
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/replay/node_pool.hpp"
 
 namespace ctwin::api {
@@ -78,6 +79,8 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
       {"memory_total_gib_per_stage", r.memory_total_gib_per_stage},
       {"fits_memory", r.fits_memory},
       {"events", r.events}};
+  const analysis::ErrorBands bands = load_bundled_error_bands();
+  out["error_band"] = error_band_json(analysis::band_for(bands, analysis::error_band_key(s)), banded_figures(r));
   if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
   if (r.data_pipeline) {  // likewise scenarios without a data pipeline
     out["breakdown"]["exposed_io_s"] = b.exposed_io_s;

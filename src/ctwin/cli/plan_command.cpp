@@ -11,10 +11,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/framework_args.hpp"
 #include "ctwin/api/plan.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/phase_progress.hpp"
@@ -123,29 +125,45 @@ void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
     std::cout << "\nBest " << std::min(top, result.entries.size()) << ":\n";
   }
   std::vector<std::string> headers({"rank", "tp", "pp", "vpp", "cp", "ep", "dp", "mb", "recompute", "optimizer", "network", "step_s",
-               "tokens_per_s", "mfu_%", "mem_GiB", "bubble_s", "exp_tp_s", "exp_pp_s", "exp_dp_s", "exp_cp_s",
+               "tokens_per_s", "tokens_per_s p10-p90", "mfu_%", "distinguishable", "mem_GiB", "bubble_s", "exp_tp_s", "exp_pp_s", "exp_dp_s", "exp_cp_s",
                "exp_ep_s", "recompute_s", "why (vs rank 1)"});
   // Every row runs on the same build, so the column appears only when that build has warnings:
   // a sound build's table keeps its columns.
   const std::string checks = warning_checks(result.warnings);
   if (!checks.empty()) headers.push_back("warnings");
   Table table(std::move(headers));
+  const analysis::ErrorBands bands = api::load_bundled_error_bands();
+  const auto band_on = [&](const char* network) {
+    analysis::ErrorBandKey key = result.error_band;
+    key.network = network;
+    return analysis::band_for(bands, key);
+  };
+  const analysis::ErrorBand flow_band = band_on("flow"), analytical_band = band_on("analytical");
   for (std::size_t i = 0; i < result.entries.size() && i < top; ++i) {
     const auto& e = result.entries[i];
     if (!e.invalid.empty()) break;
     const auto& s = e.flow ? *e.flow : e.analytical;
+    const auto& band = e.flow ? flow_band : analytical_band;
+    const std::string distinct =
+        i == 0 ? "-" : (api::distinguishable_from_best(e, result.entries.front(), result.objective, bands, result.error_band) ? "yes" : "no");
     std::vector<std::string> row({std::to_string(i + 1), std::to_string(e.split.tp), std::to_string(e.split.pp),
                    std::to_string(e.split.vpp), std::to_string(e.split.cp), std::to_string(e.split.ep),
                    std::to_string(e.dp), std::to_string(e.split.micro_batch), workload::recompute_name(e.split.recompute),
                    optimizer_name(e.split), e.flow ? "flow" : "analytical", fixed(s.step_time_s, 4),
-                   fixed(s.tokens_per_s, 0), fixed(100 * s.mfu, 1), fixed(s.memory_gib_per_gpu, 1),
+                   fixed(s.tokens_per_s, 0), interval_text(analysis::throughput_interval(s.tokens_per_s, *band.from), 0),
+                   fixed(100 * s.mfu, 1), distinct, fixed(s.memory_gib_per_gpu, 1),
                    fixed(s.bubble_s, 4), fixed(s.exposed_s.tp, 4), fixed(s.exposed_s.pp, 4), fixed(s.exposed_s.dp, 4),
                    fixed(s.exposed_s.cp, 4), fixed(s.exposed_s.ep, 4), fixed(s.recompute_s, 4), why_text(e)});
     if (!checks.empty()) row.push_back(checks);
     table.add_row(std::move(row));
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
-  if (format == Format::kTable) print_warnings(std::cout, result.warnings);
+  if (format == Format::kTable) {
+    print_band_source(std::cout, result.entries.front().flow ? flow_band : analytical_band);
+    std::cout << "distinguishable: whether a split's p10-p90 band of the objective misses rank 1's (its errors are "
+                 "those of the same class, so the two are not independent)\n";
+    print_warnings(std::cout, result.warnings);
+  }
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 #include <CLI/CLI.hpp>
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/json_csv.hpp"
@@ -40,7 +42,7 @@ struct RunOptions {
   std::vector<std::string> degrade;
 };
 
-void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
+void print_table(const replay::Scenario& s, const replay::SimulatedStep& step, const analysis::ErrorBands& bands) {
   const auto& r = step.report;
   const auto& b = r.breakdown;
   std::cout << s.model.name << " on " << s.gpus << " x " << s.gpu.name << " (" << s.cluster.name << "), network "
@@ -85,14 +87,18 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step) {
     }
     std::cout << "\n";
   }
-  Table t({"metric", "value"});
-  t.add_row({"step time", fixed(r.step_time_s, 4) + " s"});
-  t.add_row({"tokens/s", fixed(r.tokens_per_s, 0)});
-  t.add_row({"model TFLOP/s per GPU", fixed(r.model_tflops_per_gpu, 1)});
-  t.add_row({"hardware TFLOP/s per GPU", fixed(r.hardware_tflops_per_gpu, 1)});
-  t.add_row({"MFU", fixed(100 * r.mfu, 1) + " %"});
-  t.add_row({"exposed comm / step", fixed(100 * r.comm_ratio, 1) + " %"});
+  const analysis::ErrorBand band = analysis::band_for(bands, analysis::error_band_key(s));
+  const auto& c = *band.from;
+  Table t({"metric", "value", "p10-p90"});
+  t.add_row({"step time", fixed(r.step_time_s, 4) + " s", interval_text(analysis::time_interval(r.step_time_s, c), 4) + " s"});
+  t.add_row({"tokens/s", fixed(r.tokens_per_s, 0), interval_text(analysis::throughput_interval(r.tokens_per_s, c), 0)});
+  t.add_row({"model TFLOP/s per GPU", fixed(r.model_tflops_per_gpu, 1),
+             interval_text(analysis::throughput_interval(r.model_tflops_per_gpu, c), 1)});
+  t.add_row({"hardware TFLOP/s per GPU", fixed(r.hardware_tflops_per_gpu, 1), ""});
+  t.add_row({"MFU", fixed(100 * r.mfu, 1) + " %", interval_text(analysis::throughput_interval(r.mfu, c), 1, 100) + " %"});
+  t.add_row({"exposed comm / step", fixed(100 * r.comm_ratio, 1) + " %", ""});
   t.print(std::cout, Format::kTable, "  ");
+  print_band_source(std::cout, band);
   std::cout << "step breakdown (mean over pipeline ranks):\n";
   Table parts({"part", "seconds", "% of step"});
   const auto row = [&](const std::string& name, double v) {
@@ -192,7 +198,7 @@ Action add_run_command(CLI::App& app) {
     } else if (format == Format::kCsv) {
       print_json_csv(std::cout, api::step_json(given, result), o->table);
     } else {
-      print_table(scenario, step);
+      print_table(scenario, step, api::load_bundled_error_bands());
       print_warnings(std::cout, api::step_warnings(scenario));
     }
     if (!o->figure.empty()) {

@@ -8,9 +8,11 @@
 
 #include <CLI/CLI.hpp>
 #include "ctwin/analysis/scaling.hpp"
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -105,18 +107,22 @@ Action add_scale_command(CLI::App& app) {
       std::cout << json_text(api::scaling_json(study), 2) << '\n';
       return;
     }
-    Table table({"gpus", "dp", "global batch", "step s", "tokens/s", "tokens/s/GPU", "MFU %", "comm %", "linearity",
-                 "fits", "warnings", "note"});
+    const analysis::ErrorBands bands = api::load_bundled_error_bands();
+    const analysis::ErrorBand band = analysis::band_for(bands, study.error_band);
+    Table table({"gpus", "dp", "global batch", "step s", "step s p10-p90", "tokens/s", "tokens/s/GPU", "MFU %",
+                 "MFU % p10-p90", "comm %", "linearity", "fits", "warnings", "note"});
     for (const auto& p : study.points) {
       if (!p.invalid.empty()) {
         table.add_row({std::to_string(p.gpus), "-", std::to_string(p.global_batch), "-", "-", "-", "-", "-", "-", "-", "-",
-                       "invalid: " + p.invalid});
+                       "-", "-", "invalid: " + p.invalid});
         continue;
       }
       const auto& r = p.report;
       table.add_row({std::to_string(p.gpus), std::to_string(r.dp), std::to_string(p.global_batch), fixed(r.step_time_s, 4),
-                     fixed(r.tokens_per_s, 0), fixed(r.tokens_per_s / static_cast<double>(p.gpus), 1),
-                     fixed(100 * r.mfu, 1), fixed(100 * r.comm_ratio, 1), fixed(p.linearity, 3),
+                     interval_text(analysis::time_interval(r.step_time_s, *band.from), 4),
+                     fixed(r.tokens_per_s, 0), fixed(r.tokens_per_s / static_cast<double>(p.gpus), 1), fixed(100 * r.mfu, 1),
+                     interval_text(analysis::throughput_interval(r.mfu, *band.from), 1, 100),
+                     fixed(100 * r.comm_ratio, 1), fixed(p.linearity, 3),
                      r.fits_memory ? "yes" : "no", warning_checks(p.warnings).empty() ? "-" : warning_checks(p.warnings),
                      p.batch_note.empty() ? "" : "batch: " + p.batch_note});
     }
@@ -128,6 +134,7 @@ Action add_scale_command(CLI::App& app) {
     }
     table.print(std::cout, format, format == Format::kTable ? "  " : "");
     if (format != Format::kTable) return;
+    print_band_source(std::cout, band);
     for (const auto& p : study.points) {
       if (p.warnings.empty()) continue;
       std::cout << "\n[" << p.gpus << " GPUs]";

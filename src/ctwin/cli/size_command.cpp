@@ -12,8 +12,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/size.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
@@ -116,6 +118,7 @@ void print_table(const api::SizeResult& result, Format format) {
   for (std::size_t w = 0; w < workloads; ++w) {
     const std::string prefix = workloads > 1 ? "w" + std::to_string(w + 1) + "_" : "";
     headers.push_back(prefix + "tokens_per_s");
+    headers.push_back(prefix + "tokens_per_s p10-p90");
     headers.push_back(prefix + "mfu_%");
     for (const std::int64_t gpus : scales) headers.push_back(prefix + "lin_" + std::to_string(gpus));
   }
@@ -128,6 +131,7 @@ void print_table(const api::SizeResult& result, Format format) {
   headers.emplace_back("pareto");
   headers.emplace_back("note");
   Table table(headers);
+  const analysis::ErrorBands bands = api::load_bundled_error_bands();
   const std::map<int, std::string> letters = tie_letters(result);
   for (const auto& option : result.options) {
     std::vector<std::string> row = option.values;
@@ -155,7 +159,9 @@ void print_table(const api::SizeResult& result, Format format) {
     }
     for (const auto& workload : option.workloads) {
       const auto& full = workload.points.back();
+      const analysis::ErrorBand band = analysis::band_for(bands, workload.error_band);
       row.push_back(full.invalid.empty() ? fixed(full.tokens_per_s, 0) : "-");
+      row.push_back(full.invalid.empty() ? interval_text(analysis::throughput_interval(full.tokens_per_s, *band.from), 0) : "-");
       row.push_back(full.invalid.empty() ? fixed(100 * full.mfu, 1) : "-");
       for (const auto& point : workload.points) row.push_back(point.invalid.empty() ? fixed(point.linearity, 3) : "-");
     }
@@ -182,6 +188,7 @@ void print_table(const api::SizeResult& result, Format format) {
           std::cout << (workloads > 1 ? "w" + std::to_string(w + 1) + ": " : "workload: ")
                     << option.workloads[w].model << " (" << option.workloads[w].scenario
                     << "), " << network_line(result) << ", global batch grown with data parallelism\n";
+          print_band_source(std::cout, analysis::band_for(bands, option.workloads[w].error_band));
           break;
         }
       }
