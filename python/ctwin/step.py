@@ -17,12 +17,16 @@ def _calibrated(s: Scenario, calibration: str | os.PathLike | None) -> Scenario:
     return s if calibration is None else Scenario(s._core.with_calibration(_args.path("calibration", calibration)))
 
 
+_PLACEMENTS = ("domain_aligned", "contiguous", "packed", "spread", "topology_aware", "fragmented")
+
+
 def _placed(s: Scenario, placement: str | Mapping | None) -> Scenario:
     """The scenario with its "placement" replaced, as --placement does (docs/cluster.md)."""
     if placement is None:
         return s
-    if not isinstance(placement, (str, Mapping)):
-        raise _args.refuse("placement", "a placement name or the scenario's placement object", placement)
+    if not isinstance(placement, (str, Mapping)) or (isinstance(placement, str) and placement not in _PLACEMENTS):
+        raise _args.refuse("placement", "a placement name (" + ", ".join(_PLACEMENTS) +
+                           ") or the scenario's placement object", placement)
     return s.with_(placement=dict(placement) if isinstance(placement, Mapping) else placement)
 
 

@@ -36,13 +36,14 @@ BASELINE = {
     "read_nccl_log": {"path": "a.log"},
     "layer": {"model": "llama3-8b"},
     "validate": {},
+    "explain": {"chain": "scenarios/explain/seed000-40x.json"},
 }
 FUNCTIONS = sorted(BASELINE)
 # The _core entry points the functions call; Scenario.load stays real (the baselines name "default").
 CORE_CALLS = ["run", "scale", "fabric", "collective", "traffic", "size", "accept", "plan", "sweep", "rank_split",
               "goodput", "gemm", "calibrate_gemm", "calibrate_layers", "calibrate_training", "calibrate_nccl",
               "read_nccl_log", "layer", "validate_nccl", "validate_training", "validate_training_calibrated",
-              "validate_scaling", "merge_plans", "merge_sweeps"]
+              "validate_scaling", "merge_plans", "merge_sweeps", "explain"]
 # Keywords that are not values: a Dask client is duck-typed.
 SKIPPED = {("plan", "client"), ("sweep", "client")}
 

@@ -80,7 +80,7 @@ BandedFigures score_figures(const PlanScore& s) { return {s.step_time_s, s.token
 
 // ---- reading back (merge) ----
 
-const json& field(const json& object, const char* key, const std::string& source) {
+const json& plan_shard_field(const json& object, const char* key, const std::string& source) {
   if (!object.is_object() || !object.contains(key)) {
     throw InputError(source, "", "not a shard of `ctwin plan --shard` (no '" + std::string(key) + "')");
   }
@@ -89,51 +89,51 @@ const json& field(const json& object, const char* key, const std::string& source
 
 PlanScore read_score(const json& j, const std::string& source) {
   PlanScore s;
-  s.step_time_s = field(j, "step_time_s", source).get<double>();
-  s.tokens_per_s = field(j, "tokens_per_s", source).get<double>();
-  s.mfu = field(j, "mfu", source).get<double>();
-  s.model_tflops_per_gpu = field(j, "model_tflops_per_gpu", source).get<double>();
-  s.memory_gib_per_gpu = field(j, "memory_gib_per_gpu", source).get<double>();
-  const json& b = field(j, "breakdown_s", source);
-  s.compute_s = field(b, "compute", source).get<double>();
-  s.recompute_s = field(b, "recompute", source).get<double>();
-  s.bubble_s = field(b, "bubble", source).get<double>();
-  s.exposed_s.tp = field(b, "exposed_tp", source).get<double>();
-  s.exposed_s.pp = field(b, "exposed_pp", source).get<double>();
-  s.exposed_s.dp = field(b, "exposed_dp", source).get<double>();
-  s.exposed_s.cp = field(b, "exposed_cp", source).get<double>();
-  s.exposed_s.ep = field(b, "exposed_ep", source).get<double>();
-  s.optimizer_s = field(b, "optimizer", source).get<double>();
+  s.step_time_s = plan_shard_field(j, "step_time_s", source).get<double>();
+  s.tokens_per_s = plan_shard_field(j, "tokens_per_s", source).get<double>();
+  s.mfu = plan_shard_field(j, "mfu", source).get<double>();
+  s.model_tflops_per_gpu = plan_shard_field(j, "model_tflops_per_gpu", source).get<double>();
+  s.memory_gib_per_gpu = plan_shard_field(j, "memory_gib_per_gpu", source).get<double>();
+  const json& b = plan_shard_field(j, "breakdown_s", source);
+  s.compute_s = plan_shard_field(b, "compute", source).get<double>();
+  s.recompute_s = plan_shard_field(b, "recompute", source).get<double>();
+  s.bubble_s = plan_shard_field(b, "bubble", source).get<double>();
+  s.exposed_s.tp = plan_shard_field(b, "exposed_tp", source).get<double>();
+  s.exposed_s.pp = plan_shard_field(b, "exposed_pp", source).get<double>();
+  s.exposed_s.dp = plan_shard_field(b, "exposed_dp", source).get<double>();
+  s.exposed_s.cp = plan_shard_field(b, "exposed_cp", source).get<double>();
+  s.exposed_s.ep = plan_shard_field(b, "exposed_ep", source).get<double>();
+  s.optimizer_s = plan_shard_field(b, "optimizer", source).get<double>();
   return s;
 }
 
 PlanEntry read_entry(const json& j, const std::string& source) {
   PlanEntry e;
-  e.index = field(j, "index", source).get<std::int64_t>();
-  const json& s = field(j, "split", source);
-  e.split.tp = field(s, "tp", source).get<std::int64_t>();
-  e.split.pp = field(s, "pp", source).get<std::int64_t>();
-  e.split.vpp = field(s, "vpp", source).get<std::int64_t>();
-  e.split.cp = field(s, "cp", source).get<std::int64_t>();
-  e.split.ep = field(s, "ep", source).get<std::int64_t>();
-  e.dp = field(s, "dp", source).get<std::int64_t>();
-  e.split.sequence_parallel = field(s, "sequence_parallel", source).get<bool>();
-  e.split.embedding_in_split = e.split.loss_in_split = field(s, "pipeline_accounting", source).get<bool>();
-  const auto schedule = workload::schedule_from_name(field(s, "schedule", source).get<std::string>());
-  const auto recompute = workload::recompute_from_name(field(s, "recompute", source).get<std::string>());
+  e.index = plan_shard_field(j, "index", source).get<std::int64_t>();
+  const json& s = plan_shard_field(j, "split", source);
+  e.split.tp = plan_shard_field(s, "tp", source).get<std::int64_t>();
+  e.split.pp = plan_shard_field(s, "pp", source).get<std::int64_t>();
+  e.split.vpp = plan_shard_field(s, "vpp", source).get<std::int64_t>();
+  e.split.cp = plan_shard_field(s, "cp", source).get<std::int64_t>();
+  e.split.ep = plan_shard_field(s, "ep", source).get<std::int64_t>();
+  e.dp = plan_shard_field(s, "dp", source).get<std::int64_t>();
+  e.split.sequence_parallel = plan_shard_field(s, "sequence_parallel", source).get<bool>();
+  e.split.embedding_in_split = e.split.loss_in_split = plan_shard_field(s, "pipeline_accounting", source).get<bool>();
+  const auto schedule = workload::schedule_from_name(plan_shard_field(s, "schedule", source).get<std::string>());
+  const auto recompute = workload::recompute_from_name(plan_shard_field(s, "recompute", source).get<std::string>());
   if (!schedule || !recompute) throw InputError(source, "", "a result has an unknown schedule or recompute");
   e.split.schedule = *schedule;
   e.split.recompute = *recompute;
-  e.split.micro_batch = field(s, "micro_batch", source).get<std::int64_t>();
-  e.micro_batches = field(s, "micro_batches", source).get<std::int64_t>();
-  e.split.zero = field(s, "zero", source).get<int>();
-  e.split.distributed_optimizer = field(s, "distributed_optimizer", source).get<bool>();
+  e.split.micro_batch = plan_shard_field(s, "micro_batch", source).get<std::int64_t>();
+  e.micro_batches = plan_shard_field(s, "micro_batches", source).get<std::int64_t>();
+  e.split.zero = plan_shard_field(s, "zero", source).get<int>();
+  e.split.distributed_optimizer = plan_shard_field(s, "distributed_optimizer", source).get<bool>();
   if (j.contains("invalid")) {
     e.invalid = j["invalid"].get<std::string>();
     return e;
   }
-  e.analytical = read_score(field(j, "analytical", source), source);
-  if (const json& flow = field(j, "flow", source); !flow.is_null()) e.flow = read_score(flow, source);
+  e.analytical = read_score(plan_shard_field(j, "analytical", source), source);
+  if (const json& flow = plan_shard_field(j, "flow", source); !flow.is_null()) e.flow = read_score(flow, source);
   return e;
 }
 
@@ -286,10 +286,10 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
     const std::string& source = sources.at(f);
     // A field of the wrong type (nlohmann's type_error) is a damaged shard, not ctwin's error.
     try {
-      const json& shard = field(j, "shard", source);
-      const auto index = field(shard, "index", source).get<std::size_t>();
-      const auto n = field(shard, "count", source).get<std::size_t>();
-      const auto scenario = field(shard, "scenario", source).get<std::string>();
+      const json& shard = plan_shard_field(j, "shard", source);
+      const auto index = plan_shard_field(shard, "index", source).get<std::size_t>();
+      const auto n = plan_shard_field(shard, "count", source).get<std::size_t>();
+      const auto scenario = plan_shard_field(shard, "scenario", source).get<std::string>();
       json header = j;
       header.erase("results");
       header.erase("shard");
@@ -303,42 +303,42 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
       if (f == 0) {
         count = n;
         merged.scenario_fingerprint = scenario;
-        merged.model = field(j, "model", source).get<std::string>();
-        merged.cluster = field(j, "cluster", source).get<std::string>();
-        merged.gpu = field(j, "gpu", source).get<std::string>();
-        merged.gpus = field(j, "gpus", source).get<std::int64_t>();
-        merged.global_batch = field(j, "global_batch", source).get<std::int64_t>();
-        merged.seq_len = field(j, "seq_len", source).get<std::int64_t>();
-        merged.objective = parse_plan_objective(field(j, "objective", source).get<std::string>());
-        merged.flow_top = field(j, "flow_top", source).get<std::size_t>();
+        merged.model = plan_shard_field(j, "model", source).get<std::string>();
+        merged.cluster = plan_shard_field(j, "cluster", source).get<std::string>();
+        merged.gpu = plan_shard_field(j, "gpu", source).get<std::string>();
+        merged.gpus = plan_shard_field(j, "gpus", source).get<std::int64_t>();
+        merged.global_batch = plan_shard_field(j, "global_batch", source).get<std::int64_t>();
+        merged.seq_len = plan_shard_field(j, "seq_len", source).get<std::int64_t>();
+        merged.objective = parse_plan_objective(plan_shard_field(j, "objective", source).get<std::string>());
+        merged.flow_top = plan_shard_field(j, "flow_top", source).get<std::size_t>();
         if (j.contains("flow_sample")) {
-          merged.flow_sample = replay::parse_flow_sample(field(j, "flow_sample", source).get<std::string>(), source);
+          merged.flow_sample = replay::parse_flow_sample(plan_shard_field(j, "flow_sample", source).get<std::string>(), source);
         }
-        merged.fixes = field(j, "fixes", source).get<std::vector<std::string>>();
+        merged.fixes = plan_shard_field(j, "fixes", source).get<std::vector<std::string>>();
         // Shards written before the margin and the calibration were recorded have neither.
         if (j.contains("memory_margin")) merged.memory_margin = j["memory_margin"].get<double>();
         if (j.contains("calibrated")) {
           const json& c = j["calibrated"];
-          merged.calibration.compute = field(c, "compute", source).get<bool>();
-          merged.calibration.network = field(c, "network", source).get<bool>();
+          merged.calibration.compute = plan_shard_field(c, "compute", source).get<bool>();
+          merged.calibration.network = plan_shard_field(c, "network", source).get<bool>();
           if (c.contains("compute_source")) merged.calibration.compute_source = c["compute_source"].get<std::string>();
         }
         // Shards written before the plan carried its error bands take the class pooled over GPU families.
         if (j.contains("error_band")) {
-          const json& c = field(field(field(j, "error_band", source), "analytical", source), "class", source);
-          merged.error_band.moe = field(c, "model", source).get<std::string>() == "moe";
-          merged.error_band.calibrated = field(c, "calibrated", source).get<bool>();
-          merged.error_band.gpu_family = field(c, "gpu_family", source).get<std::string>();
+          const json& c = plan_shard_field(plan_shard_field(plan_shard_field(j, "error_band", source), "analytical", source), "class", source);
+          merged.error_band.moe = plan_shard_field(c, "model", source).get<std::string>() == "moe";
+          merged.error_band.calibrated = plan_shard_field(c, "calibrated", source).get<bool>();
+          merged.error_band.gpu_family = plan_shard_field(c, "gpu_family", source).get<std::string>();
           merged.error_band.network = "analytical";
         }
         // Shards written before the plan carried its build's warnings have none to give.
         if (j.contains("warnings")) merged.warnings = read_build_warnings_json(j["warnings"], source, "/warnings");
-        merged.enumerated = field(j, "enumerated", source).get<std::int64_t>();
-        merged.survivors = field(j, "survivors", source).get<std::int64_t>();
-        for (const auto& r : field(j, "rules", source)) {
-          const std::string rule = field(r, "rule", source).get<std::string>();
+        merged.enumerated = plan_shard_field(j, "enumerated", source).get<std::int64_t>();
+        merged.survivors = plan_shard_field(j, "survivors", source).get<std::int64_t>();
+        for (const auto& r : plan_shard_field(j, "rules", source)) {
+          const std::string rule = plan_shard_field(r, "rule", source).get<std::string>();
           if (rule == "replay") continue;  // recounted from the merged results
-          merged.rules.add(rule, field(r, "removed", source).get<std::int64_t>(), field(r, "example", source).get<std::string>());
+          merged.rules.add(rule, plan_shard_field(r, "removed", source).get<std::int64_t>(), plan_shard_field(r, "example", source).get<std::string>());
         }
       } else if (scenario != merged.scenario_fingerprint) {
         throw InputError(source, "/shard/scenario",
@@ -353,15 +353,15 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
       }
       if (j.contains("search")) {  // how the shard searched: the merged plan says what they did together
         const json& search = j["search"];
-        merged.exhaustive = merged.exhaustive && field(search, "exhaustive", source).get<bool>();
-        merged.bounded += field(search, "bounded", source).get<std::int64_t>();
-        merged.replayed += field(search, "replayed", source).get<std::int64_t>();
+        merged.exhaustive = merged.exhaustive && plan_shard_field(search, "exhaustive", source).get<bool>();
+        merged.bounded += plan_shard_field(search, "bounded", source).get<std::int64_t>();
+        merged.replayed += plan_shard_field(search, "replayed", source).get<std::int64_t>();
       }
       if (f == 0 && (merged.gpus < 1 || merged.gpus > limits::kMaxGpus || merged.global_batch < 1 || merged.seq_len < 1 ||
                      merged.survivors < 0 || merged.enumerated < merged.survivors)) {
         throw InputError(source, "", "its GPUs, batch, sequence or candidate counts are not a plan's");
       }
-      const json& results = field(j, "results", source);
+      const json& results = plan_shard_field(j, "results", source);
       for (std::size_t r = 0; r < results.size(); ++r) {
         PlanEntry entry = read_entry(results[r], source);
         const std::string at = "/results/" + std::to_string(r);

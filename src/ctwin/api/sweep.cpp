@@ -31,7 +31,7 @@ SweepFigures figures_of(const replay::StepReport& r) {
           r.fits_memory};
 }
 
-const json& field(const json& object, const char* key, const std::string& source) {
+const json& sweep_shard_field(const json& object, const char* key, const std::string& source) {
   if (!object.is_object() || !object.contains(key)) {
     throw InputError(source, "", "not a shard of `ctwin sweep --shard` (no '" + std::string(key) + "')");
   }
@@ -41,7 +41,7 @@ const json& field(const json& object, const char* key, const std::string& source
 template <typename T>
 T read(const json& object, const char* key, const std::string& source) {
   try {
-    return field(object, key, source).get<T>();
+    return sweep_shard_field(object, key, source).get<T>();
   } catch (const json::exception&) {
     throw InputError(source, std::string("/") + key, "has the wrong type for a sweep shard");
   }
@@ -188,12 +188,12 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
   for (std::size_t f = 0; f < shards.size(); ++f) {
     const json& j = shards[f];
     const std::string& source = sources.at(f);
-    const json& shard = field(j, "shard", source);
+    const json& shard = sweep_shard_field(j, "shard", source);
     seen.add(read<std::size_t>(shard, "index", source), read<std::size_t>(shard, "count", source), source);
     const auto model = read<std::string>(j, "model", source);
     const auto grid_points = read<std::size_t>(j, "grid_points", source);
     const auto fingerprint_text = read<std::string>(j, "scenario", source);
-    const json& axes = field(j, "axes", source);
+    const json& axes = sweep_shard_field(j, "axes", source);
     if (f == 0) {
       merged.model = model;
       merged.grid_points = grid_points;
@@ -222,11 +222,11 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
       filled.assign(grid_points, false);
       merged.points.resize(grid_points);
     } else if (model != merged.model || grid_points != merged.grid_points ||
-               fingerprint_text != merged.scenario_fingerprint || axes != field(shards.front(), "axes", sources.front())) {
+               fingerprint_text != merged.scenario_fingerprint || axes != sweep_shard_field(shards.front(), "axes", sources.front())) {
       throw InputError(source, "", "is a shard of another sweep than " + sources.front() +
                                        " (scenario, its --set/--network/--calibration, and --grid must match)");
     }
-    for (const auto& p : field(j, "points", source)) {
+    for (const auto& p : sweep_shard_field(j, "points", source)) {
       const auto index = read<std::size_t>(p, "index", source);
       if (index >= grid_points || index % seen.count() != read<std::size_t>(shard, "index", source) - 1 ||
           filled[index]) {
