@@ -4,7 +4,6 @@
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/evaluate.hpp"
-#include "ctwin/api/report_json.hpp"
 #include "ctwin/api/scenario.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
@@ -15,28 +14,27 @@ namespace {
 
 constexpr std::size_t kMaxFactors = 32;
 
-struct Replayed {
-  Scenario given;
-  StepResult result;
-};
-
 // The scenario of each link: the base with the first `count` factors of `order` applied.
 Scenario link_scenario(const Scenario& base, const ExplainChain& chain, const std::vector<std::size_t>& order,
                        std::size_t count) {
   std::vector<std::string> assignments;
   for (std::size_t k = 0; k < count; ++k) {
-    for (const auto& [path, value] : chain.factors[order[k]].changes) {
-      assignments.push_back(path + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
-    }
+    const auto& set = chain.factors[order[k]].set;
+    assignments.insert(assignments.end(), set.begin(), set.end());
   }
   return base.with_assignments(assignments);
 }
 
-Replayed replay_link(const Scenario& given, const ExplainChain& chain, std::size_t factor, EvalContext& context) {
+replay::StepReport replay_report(const Scenario& scenario, EvalContext& context) {
   StepQuery query;
   query.report_only = true;
+  return evaluate(scenario, context, query).step.report;
+}
+
+replay::StepReport replay_link(const Scenario& scenario, const ExplainChain& chain, std::size_t factor,
+                               EvalContext& context) {
   try {
-    return {given, evaluate(given, context, query)};
+    return replay_report(scenario, context);
   } catch (const InputError& error) {
     // The base was replayed first, so what fails now is what this factor changed.
     throw InputError(chain.file, "/factors/" + std::to_string(factor) + "/set",
@@ -44,16 +42,16 @@ Replayed replay_link(const Scenario& given, const ExplainChain& chain, std::size
   }
 }
 
-std::vector<ExplainLink> links_of(const std::vector<Replayed>& replayed, const ExplainChain& chain,
+std::vector<ExplainLink> links_of(const std::vector<replay::StepReport>& reports, const ExplainChain& chain,
                                   const std::vector<std::size_t>& order) {
   std::vector<ExplainLink> links;
-  const double base_tokens = replayed.front().result.step.report.tokens_per_s;
-  for (std::size_t i = 0; i < replayed.size(); ++i) {
+  const double base_tokens = reports.front().tokens_per_s;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
     ExplainLink link;
     link.label = i == 0 ? "base" : chain.factors[order[i - 1]].label;
     link.factor = i == 0 ? "" : chain.factors[order[i - 1]].factor;
-    link.report = replayed[i].result.step.report;
-    link.gain = i == 0 ? 1 : link.report.tokens_per_s / replayed[i - 1].result.step.report.tokens_per_s;
+    link.report = reports[i];
+    link.gain = i == 0 ? 1 : link.report.tokens_per_s / reports[i - 1].tokens_per_s;
     link.cumulative = link.report.tokens_per_s / base_tokens;
     links.push_back(std::move(link));
   }
@@ -105,10 +103,8 @@ ExplainChain load_explain_chain(const std::string& path) {
     factor.factor = f.string_or("factor", "");
     const std::vector<std::string> set = f.string_list("set");
     if (set.empty()) f.fail("set", "must change at least one field (\"parallel.tp=8\")");
-    for (const std::string& assignment : set) {
-      const Override change = parse_override(assignment, path + " " + pointer + "/set");
-      factor.changes.emplace_back(change.path, change.value);
-    }
+    for (const std::string& assignment : set) (void)parse_override(assignment, path + " " + pointer + "/set");
+    factor.set = set;
     f.finish();
     chain.factors.push_back(std::move(factor));
   }
@@ -129,22 +125,17 @@ ExplainResult evaluate_explain(const ExplainChain& chain, EvalContext& context, 
   };
   std::vector<std::size_t> forward(n);
   for (std::size_t i = 0; i < n; ++i) forward[i] = i;
-  std::vector<Replayed> replayed;
-  {
-    StepQuery step;
-    step.report_only = true;
-    replayed.push_back({base, evaluate(base, context, step)});  // the base's own errors name its file
-    tick();
-  }
+  std::vector<replay::StepReport> reports{replay_report(base, context)};  // the base's errors name its file
+  tick();
   for (std::size_t i = 0; i < n; ++i) {
-    replayed.push_back(replay_link(link_scenario(base, chain, forward, i + 1), chain, i, context));
+    reports.push_back(replay_link(link_scenario(base, chain, forward, i + 1), chain, i, context));
     tick();
   }
-  result.links = links_of(replayed, chain, forward);
+  result.links = links_of(reports, chain, forward);
   result.total_gain = result.links.back().cumulative;
   if (query.reverse) {
     const std::vector<std::size_t> backward(forward.rbegin(), forward.rend());
-    std::vector<Replayed> back{replayed.front()};
+    std::vector<replay::StepReport> back{reports.front()};
     for (std::size_t i = 0; i < n; ++i) {
       back.push_back(replay_link(link_scenario(base, chain, backward, i + 1), chain, backward[i], context));
       tick();

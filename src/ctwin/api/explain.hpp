@@ -9,7 +9,6 @@
 
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,7 +22,7 @@ namespace ctwin::api {
 struct ExplainFactor {
   std::string label;
   std::string factor;  ///< the kind of change ("network", "split", ...), for grouping in figures
-  std::vector<std::pair<std::string, nlohmann::json>> changes;
+  std::vector<std::string> set;  ///< "field=value" assignments, as `ctwin run --set` takes them
 };
 
 struct ExplainChain {
