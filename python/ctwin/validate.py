@@ -9,7 +9,9 @@ from typing import Sequence
 import pandas as pd
 
 from . import _args, _core
+from .context import EvalContext, default_context
 from .errors import InputError
+from .scenario import as_scenario
 
 _NCCL_COLUMNS = ["setup", "role", "group", "ranks", "op", "size_bytes", "measured_busbw_GBps", "predicted_busbw_GBps",
                  "error", "measured_time_us", "predicted_time_us", "algo", "protocol", "calibrated"]
@@ -18,7 +20,8 @@ _NCCL_COLUMNS = ["setup", "role", "group", "ranks", "op", "size_bytes", "measure
 def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/setups.json", role: str = "all",
              only: str | Sequence[str] | None = None, network: str = "flow", calibrated: bool = False,
              cases: str | os.PathLike | None = None, profiles: str | os.PathLike | None = None,
-             jobs: int | None = None) -> pd.DataFrame:
+             jobs: int | None = None, trace: str | os.PathLike | None = None, scenario=None,
+             context: EvalContext | None = None) -> pd.DataFrame:
     """Predicted against measured (``ctwin validate``).
 
     ``kind="nccl"``: the nccl-tests logs of a manifest (``setups``, default the bundled
@@ -58,8 +61,31 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
     "dense", per group, the count, median and max |error| uncalibrated, calibrated and from
     other sources; ``attrs["gpus"]`` the scale fitted on all of each GPU's dense runs. Not with
     ``profiles`` (the fit makes its own).
+
+    ``kind="trace"`` (``ctwin validate --trace FILE --scenario S``): a profiler trace (``trace``: a
+    PyTorch profiler Chrome JSON, ``ctwin run --trace`` output, or ``nsys stats --report
+    cuda_gpu_kern_sum --format csv``) against the twin's step of ``scenario`` (a Scenario, file or
+    bundled name; its changes are the CLI's ``--set``), per kernel class and phase: one row per
+    class and phase with class, phase, unit ("us per layer" for a layer's forward or backward per
+    micro-batch on one device, "us per step" otherwise), measured_us, predicted_us and error
+    (predicted / measured - 1; NaN where the trace has none of that class). ``attrs["summary"]``
+    holds the median and max |error|, ``attrs["unclassified"]`` the longest kernels no class knows.
+    ``context``: caches shared with other calls.
     """
     kind = _args.text("kind", kind)
+    if kind == "trace":
+        if scenario is None or trace is None:
+            raise InputError("kind='trace' needs trace= (the profiler trace) and scenario= (the scenario it ran)",
+                             "trace" if trace is None else "scenario")
+        ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+        report = json.loads(_core.validate_trace(_args.path("trace", trace), as_scenario(scenario)._core, ctx._core))
+        frame = pd.DataFrame(report["rows"], columns=["class", "phase", "unit", "measured_us", "predicted_us", "error"])
+        frame["error"] = frame["error"].astype(float)
+        frame.attrs.update({"report": report, "summary": report["summary"], "unclassified": report["unclassified"]})
+        return frame
+    for name, value in (("trace", trace), ("scenario", scenario)):
+        if value is not None:
+            raise InputError(f"{name}: applies to kind='trace'", name)
     names = _args.texts("only", only, one_allowed=True)
     network = _args.text("network", network)
     calibrated = _args.flag("calibrated", calibrated)
@@ -93,7 +119,7 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
             for study in report["studies"]}})
         return frame
     if kind != "nccl":
-        raise InputError(f"kind: {kind!r} is not a kind of validation (expected 'nccl', 'training' or 'scaling')",
+        raise InputError(f"kind: {kind!r} is not a kind of validation (expected 'nccl', 'training', 'scaling' or 'trace')",
                          "kind")
     report = json.loads(_core.validate_nccl(setups, role, names, network, calibrated))
     rows, skipped = [], {}

@@ -11,6 +11,7 @@
 #include "ctwin/api/nccl_validation.hpp"
 #include "ctwin/api/scaling_validation.hpp"
 #include "ctwin/api/training_cross_validation.hpp"
+#include "ctwin/api/trace_validation.hpp"
 #include "ctwin/api/training_validation.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -92,6 +93,16 @@ void register_validation(py::module_& m) {
       },
       py::arg("cases"), py::arg("network"),
       "Published scaling runs against the twin as JSON (ctwin validate --scaling --format json).");
+
+  m.def(
+      "validate_trace",
+      [](const std::string& trace, const api::Scenario& scenario, api::EvalContext& context) {
+        return call_interruptibly(
+            [&] { return json_text(api::trace_validation_json(api::validate_trace(trace, scenario, context))); });
+      },
+      py::arg("trace"), py::arg("scenario"), py::arg("context"),
+      "A profiler trace against the twin's step of the scenario, per kernel class and phase, as JSON "
+      "(ctwin validate --trace FILE --scenario S --format json).");
 }
 
 }  // namespace ctwin::python

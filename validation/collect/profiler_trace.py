@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Take a PyTorch profiler (Kineto) Chrome trace of a one-GPU training step of a few layers, dense or MoE, for
-`ctwin calibrate --trace` (issue 41 item 3; the reader is not built yet: this collects its input).
+`ctwin validate --trace` (issue 41 item 3; docs/validation.md, "Profiler traces"), and later `calibrate --trace`.
 
 The step is --layers copies of the layer `layer_bench.py` builds from a ctwin model file (the same kernels: norm,
 QKV, rotary, attention, output projection, MLP or MoE experts with router and grouped GEMMs, at tensor and expert

@@ -45,6 +45,8 @@ struct ValidateOptions {
   std::string calibration;  ///< with --run: a calibration to compare with
   std::string kernels;      ///< --kernels: an MoE kernel profile
   std::string gpu;          ///< with --kernels: the GPU profile to predict with
+  std::string trace;        ///< --trace: a profiler trace
+  std::string scenario;     ///< with --trace: the scenario the trace ran
   std::string profiles;
   unsigned jobs = default_jobs();
   bool scaling = false;
@@ -189,7 +191,7 @@ Action add_validate_command(CLI::App& app) {
                       "with --training: a folder of GPU profiles (e.g. from ctwin calibrate --layers) that replace "
                       "the cases' profiles of the same name");
   command->add_option("--set", options->overrides,
-                      "with --scaling: key=value on each study's scenario, e.g. gpu=models/gpus/calibrated/h100-sxm.json")
+                      "with --scaling: key=value on each study's scenario, e.g. gpu=models/gpus/calibrated/h100-sxm.json; with --trace: on --scenario")
       ->take_all();
   command->add_option("--jobs", options->jobs, "with --training: cases simulated at once (default: one per core)")
       ->check(CLI::Range(1, 1024));
@@ -202,11 +204,15 @@ Action add_validate_command(CLI::App& app) {
                       "an MoE kernel profile (validation/kernels/*.json, from validation/collect/kernel_profile.py): "
                       "grouped GEMMs and token permutation predicted vs measured");
   command->add_option("--gpu", options->gpu, "with --kernels: the GPU profile to predict with (a file or a name)");
+  command->add_option("--trace", options->trace,
+                      "a profiler trace of a step (PyTorch profiler Chrome JSON, ctwin run --trace, or nsys stats "
+                      "cuda_gpu_kern_sum CSV): kernel time per class and phase, measured vs the twin's step of --scenario");
+  command->add_option("--scenario", options->scenario, "with --trace: the scenario the trace ran (a file or a bundled name; --set changes it)");
   return [options, command] {
     if (!options->figure.empty()) {
       check_figure_path(options->figure);
-      if (!options->kernels.empty() || !options->run.empty() || options->scaling) {
-        throw InputError("--figure", "", "draws nccl-tests and --training validations, not --kernels, --run or --scaling");
+      if (!options->kernels.empty() || !options->run.empty() || !options->trace.empty() || options->scaling) {
+        throw InputError("--figure", "", "draws nccl-tests and --training validations, not --kernels, --run, --trace or --scaling");
       }
     }
     if (!options->kernels.empty()) {
@@ -219,6 +225,16 @@ Action add_validate_command(CLI::App& app) {
       return;
     }
     if (command->count("--gpu") > 0) throw InputError("--gpu", "", "applies to --kernels");
+    if (!options->trace.empty()) {
+      for (const char* other : {"--run", "--calibration", "--training", "--scaling", "--setups", "--role", "--only",
+                                "--calibrated", "--rows", "--cases", "--profiles", "--jobs", "--network"}) {
+        if (command->count(other) > 0) throw InputError(other, "", "does not apply to --trace (--set network=... does)");
+      }
+      if (options->scenario.empty()) throw InputError("--scenario", "", "required with --trace: the scenario the trace ran");
+      run_trace_validation(options->trace, options->scenario, options->overrides, options->format);
+      return;
+    }
+    if (command->count("--scenario") > 0) throw InputError("--scenario", "", "applies to --trace");
     if (!options->run.empty()) {
       for (const char* other : {"--training", "--scaling", "--setups", "--role", "--only", "--calibrated", "--rows",
                                 "--cases", "--profiles", "--set", "--jobs", "--network"}) {

@@ -355,3 +355,15 @@ TEST(StackBadInput, UnknownStackOrFieldIsOneLineNamingIt) {
 }
 
 }  // namespace
+
+namespace {
+
+// validate --trace: its scenario is required, and the flags of other modes are refused by name.
+TEST(ValidateTraceBadInput, OneLineNamingTheFlag) {
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --trace nope.json"), {"--scenario"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --scenario default"), {"--scenario", "--trace"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --trace nope.json --scenario default --jobs 2"), {"--jobs"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("validate --trace nope.json --scenario default"), {"nope.json"}));
+}
+
+}  // namespace
