@@ -14,8 +14,8 @@ them, and bad input raises :class:`InputError` naming the file and field.
 
 from .accept import AcceptanceResult, accept
 from .build import collective, fabric, traffic
-from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibrate_training, gemm, layer,
-                        read_nccl_log)
+from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibrate_trace, calibrate_training, gemm,
+                        layer, read_nccl_log)
 from .context import EvalContext
 from .errors import InputError
 from .goodput import GoodputResult, goodput
@@ -34,6 +34,6 @@ __all__ = [
     "SplitRank", "rank_split",
     "GoodputResult", "goodput",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
-    "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training",
+    "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_trace", "calibrate_training",
     "collective", "explain", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "size", "traffic", "validate",
 ]

@@ -10,7 +10,9 @@ from typing import Sequence
 import pandas as pd
 
 from . import _args, _core
+from .context import EvalContext, default_context
 from .results import CalibrationResult, LayerResult
+from .scenario import as_scenario
 
 _PathLike = str | os.PathLike
 
@@ -73,6 +75,26 @@ def calibrate_layers(layers: _PathLike, base: _PathLike, output: _PathLike,
     report, rows = _core.calibrate_layers(_args.path("layers", layers), _args.path("base", base), output,
                                           _args.optional_path("holdout", holdout))
     return CalibrationResult(json.loads(report), "layers", os.fsdecode(output), json.loads(rows))
+
+
+def calibrate_trace(trace: _PathLike, scenario, base: _PathLike, output: _PathLike,
+                    context: EvalContext | None = None) -> CalibrationResult:
+    """Fits a GPU profile's training_time_scale to a profiler trace (``ctwin calibrate --trace``).
+
+    ``trace``: a step's profiler trace as :func:`ctwin.validate` ``kind="trace"`` reads it;
+    ``scenario``: the scenario it ran (a Scenario, file or bundled name), run on ``base`` (the
+    profile to scale: a file or a name under models/gpus); ``output``: the scaled profile to write.
+    The scale makes the twin's compute inside the layers (every class but NCCL) equal the trace's.
+
+    Returns a :class:`CalibrationResult`: ``to_dict()`` equals ``ctwin calibrate --trace --format
+    json`` (``training_time_scale``, ``measured_over_predicted`` per class and phase, ``after_fit``);
+    ``.fit`` is the comparison before the fit, per class and phase.
+    """
+    output = _args.path("output", output)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    report = _core.calibrate_trace(_args.path("trace", trace), as_scenario(scenario)._core, _args.path("base", base),
+                                   output, ctx._core)
+    return CalibrationResult(json.loads(report), "trace", os.fsdecode(output))
 
 
 def calibrate_training(cases: _PathLike, base: _PathLike, output: _PathLike, holdout: _PathLike | None = None,

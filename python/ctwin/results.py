@@ -166,7 +166,9 @@ class CalibrationResult(_Report):
     :attr:`fit` and :attr:`holdout` list every measured row (model, seq_len, micro_batch, tp, phase,
     measured_ms and predicted_ms forward + backward, error after the fit). Training fits
     (:func:`ctwin.calibrate_training`): :attr:`fit`, :attr:`holdout` and :attr:`moe` list every run
-    (measured, predicted and error at the base scale and at the fitted one). NCCL fits (:func:`ctwin.calibrate_nccl`):
+    (measured, predicted and error at the base scale and at the fitted one). Trace fits
+    (:func:`ctwin.calibrate_trace`): :attr:`fit` is the trace against the twin per kernel class and
+    phase on the base profile; there is no held-out set. NCCL fits (:func:`ctwin.calibrate_nccl`):
     :attr:`fit` and :attr:`holdout` are per-log tables of the median/max |busbw error| before
     and after, :attr:`parameters` the fitted scales (with why one is not identified),
     :attr:`path_factors` one effective factor per path the logs exercise, and :attr:`rows` every size of every log:
@@ -195,6 +197,9 @@ class CalibrationResult(_Report):
             return self._layer_rows("fit")
         if self._kind == "training":
             return self._training_rows("fit")
+        if self._kind == "trace":
+            return pd.DataFrame(self._report["comparison"]["rows"],
+                                columns=["class", "phase", "unit", "measured_us", "predicted_us", "error"])
         return _nccl_cases(self._report, "logs")
 
     @property
@@ -206,6 +211,8 @@ class CalibrationResult(_Report):
             return self._layer_rows("holdout")
         if self._kind == "training":
             return self._training_rows("holdout")
+        if self._kind == "trace":
+            return pd.DataFrame()
         return _nccl_cases(self._report, "holdout_logs")
 
     @property

@@ -15,6 +15,7 @@
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/api/profile_scale.hpp"
+#include "ctwin/api/trace_calibration.hpp"
 #include "ctwin/api/training_calibration.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/compute/gemm_limits.hpp"
@@ -128,6 +129,21 @@ void register_calibration(py::module_& m) {
       py::arg("layers"), py::arg("base"), py::arg("output"), py::arg("holdout"),
       "Fits a GPU profile's training_time_scale to layer times: (report JSON as ctwin calibrate --layers "
       "--format json, per-row JSON).");
+
+  m.def(
+      "calibrate_trace",
+      [](const std::string& trace, const api::Scenario& scenario, const std::string& base, const std::string& output,
+         api::EvalContext& context) {
+        require(trace, "trace", "the profiler trace");
+        require(base, "base", "the GPU profile to calibrate");
+        require(output, "output", "where to write the calibrated profile");
+        return call_interruptibly([&] {
+          const api::TraceCalibration c = api::calibrate_trace({trace, base, output, "base"}, scenario, context);
+          return json_text(api::trace_calibration_json(c, output));
+        });
+      },
+      py::arg("trace"), py::arg("scenario"), py::arg("base"), py::arg("output"), py::arg("context"),
+      "Fits a GPU profile's training_time_scale to a profiler trace: report JSON as ctwin calibrate --trace --format json.");
 
   m.def(
       "calibrate_training",

@@ -30,7 +30,7 @@ PYTHON_OF = {
     "traffic": ["traffic"],
     "accept": ["accept"],
     "validate": ["validate"],
-    "calibrate": ["calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_training"],
+    "calibrate": ["calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_trace", "calibrate_training"],
     "gemm": ["gemm"],
     "layer": ["layer"],
 }

@@ -35,3 +35,15 @@ def test_trace_needs_its_scenario():
         ctwin.validate(kind="trace", trace="x.json")
     with pytest.raises(ctwin.InputError, match="trace"):
         ctwin.validate(kind="nccl", trace="x.json")
+
+
+def test_calibrate_trace_fits_the_scale_and_matches_the_cli(tmp_path, ctwin_binary):
+    trace = tmp_path / "default.json"
+    subprocess.run([ctwin_binary, "run", "default", "--trace", str(trace)], check=True, capture_output=True)
+    result = ctwin.calibrate_trace(trace, "default", "h100-sxm", tmp_path / "py.json")
+    assert result.to_dict()["training_time_scale"] == pytest.approx(result.to_dict()["base_training_time_scale"])
+    assert len(result.fit) >= 8
+    cli = json.loads(subprocess.run([ctwin_binary, "calibrate", "--trace", str(trace), "--scenario", "default", "--base",
+                                     "h100-sxm", "-o", str(tmp_path / "py.json"), "--format", "json"],
+                                    check=True, capture_output=True, text=True).stdout)
+    assert cli == result.to_dict()

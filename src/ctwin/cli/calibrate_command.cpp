@@ -70,6 +70,10 @@ Action add_calibrate_command(CLI::App& app) {
   command->add_option("--training", options->training,
                       "measured training runs (a cases file like validation/training/cases.json): fit the profile's "
                       "training_time_scale on the dense runs on its GPU");
+  command->add_option("--trace", options->trace,
+                      "a profiler trace of a step (as ctwin validate --trace reads): fit the profile's "
+                      "training_time_scale to its compute inside the layers; needs --scenario");
+  command->add_option("--scenario", options->scenario, "with --trace: the scenario the trace ran (run on --base)");
   command->add_option("--only", options->only, "with --training: only runs whose id contains this text (repeatable)")
       ->take_all();
   command->add_option("--jobs", options->jobs, "with --training: runs simulated at once (default: one per core)")
@@ -101,15 +105,20 @@ Action add_calibrate_command(CLI::App& app) {
                     "and calibrated");
   return [options, command] {
     if (int(!options->gemm.empty()) + int(!options->nccl.empty()) + int(!options->layers.empty()) +
-            int(!options->training.empty()) > 1) {
-      throw InputError(!options->training.empty() ? "--training" : options->layers.empty() ? "--nccl" : "--layers", "",
-                       "calibrate one thing at a time: --gemm, --layers, --training or --nccl");
+            int(!options->training.empty()) + int(!options->trace.empty()) > 1) {
+      throw InputError(!options->trace.empty()      ? "--trace"
+                       : !options->training.empty() ? "--training"
+                       : options->layers.empty()    ? "--nccl"
+                                                    : "--layers",
+                       "", "calibrate one thing at a time: --gemm, --layers, --training, --trace or --nccl");
     }
+    if (options->trace.empty() && !options->scenario.empty()) throw InputError("--scenario", "", "applies to --trace");
     if (options->training.empty() && (!options->only.empty() || command->count("--jobs") > 0)) {
       throw InputError(options->only.empty() ? "--jobs" : "--only", "", "applies to --training");
     }
     if (options->rows && options->nccl.empty()) throw InputError("--rows", "", "applies to --nccl");
-    const bool gpu_fit = !options->gemm.empty() || !options->layers.empty() || !options->training.empty();
+    const bool gpu_fit =
+        !options->gemm.empty() || !options->layers.empty() || !options->training.empty() || !options->trace.empty();
     if (!options->merge.empty()) {
       if (gpu_fit || !options->nccl.empty()) throw InputError("--merge", "", "merges files as they are; fit nothing with it");
       if (options->bundle.empty()) throw InputError("--merge", "", "needs --bundle FILE to merge into");
@@ -136,6 +145,7 @@ Action add_calibrate_command(CLI::App& app) {
     if (!options->gemm.empty()) calibrate_gemm(*options);
     if (!options->layers.empty()) calibrate_layers(*options);
     if (!options->training.empty()) calibrate_training(*options);
+    if (!options->trace.empty()) calibrate_from_trace(*options);
     if (!options->nccl.empty()) calibrate_nccl(*options);
     if (gpu_fit || !options->nccl.empty()) {
       if (!options->bundle.empty()) {

@@ -15,6 +15,8 @@ struct CalibrateOptions {
   std::string gemm;
   std::string layers;
   std::string training;              ///< --training: a cases file of measured runs
+  std::string trace;                 ///< --trace: a profiler trace of a step
+  std::string scenario;              ///< with --trace: the scenario the trace ran
   std::vector<std::string> only;     ///< --training: only cases whose id contains one of these
   unsigned jobs = default_jobs();    ///< --training: runs simulated at once
   std::string base;
@@ -41,6 +43,9 @@ void calibrate_layers(const CalibrateOptions& options);
 
 /// --training mode: fit a GPU profile's training_time_scale to measured training runs.
 void calibrate_training(const CalibrateOptions& options);
+
+/// --trace mode: fit a GPU profile's training_time_scale to a profiler trace's compute in the layers.
+void calibrate_from_trace(const CalibrateOptions& options);
 
 /// Writes `base_path`'s profile with training_time_scale = `scale` (api/profile_scale.hpp).
 using api::write_profile_with_scale;

@@ -13,6 +13,7 @@
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/api/trace_calibration.hpp"
 #include "ctwin/api/trace_validation.hpp"
 #include "ctwin/calibration/kernel_class.hpp"
 #include "ctwin/core/error.hpp"
@@ -96,6 +97,36 @@ TEST_F(TraceValidationTest, ATraceOfAnotherModelIsRefusedNamingIt) {
   }
   std::ofstream(meta) << R"({"model": "models/llm/llama3-8b.json"})";
   EXPECT_NO_THROW((void)validate_trace(path, scenario_, context));
+}
+
+}  // namespace
+}  // namespace ctwin::api
+
+namespace ctwin::api {
+namespace {
+
+// calibrate --trace's closed loop: a trace whose compute is the twin's stretched by k fits
+// training_time_scale = base × k, and the step on the fitted profile matches the trace's layers.
+TEST_F(TraceValidationTest, CalibrationFromAStretchedTraceRecoversTheStretch) {
+  const double k = 1.25;
+  nlohmann::json stretched = trace_;
+  for (auto& e : stretched["traceEvents"]) {
+    if (e.value("ph", "") == "X" && !calibration::is_communication(calibration::classify_kernel(e["name"].get<std::string>()))) {
+      e["dur"] = e["dur"].get<double>() * k;
+    }
+  }
+  const std::string trace = write("slow-compute.json", stretched);
+  const auto output = std::filesystem::temp_directory_path() / ("ctwin-tv-" + std::to_string(::getpid()) + "-fitted.json");
+  written_.push_back(output);
+  EvalContext context;
+  const TraceCalibration c = calibrate_trace({trace, "h100-sxm", output.string()}, scenario_, context);
+  EXPECT_NEAR(c.scale / c.base_scale, k, 1e-12);
+  EXPECT_LT(c.after_fit.max_abs, 1e-12);
+  const TraceValidation after = validate_trace(trace, scenario_.with("gpu", output.string()), context);
+  for (const auto& r : after.rows) {
+    if (calibration::is_communication(r.kernel_class) || r.phase == "outside_layers") continue;
+    EXPECT_NEAR(r.error(), 0, 1e-6) << calibration::kernel_class_name(r.kernel_class) << " " << r.phase;  // the profile stores the scale as text
+  }
 }
 
 }  // namespace

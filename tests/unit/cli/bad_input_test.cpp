@@ -358,12 +358,15 @@ TEST(StackBadInput, UnknownStackOrFieldIsOneLineNamingIt) {
 
 namespace {
 
-// validate --trace: its scenario is required, and the flags of other modes are refused by name.
+// validate and calibrate --trace: the scenario is required, and the flags of other modes are refused by name.
 TEST(ValidateTraceBadInput, OneLineNamingTheFlag) {
   EXPECT_TRUE(one_line_error(run_ctwin("validate --trace nope.json"), {"--scenario"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --scenario default"), {"--scenario", "--trace"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --trace nope.json --scenario default --jobs 2"), {"--jobs"}));
   EXPECT_TRUE(one_line_error(run_ctwin("validate --trace nope.json --scenario default"), {"nope.json"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --scenario default"), {"--scenario", "--trace"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --trace nope.json --base h100-sxm -o x.json"), {"--scenario"}));
+  EXPECT_TRUE(one_line_error(run_ctwin("calibrate --trace nope.json --layers l.json"), {"--trace", "one thing at a time"}));
 }
 
 }  // namespace
