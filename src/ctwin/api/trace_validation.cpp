@@ -52,13 +52,16 @@ TraceValidation validate_trace(const std::string& trace_file, const Scenario& sc
                                const StepQuery& query) {
   TraceValidation v;
   v.measured = calibration::read_profiler_trace(trace_file);
-  const StepResult step = evaluate(scenario, context, query);
   v.scenario = scenario.source();
-  v.model = step.scenario.model.name;
-  if (!v.measured.model.empty() && model_key(v.measured.model) != model_key(v.model)) {
-    throw InputError(trace_file, "model", "the trace is of model '" + v.measured.model + "' (its .meta.json), the scenario's is '" +
-                                              v.model + "'");
+  if (!v.measured.model.empty()) {  // checked before the step is simulated
+    const std::string model = scenario.resolve().model.name;
+    if (model_key(v.measured.model) != model_key(model)) {
+      throw InputError(trace_file, "model", "the trace is of model '" + v.measured.model +
+                                                "' (its .meta.json), the scenario's is '" + model + "'");
+    }
   }
+  const StepResult step = evaluate(scenario, context, query);
+  v.model = step.scenario.model.name;
   v.predicted = calibration::summarize_chrome_trace(chrome_trace_json(step.step.replay), "the twin's step of " + v.scenario);
   v.by_phase = has_layer_phases(v.measured);
   v.measured_layers_per_device = v.by_phase ? layer_passes(v.measured, step.scenario) : 0;

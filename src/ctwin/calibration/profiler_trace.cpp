@@ -61,7 +61,10 @@ struct Event {
 
 std::int64_t id_of(const nlohmann::json& value) {
   if (value.is_number_integer()) return value.get<std::int64_t>();
-  if (value.is_number()) return static_cast<std::int64_t>(value.get<double>());
+  if (value.is_number()) {
+    const double v = value.get<double>();
+    if (std::isfinite(v) && std::fabs(v) < 9e18) return static_cast<std::int64_t>(v);  // beyond: not a cast but a name
+  }
   return std::hash<std::string>{}(value.is_string() ? value.get<std::string>() : value.dump()) & 0x7fffffff;
 }
 
