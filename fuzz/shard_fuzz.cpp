@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "fuzz_support.hpp"

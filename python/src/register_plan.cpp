@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"

@@ -14,7 +14,7 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/api/size.hpp"
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 #include "ctwin/api/sweep.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"

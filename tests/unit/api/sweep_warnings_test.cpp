@@ -5,7 +5,7 @@
 
 #include "ctwin/api/sweep.hpp"
 
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ctwin/api/plan_bound.hpp"
+#include "ctwin/plan/plan_bound.hpp"
 
 #include <limits>
 

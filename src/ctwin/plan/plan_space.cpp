@@ -1,4 +1,4 @@
-#include "ctwin/api/plan_space.hpp"
+#include "ctwin/plan/plan_space.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "ctwin/api/plan_rules.hpp"
+#include "ctwin/plan/plan_rules.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "ctwin/api/build_warnings.hpp"
-#include "ctwin/api/plan_bound.hpp"
+#include "ctwin/plan/plan_bound.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 #include "ctwin/replay/step_limits.hpp"

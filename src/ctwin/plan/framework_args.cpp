@@ -1,4 +1,4 @@
-#include "ctwin/api/framework_args.hpp"
+#include "ctwin/plan/framework_args.hpp"
 
 namespace ctwin::api {
 namespace {

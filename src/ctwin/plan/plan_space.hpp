@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/plan_rules.hpp"
+#include "ctwin/plan/plan_rules.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/compute/gpu_spec.hpp"

@@ -28,7 +28,7 @@
 
 #include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/api/evaluate.hpp"
-#include "ctwin/api/plan_space.hpp"
+#include "ctwin/plan/plan_space.hpp"
 #include "ctwin/api/shard.hpp"
 #include "ctwin/fabric/build_checks.hpp"
 
@@ -115,7 +115,7 @@ struct PlanCalibration {
   std::string compute_source;  ///< where the profile's scale comes from, when calibrated
 };
 
-/// What a plan and one split's rank (api/plan_rank.hpp) share: the problem planned and the size
+/// What a plan and one split's rank (plan/plan_rank.hpp) share: the problem planned and the size
 /// of its space, filled by plan_space_of and written by plan_header_json.
 struct PlanHeader {
   std::string model;
@@ -185,7 +185,7 @@ void finish_plan(PlanResult& result);
 /// the same plan, every shard once.
 [[nodiscard]] PlanResult merge_plans(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& sources);
 
-// ---- Hooks for one split's rank (api/plan_rank.hpp): the plan's own setup and replay ----
+// ---- Hooks for one split's rank (plan/plan_rank.hpp): the plan's own setup and replay ----
 
 /// What a plan searches before it replays anything: the scenario's model, cluster and GPU
 /// with a placeholder split (the settings among --fix applied), the GPUs and global batch

@@ -3,7 +3,7 @@
 // (replay/step_bound.hpp) and the best tokens/s and MFU that bound allows. The plan replays
 // candidates in order of that best, and stops once the next one's best is below the objective
 // of its max(top, flow_top)-th best replayed result: none of the rest can rank among them, so
-// the printed ranking is the exhaustive one (api/plan.cpp; oracle: plan_bound_test.cpp).
+// the printed ranking is the exhaustive one (plan/plan.cpp; oracle: plan_bound_test.cpp).
 
 #include <cstddef>
 

@@ -1,4 +1,4 @@
-// The JSON of a plan (api/plan.hpp), and the way back for merging shards: every value a merged
+// The JSON of a plan (plan/plan.hpp), and the way back for merging shards: every value a merged
 // plan prints is read from the shards' JSON, so it must carry them exactly (doubles are written
 // shortest-round-trip by nlohmann::json).
 
@@ -10,7 +10,7 @@
 
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/error_band.hpp"
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 #include "ctwin/api/shard.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/limits.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 
 namespace ctwin::api {
 

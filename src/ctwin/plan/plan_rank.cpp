@@ -1,11 +1,11 @@
-#include "ctwin/api/plan_rank.hpp"
+#include "ctwin/plan/plan_rank.hpp"
 
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
 
-#include "ctwin/api/plan_bound.hpp"
+#include "ctwin/plan/plan_bound.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 

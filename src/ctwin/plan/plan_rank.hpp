@@ -5,7 +5,7 @@
 // smaller enumeration index (the plan's tie order).
 //
 // The named split is replayed first; its objective v is the threshold. Every other candidate
-// gets its lower bound on the step time (api/plan_bound.hpp), whose objective bound is at least
+// gets its lower bound on the step time (plan/plan_bound.hpp), whose objective bound is at least
 // its replayed objective: a candidate whose bound is below v, or equal to v with a larger index,
 // ranks after the named split whatever its replay says, so only the others are replayed. The
 // candidates whose bound cannot say whether the report accepts them (an MFU bound above 1) are
@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 
 namespace ctwin::api {
 
