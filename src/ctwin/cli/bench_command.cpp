@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/analysis/goodput_study.hpp"
-#include "ctwin/api/acceptance.hpp"
+#include "ctwin/acceptance/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/api/size.hpp"

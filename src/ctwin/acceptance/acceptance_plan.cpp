@@ -1,4 +1,4 @@
-#include "ctwin/api/acceptance_plan.hpp"
+#include "ctwin/acceptance/acceptance_plan.hpp"
 
 #include <algorithm>
 #include <cctype>

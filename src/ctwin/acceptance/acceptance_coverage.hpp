@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/acceptance.hpp"
+#include "ctwin/acceptance/acceptance.hpp"
 #include "ctwin/fabric/fabric.hpp"
 
 namespace ctwin::api {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/acceptance_plan.hpp"
+#include "ctwin/acceptance/acceptance_plan.hpp"
 #include "ctwin/fabric/fabric.hpp"
 
 namespace ctwin::api {

@@ -1,4 +1,4 @@
-#include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/acceptance/acceptance_p2p.hpp"
 
 #include <algorithm>
 #include <charconv>

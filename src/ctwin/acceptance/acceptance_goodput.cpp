@@ -1,4 +1,4 @@
-#include "ctwin/api/acceptance_goodput.hpp"
+#include "ctwin/acceptance/acceptance_goodput.hpp"
 
 #include <cstdio>
 

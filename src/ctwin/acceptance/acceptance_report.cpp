@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
 #include "ctwin/core/error.hpp"
 
 namespace ctwin::api {

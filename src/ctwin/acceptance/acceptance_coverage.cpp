@@ -1,10 +1,10 @@
-#include "ctwin/api/acceptance_coverage.hpp"
+#include "ctwin/acceptance/acceptance_coverage.hpp"
 
 #include <map>
 #include <set>
 
-#include "ctwin/api/acceptance_check.hpp"
-#include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_p2p.hpp"
 
 namespace ctwin::api {
 namespace {

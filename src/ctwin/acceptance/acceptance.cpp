@@ -1,4 +1,4 @@
-#include "ctwin/api/acceptance.hpp"
+#include "ctwin/acceptance/acceptance.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "ctwin/analysis/goodput_study.hpp"
-#include "ctwin/api/acceptance_goodput.hpp"
-#include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/acceptance/acceptance_goodput.hpp"
+#include "ctwin/acceptance/acceptance_p2p.hpp"
 #include "ctwin/api/compute_eval.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/gpu_profile.hpp"

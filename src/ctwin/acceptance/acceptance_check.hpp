@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/acceptance.hpp"
-#include "ctwin/api/acceptance_coverage.hpp"
+#include "ctwin/acceptance/acceptance.hpp"
+#include "ctwin/acceptance/acceptance_coverage.hpp"
 #include "ctwin/fabric/degradation.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/acceptance/acceptance_p2p.hpp"
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/compute/dtype.hpp"
 #include "ctwin/compute/gpu_spec.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/acceptance_plan.hpp"
+#include "ctwin/acceptance/acceptance_plan.hpp"
 #include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "ctwin/api/acceptance_check.hpp"
-#include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_p2p.hpp"
 #include "ctwin/calibration/nccl_log.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/path_checks.hpp"
