@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ctwin/plan/plan.hpp"
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/sweep.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "fuzz_support.hpp"
 

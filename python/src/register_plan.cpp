@@ -9,7 +9,7 @@
 
 #include "call.hpp"
 #include "ctwin/plan/plan.hpp"
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/sweep.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"

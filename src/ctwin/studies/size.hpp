@@ -7,7 +7,7 @@
 // Workloads run on `flow` with every op's traffic on one shared fabric, so that the fabric being
 // priced is the fabric being simulated: on `analytical` each collective runs alone and twelve
 // fabric options deliver the same tokens/s to 2e-6 (issue 35). Options whose throughput differs by
-// less than the model resolves are ties (api/size_front.hpp). Through one EvalContext, options in
+// less than the model resolves are ties (studies/size_front.hpp). Through one EvalContext, options in
 // parallel, results in grid order whatever the jobs.
 
 #include <cstdint>
@@ -19,7 +19,7 @@
 
 #include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/api/evaluate.hpp"
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/sweep.hpp"
 #include "ctwin/fabric/bill_of_materials.hpp"
 #include "ctwin/fabric/build_checks.hpp"
 #include "ctwin/network/network_model.hpp"

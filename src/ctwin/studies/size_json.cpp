@@ -1,6 +1,6 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/error_band.hpp"
-#include "ctwin/api/size.hpp"
+#include "ctwin/studies/size.hpp"
 
 namespace ctwin::api {
 namespace {

@@ -18,8 +18,8 @@
 #include "ctwin/analysis/reliability_model.hpp"
 #include "ctwin/api/eval_context.hpp"
 #include "ctwin/api/scenario.hpp"
-#include "ctwin/api/shrunk_jobs.hpp"
-#include "ctwin/api/straggler_effects.hpp"
+#include "ctwin/studies/shrunk_jobs.hpp"
+#include "ctwin/studies/straggler_effects.hpp"
 #include "ctwin/replay/scenario.hpp"
 
 namespace ctwin::api {

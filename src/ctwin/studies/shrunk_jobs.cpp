@@ -1,4 +1,4 @@
-#include "ctwin/api/shrunk_jobs.hpp"
+#include "ctwin/studies/shrunk_jobs.hpp"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "ctwin/api/goodput.hpp"
+#include "ctwin/studies/goodput.hpp"
 
 #include <cmath>
 #include <string>

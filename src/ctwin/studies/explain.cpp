@@ -1,4 +1,4 @@
-#include "ctwin/api/explain.hpp"
+#include "ctwin/studies/explain.hpp"
 
 #include <cmath>
 

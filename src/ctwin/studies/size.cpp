@@ -1,4 +1,4 @@
-#include "ctwin/api/size.hpp"
+#include "ctwin/studies/size.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/report_json.hpp"
-#include "ctwin/api/size_front.hpp"
+#include "ctwin/studies/size_front.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/parallel_for.hpp"

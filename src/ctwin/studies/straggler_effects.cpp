@@ -1,4 +1,4 @@
-#include "ctwin/api/straggler_effects.hpp"
+#include "ctwin/studies/straggler_effects.hpp"
 
 #include <algorithm>
 #include <charconv>
