@@ -15,7 +15,7 @@
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/api/profile_scale.hpp"
-#include "ctwin/api/training_calibration.hpp"
+#include "ctwin/validation/training_calibration.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/compute/gemm_limits.hpp"
 #include "ctwin/core/json_text.hpp"

@@ -1,5 +1,5 @@
 #include "ctwin/core/error_stats.hpp"
-#include "ctwin/api/training_calibration.hpp"
+#include "ctwin/validation/training_calibration.hpp"
 
 #include <cstdio>
 

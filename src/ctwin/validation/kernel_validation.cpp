@@ -1,4 +1,4 @@
-#include "ctwin/api/kernel_validation.hpp"
+#include "ctwin/validation/kernel_validation.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "ctwin/api/nccl_validation.hpp"
+#include "ctwin/validation/nccl_validation.hpp"
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/gpu_profile.hpp"

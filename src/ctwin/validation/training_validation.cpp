@@ -1,5 +1,5 @@
 #include "ctwin/core/error_stats.hpp"
-#include "ctwin/api/training_validation.hpp"
+#include "ctwin/validation/training_validation.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 #include "ctwin/core/error_stats.hpp"
-#include "ctwin/api/training_cross_validation.hpp"
+#include "ctwin/validation/training_cross_validation.hpp"
 
 #include <map>
 #include <vector>

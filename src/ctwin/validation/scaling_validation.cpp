@@ -1,4 +1,4 @@
-#include "ctwin/api/scaling_validation.hpp"
+#include "ctwin/validation/scaling_validation.hpp"
 
 #include "ctwin/api/report_json.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ctwin/api/training_validation.hpp"
+#include "ctwin/validation/training_validation.hpp"
 #include "ctwin/replay/training_calibration.hpp"
 
 namespace ctwin::api {

@@ -1,4 +1,4 @@
-#include "ctwin/api/run_validation.hpp"
+#include "ctwin/validation/run_validation.hpp"
 
 #include <cstdio>
 #include <filesystem>
