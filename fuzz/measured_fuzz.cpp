@@ -9,8 +9,8 @@
 #include <string>
 #include <unistd.h>
 
-#include "ctwin/api/acceptance_check.hpp"
-#include "ctwin/api/acceptance_plan.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_plan.hpp"
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/fabric.hpp"

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/api/plan.hpp"
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/plan/plan.hpp"
+#include "ctwin/studies/sweep.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "fuzz_support.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"

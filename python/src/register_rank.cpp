@@ -1,4 +1,4 @@
-// ctwin._core.rank_split: where one named split ranks in a plan (api/plan_rank.hpp), as the
+// ctwin._core.rank_split: where one named split ranks in a plan (plan/plan_rank.hpp), as the
 // library's JSON text; the package's ctwin.rank_split (python/ctwin/rank.py) wraps it.
 
 #include <pybind11/pybind11.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/api/plan_rank.hpp"
+#include "ctwin/plan/plan_rank.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "registry.hpp"

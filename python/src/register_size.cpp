@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/api/size.hpp"
+#include "ctwin/studies/size.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/api/nccl_validation.hpp"
-#include "ctwin/api/scaling_validation.hpp"
-#include "ctwin/api/training_cross_validation.hpp"
-#include "ctwin/api/trace_validation.hpp"
-#include "ctwin/api/training_validation.hpp"
+#include "ctwin/validation/nccl_validation.hpp"
+#include "ctwin/validation/scaling_validation.hpp"
+#include "ctwin/validation/trace_validation.hpp"
+#include "ctwin/validation/training_cross_validation.hpp"
+#include "ctwin/validation/training_validation.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "arguments.hpp"

@@ -118,4 +118,4 @@ def test_the_citation_scan_sees_a_missing_file():
     assert CITED.findall(comment_of("x = 1;  // see DESIGN.md and plan_search.hpp", False)) == [
         "DESIGN.md", "plan_search.hpp"]
     assert not held("DESIGN.md", names) and not held("plan_search.hpp", names)
-    assert held("plan.md", names) and held("api/plan_bound.hpp", names)
+    assert held("plan.md", names) and held("plan/plan_bound.hpp", names)

@@ -1,5 +1,5 @@
 // Library layering (docs/architecture.md, Layers): a layer includes only layers to its left in
-//   core -> engine -> fabric -> network -> cli
+//   core -> engine -> fabric -> network -> ... -> api -> {plan, acceptance, studies, validation} -> cli
 // with engine and fabric side by side (fabric does not use the engine). Checked on the sources
 // by scanning every #include "ctwin/<layer>/..." under src/ctwin/<layer>/.
 
@@ -34,8 +34,17 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"calibration", {"core", "engine", "fabric", "network", "collectives", "compute"}},
       {"api", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
                "analysis"}},
+      // The domains over the evaluation API, side by side: none includes another.
+      {"plan", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
+                "analysis", "api"}},
+      {"acceptance", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
+                   "analysis", "api"}},
+      {"studies", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
+                "analysis", "api"}},
+      {"validation", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
+                   "analysis", "api"}},
       {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
-               "analysis", "api"}},
+               "analysis", "api", "plan", "acceptance", "studies", "validation"}},
   };
   return kAllowed;
 }

@@ -10,12 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/analysis/goodput_study.hpp"
-#include "ctwin/api/acceptance.hpp"
+#include "ctwin/acceptance/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/gpu_profile.hpp"
-#include "ctwin/api/size.hpp"
-#include "ctwin/api/plan.hpp"
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/size.hpp"
+#include "ctwin/plan/plan.hpp"
+#include "ctwin/studies/sweep.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 #include "ctwin/cli/commands.hpp"

@@ -1,8 +1,8 @@
-// `ctwin calibrate --trace FILE --scenario S --base PROFILE -o OUT` (api/trace_calibration.hpp).
+// `ctwin calibrate --trace FILE --scenario S --base PROFILE -o OUT` (validation/trace_calibration.hpp).
 
 #include <iostream>
 
-#include "ctwin/api/trace_calibration.hpp"
+#include "ctwin/validation/trace_calibration.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"

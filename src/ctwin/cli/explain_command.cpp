@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/api/explain.hpp"
+#include "ctwin/studies/explain.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"

@@ -13,7 +13,7 @@
 
 #include "ctwin/analysis/goodput_study.hpp"
 #include "ctwin/analysis/reliability_validation.hpp"
-#include "ctwin/api/goodput.hpp"
+#include "ctwin/studies/goodput.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"

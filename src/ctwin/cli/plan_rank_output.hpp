@@ -1,10 +1,10 @@
 #pragma once
-// `ctwin plan SCENARIO --rank-of tp=4,pp=8,...`: one split's rank (api/plan_rank.hpp) printed as
+// `ctwin plan SCENARIO --rank-of tp=4,pp=8,...`: one split's rank (plan/plan_rank.hpp) printed as
 // a table, JSON or CSV.
 
 #include <string>
 
-#include "ctwin/api/plan_rank.hpp"
+#include "ctwin/plan/plan_rank.hpp"
 #include "ctwin/cli/output.hpp"
 
 namespace ctwin::cli {

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/shard.hpp"
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/sweep.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"

@@ -1,11 +1,11 @@
 // `ctwin validate --kernels FILE --gpu PROFILE`: MoE expert blocks and token permutation measured
-// on one GPU against the compute twin (api/kernel_validation.hpp).
+// on one GPU against the compute twin (validation/kernel_validation.hpp).
 
 #include "ctwin/cli/validate_run.hpp"
 
 #include <iostream>
 
-#include "ctwin/api/kernel_validation.hpp"
+#include "ctwin/validation/kernel_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/json_text.hpp"
 

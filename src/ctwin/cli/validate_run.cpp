@@ -1,11 +1,11 @@
 // `ctwin validate --run FILE`: a user's own measured run against the twin, uncalibrated and
-// calibrated (api/run_validation.hpp).
+// calibrated (validation/run_validation.hpp).
 
 #include "ctwin/cli/validate_run.hpp"
 
 #include <iostream>
 
-#include "ctwin/api/run_validation.hpp"
+#include "ctwin/validation/run_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/json_text.hpp"
 

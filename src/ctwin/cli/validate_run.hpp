@@ -18,7 +18,7 @@ void run_kernel_validation(const std::string& file, const std::string& gpu, cons
 namespace ctwin::cli {
 
 /// The --trace mode: a profiler trace (Kineto JSON, ctwin's own, or nsys stats CSV) against the
-/// twin's step of `scenario` with `overrides` (--set), class by class (api/trace_validation.hpp).
+/// twin's step of `scenario` with `overrides` (--set), class by class (validation/trace_validation.hpp).
 void run_trace_validation(const std::string& trace, const std::string& scenario, const std::vector<std::string>& overrides,
                           const std::string& format);
 

@@ -10,7 +10,7 @@
 
 #include "ctwin/analysis/scaling_validation.hpp"
 #include "ctwin/api/report_json.hpp"
-#include "ctwin/api/scaling_validation.hpp"
+#include "ctwin/validation/scaling_validation.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"

@@ -1,9 +1,9 @@
 // `ctwin validate --trace FILE --scenario S`: a measured profiler trace against the twin's step,
-// kernel class by class (api/trace_validation.hpp).
+// kernel class by class (validation/trace_validation.hpp).
 
 #include <iostream>
 
-#include "ctwin/api/trace_validation.hpp"
+#include "ctwin/validation/trace_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_run.hpp"
 #include "ctwin/core/json_text.hpp"

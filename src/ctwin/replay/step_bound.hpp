@@ -1,7 +1,7 @@
 #pragma once
 // A lower bound on the step time of replay_step with the isolated executor (every collective and
 // send its predicted time), computed without the event engine: what lets the planner rank
-// thousands of candidates and replay only those that can still make its top (api/plan.cpp).
+// thousands of candidates and replay only those that can still make its top (plan/plan.cpp).
 //
 // It is a proof, not a fit: every term is a constraint the replay cannot escape (replay.hpp),
 // each op's duration is the one the replay gives it, and every constraint the replay adds on top

@@ -3,7 +3,7 @@
 // measured. A build is accepted only when every test of the plan is measured and every point
 // passes; otherwise the report says which tests are missing, partial or outside the plan.
 
-#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 
 #include <unistd.h>
 
-#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
 #include "ctwin/core/json_reader.hpp"
 
 namespace ctwin::api {

@@ -3,7 +3,7 @@
 // itself put into measured sets: >= 9 of 10 random trials per kind rank the part first, and the
 // healthy build with ±3 % noise shows nothing.
 
-#include "ctwin/api/acceptance_check.hpp"
+#include "ctwin/acceptance/acceptance_check.hpp"
 #include "ctwin/fabric/topologies/fat_tree.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/acceptance/acceptance_p2p.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/degradation.hpp"
 #include "ctwin/fabric/router.hpp"

@@ -11,7 +11,7 @@
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
-#include "ctwin/api/run_validation.hpp"
+#include "ctwin/validation/run_validation.hpp"
 #include "ctwin/api/scenario.hpp"
 #include "ctwin/calibration/calibrated_profile.hpp"
 #include "ctwin/calibration/nccl_calibration_file.hpp"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 
 namespace ctwin::api {
 namespace error_band_test {

@@ -1,8 +1,8 @@
-// The waterfall (api/explain.hpp): each link is the `ctwin run` of the chain so far, the gains
+// The waterfall (studies/explain.hpp): each link is the `ctwin run` of the chain so far, the gains
 // multiply to the whole, the shares add to one, and the chain read backwards ends where it ends
 // forwards; bad chains name their file and field.
 
-#include "ctwin/api/explain.hpp"
+#include "ctwin/studies/explain.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 
 #include "ctwin/api/layer.hpp"
 #include "ctwin/api/profile_scale.hpp"
-#include "ctwin/api/training_validation.hpp"
+#include "ctwin/validation/training_validation.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error_stats.hpp"
 #include "source_root.hpp"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ctwin/api/eval_context.hpp"
-#include "ctwin/api/plan_bound.hpp"
+#include "ctwin/plan/plan_bound.hpp"
 #include "ctwin/api/scenario.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/layer_ops_cache.hpp"

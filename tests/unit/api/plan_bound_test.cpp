@@ -1,4 +1,4 @@
-#include "ctwin/api/plan_bound.hpp"
+#include "ctwin/plan/plan_bound.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "cli/cli_runner.hpp"
 #include "ctwin/api/evaluate.hpp"
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 #include "ctwin/core/error.hpp"
 #include "api/plan_scenario.hpp"
 

@@ -1,4 +1,4 @@
-#include "ctwin/api/plan_rank.hpp"
+#include "ctwin/plan/plan_rank.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // Every rule that removes a split from a plan: one split it must remove and a neighbour it must keep,
 // through the planner's enumeration (one candidate each, every axis narrowed).
 
-#include "ctwin/api/plan_rules.hpp"
+#include "ctwin/plan/plan_rules.hpp"
 
 #include <gtest/gtest.h>
 
-#include "ctwin/api/plan_space.hpp"
+#include "ctwin/plan/plan_space.hpp"
 #include "ctwin/api/scenario.hpp"
 
 namespace ctwin::api {

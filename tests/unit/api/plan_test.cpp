@@ -1,4 +1,4 @@
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The smaller job of `goodput --on-empty shrink`: its tokens per second come from the twin's
 // step at fewer replicas (batch nearest to the scenario's), not from r/dp of the whole job's.
 
-#include "ctwin/api/shrunk_jobs.hpp"
+#include "ctwin/studies/shrunk_jobs.hpp"
 
 #include <gtest/gtest.h>
 

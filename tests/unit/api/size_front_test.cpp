@@ -1,4 +1,4 @@
-#include "ctwin/api/size_front.hpp"
+#include "ctwin/studies/size_front.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "ctwin/api/size.hpp"
+#include "ctwin/studies/size.hpp"
 
 #include <gtest/gtest.h>
 

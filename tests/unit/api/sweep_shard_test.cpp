@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "cli/cli_runner.hpp"
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/sweep.hpp"
 #include "ctwin/core/error.hpp"
 #include "plan_scenario.hpp"
 

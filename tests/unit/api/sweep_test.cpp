@@ -1,4 +1,4 @@
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/sweep.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,9 +3,9 @@
 // now carries its build and split warnings, in the JSON (every point, empty when none) and
 // through a merge of shards.
 
-#include "ctwin/api/sweep.hpp"
+#include "ctwin/studies/sweep.hpp"
 
-#include "ctwin/api/plan.hpp"
+#include "ctwin/plan/plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
-#include "ctwin/api/trace_calibration.hpp"
-#include "ctwin/api/trace_validation.hpp"
+#include "ctwin/validation/trace_calibration.hpp"
+#include "ctwin/validation/trace_validation.hpp"
 #include "ctwin/calibration/kernel_class.hpp"
 #include "ctwin/core/error.hpp"
 #include "source_root.hpp"

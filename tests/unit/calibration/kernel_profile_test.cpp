@@ -1,5 +1,5 @@
 // The MoE kernel profile against the compute twin (calibration/kernel_profile.hpp,
-// api/kernel_validation.hpp): the fits recover known parameters, the measured H200 rows are
+// validation/kernel_validation.hpp): the fits recover known parameters, the measured H200 rows are
 // predicted within the 15 % median on held-out rows, bad files are InputErrors.
 
 #include "ctwin/calibration/kernel_profile.hpp"
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <vector>
 
-#include "ctwin/api/kernel_validation.hpp"
+#include "ctwin/validation/kernel_validation.hpp"
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/error_stats.hpp"

@@ -7,7 +7,7 @@
 #include "ctwin/fabric/degradation.hpp"
 #include "ctwin/fabric/topologies/fat_tree.hpp"
 
-#include "ctwin/api/acceptance_p2p.hpp"
+#include "ctwin/acceptance/acceptance_p2p.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/engine/simulator.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"

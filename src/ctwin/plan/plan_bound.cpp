@@ -1,0 +1,34 @@
+#include "ctwin/plan/plan_bound.hpp"
+
+#include <limits>
+
+#include "ctwin/replay/step_bound.hpp"
+#include "ctwin/replay/step_limits.hpp"
+#include "ctwin/workload/flops.hpp"
+
+namespace ctwin::api {
+
+CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& context, replay::LayerOpsCache* layers) {
+  replay::check_step_within_limits(scenario);
+  replay::StepOptions options;  // as evaluate_resolved sets them for the analytical network
+  options.collective_cache = context.collectives(scenario.cluster_key, scenario.network);
+  CandidateBound bound;
+  bound.step_time = replay::step_time_lower_bound(scenario, options, layers);
+  // replay::make_step_report's expressions, at the bound: IEEE division and multiplication are
+  // monotone, so a smaller step time gives a value at least as large, bit for bit.
+  const double step = bound.step_time.seconds();
+  if (step <= 0) {
+    bound.tokens_per_s = bound.mfu = std::numeric_limits<double>::infinity();
+    return bound;
+  }
+  const double gpus = static_cast<double>(scenario.gpus);
+  const auto flops = workload::step_flops(scenario.model, scenario.split);
+  const compute::Dtype dtype = scenario.split.precision == workload::Precision::kFp8   ? compute::Dtype::kFp8
+                               : scenario.split.precision == workload::Precision::kFp16 ? compute::Dtype::kFp16
+                                                                                         : compute::Dtype::kBf16;
+  bound.tokens_per_s = static_cast<double>(flops.tokens) / step;
+  bound.mfu = flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second());
+  return bound;
+}
+
+}  // namespace ctwin::api

@@ -1,0 +1,121 @@
+#include "ctwin/validation/nccl_validation.hpp"
+
+#include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/gpu_profile.hpp"
+#include "ctwin/core/error.hpp"
+
+namespace ctwin::api {
+namespace {
+
+bool selected(const calibration::NcclSetup& setup, const NcclValidationRequest& request) {
+  if (request.role != "all" && setup.role != request.role) return false;
+  if (request.only.empty()) return true;
+  for (const std::string& text : request.only) {
+    if (setup.id.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+nlohmann::json rows_json(const calibration::LogComparison& comparison) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : comparison.rows) {
+    rows.push_back({{"size_bytes", row.size.count()},
+                    {"measured_time_us", row.measured_time.seconds() * 1e6},
+                    {"predicted_time_us", row.predicted_time.seconds() * 1e6},
+                    {"measured_busbw_GBps", row.measured_busbw_GBps},
+                    {"predicted_busbw_GBps", row.predicted_busbw_GBps},
+                    {"error", row.error},
+                    {"algo", collectives::name(row.algorithm)},
+                    {"protocol", collectives::name(row.protocol)}});
+  }
+  return rows;
+}
+
+struct SizeSplit {
+  std::vector<double> large, small;
+  void add(const calibration::LogComparison& comparison) {
+    for (const auto& row : comparison.rows) (calibration::is_large(row.size) ? large : small).push_back(row.error);
+  }
+  [[nodiscard]] NcclErrorSplit stats() && { return {error_stats(std::move(large)), error_stats(std::move(small))}; }
+};
+
+}  // namespace
+
+NcclErrorSplit error_split(const calibration::LogComparison& comparison) {
+  SizeSplit split;
+  split.add(comparison);
+  return std::move(split).stats();
+}
+
+std::map<std::string, NcclGroupErrors> nccl_group_errors(const NcclValidation& validation) {
+  std::map<std::string, std::pair<SizeSplit, SizeSplit>> groups;
+  for (const auto& result : validation.results) {
+    if (!result.skipped.empty()) continue;
+    auto& [uncalibrated, calibrated] = groups[validation_group(*result.setup) + " (" + result.setup->role + ")"];
+    uncalibrated.add(result.uncalibrated);
+    if (result.calibrated) calibrated.add(*result.calibrated);
+  }
+  std::map<std::string, NcclGroupErrors> out;
+  for (auto& [group, splits] : groups) out[group] = {std::move(splits.first).stats(), std::move(splits.second).stats()};
+  return out;
+}
+
+NcclValidation validate_nccl(const NcclValidationRequest& request) {
+  if (request.role != "all" && request.role != "check" && request.role != "underperforming") {
+    throw InputError(request.role_field, "",
+                     "unknown value '" + request.role + "' (expected check, underperforming or all)");
+  }
+  NcclValidation out;
+  out.manifest = calibration::read_nccl_setups(resolve_data_path(request.setups));
+  std::vector<const calibration::NcclSetup*> chosen;
+  for (const auto& setup : out.manifest) {
+    if (selected(setup, request)) chosen.push_back(&setup);
+  }
+  if (chosen.empty()) throw InputError(request.only_field, "", "no setup of " + request.setups + " matches");
+  calibration::ValidationOptions validation;
+  validation.network = request.network;
+  validation.calibrate = request.calibrated;
+  validation.load_topology = [](const std::string& path) { return attach_gpu_arch(fabric::load_cluster(resolve_data_path(path))); };
+  out.results = calibration::validate_setups(out.manifest, chosen, validation);
+  return out;
+}
+
+std::string validation_group(const calibration::NcclSetup& setup) {
+  std::string topology = setup.topology.value_or("");
+  const auto slash = topology.find_last_of('/');
+  if (slash != std::string::npos) topology = topology.substr(slash + 1);
+  if (topology.ends_with(".json")) topology.resize(topology.size() - 5);
+  return topology + (setup.nodes == 1 ? ", 1 node" : ", multi-node");
+}
+
+nlohmann::json nccl_validation_json(const NcclValidation& validation, const std::string& network, bool calibrated) {
+  nlohmann::json setups = nlohmann::json::array();
+  for (const auto& result : validation.results) {
+    nlohmann::json entry{{"id", result.setup->id},       {"role", result.setup->role},
+                         {"ranks", result.setup->ranks}, {"op", collectives::name(result.setup->op)},
+                         {"group", validation_group(*result.setup)}, {"cluster", result.setup->cluster}};
+    if (!result.skipped.empty()) {
+      entry["skipped"] = result.skipped;
+    } else {
+      entry["rows"] = rows_json(result.uncalibrated);
+      if (calibrated) {
+        entry["calibrated_on"] = result.calibrated_on;
+        entry["calibrated_rows"] = result.calibrated ? rows_json(*result.calibrated) : nlohmann::json::array();
+      }
+    }
+    setups.push_back(entry);
+  }
+  nlohmann::json groups = nlohmann::json::object();
+  for (const auto& [group, errors] : nccl_group_errors(validation)) {
+    nlohmann::json entry{{"large", error_stats_json(errors.uncalibrated.large, "rows")},
+                         {"small", error_stats_json(errors.uncalibrated.small, "rows")}};
+    if (calibrated) {
+      entry["calibrated_large"] = error_stats_json(errors.calibrated.large, "rows");
+      entry["calibrated_small"] = error_stats_json(errors.calibrated.small, "rows");
+    }
+    groups[group] = entry;
+  }
+  return {{"network", network}, {"setups", setups}, {"groups", groups}};
+}
+
+}  // namespace ctwin::api
