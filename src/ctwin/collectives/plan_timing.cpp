@@ -83,10 +83,14 @@ AnalyticalTimes analytical_times(const Phase& phase, const fabric::Fabric& fabri
   const std::size_t count = phase.transfers.size();
   std::vector<double> load(fabric.links().size(), 0.0);  // bytes per byte of the collective, per link
   std::vector<std::vector<fabric::LinkId>> paths(count);
+  // Under adaptive routing a transfer loads every equal-cost path by its share (no collisions);
+  // its latency and lone bottleneck stay those of its hashed path, as equal-cost paths are alike.
+  std::vector<std::vector<std::pair<fabric::LinkId, double>>> spread(count);
   for (std::size_t i = 0; i < count; ++i) {
     const auto& planned = phase.transfers[i];
     fabric::append_route(fabric, planned.src, planned.dst, planned.route, paths[i]);
-    for (fabric::LinkId link : paths[i]) load[link] += planned.fraction;
+    fabric::append_spread_route(fabric, planned.src, planned.dst, planned.route, spread[i]);
+    for (const auto& [link, share] : spread[i]) load[link] += planned.fraction * share;
   }
   AnalyticalTimes times{std::vector<double>(count, 0.0), std::vector<double>(count, 0.0), std::vector<double>(count, 0.0)};
   for (std::size_t i = 0; i < count; ++i) {
@@ -94,7 +98,7 @@ AnalyticalTimes analytical_times(const Phase& phase, const fabric::Fabric& fabri
     times.latency_s[i] = properties.latency.seconds();
     if (paths[i].empty() || phase.transfers[i].fraction <= 0) continue;
     double busiest = 0;
-    for (fabric::LinkId link : paths[i]) {
+    for (const auto& [link, share] : spread[i]) {
       busiest = std::max(busiest, load[link] / fabric.link(link).achieved().bytes_per_second());
     }
     times.drain_s_per_own_byte[i] = busiest / phase.transfers[i].fraction;

@@ -109,6 +109,14 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
     if (fabric.kind_name == kind.name) kind.read(reader, server, fabric);
   }
   if (auto sites = reader.optional_object("sites")) fabric.sites = read_sites(*sites, fabric.link);
+  if (reader.choice_or("routing", {"ecmp", "adaptive"}, "ecmp") == "adaptive") {
+    // Only the fat tree enumerates its equal-cost paths (Topology::spread_switch_path); elsewhere
+    // adaptive would silently stay ECMP.
+    if (fabric.kind_name == "dragonfly" || fabric.sites) {
+      reader.fail("routing", "adaptive is modelled on single-site fat trees only (rail_optimized, top_of_rack)");
+    }
+    fabric.routing = RoutingPolicy::kAdaptive;
+  }
   reader.finish();
   return fabric;
 }

@@ -94,6 +94,8 @@ struct SitesSpec {
   LinkSpec border;    ///< each access switch's cable to its site's border switch
 };
 
+enum class RoutingPolicy : std::uint8_t { kEcmp, kAdaptive };
+
 struct FabricSpec {
   /// The topology file's fabric.kind: which Topology builds it (fabric/topology.hpp).
   std::string kind_name = "rail_optimized";
@@ -118,6 +120,9 @@ struct FabricSpec {
   /// values send the same flows down other equal-cost paths, so a step's spread over seeds is
   /// what ECMP luck alone moves it (docs/size.md, "ECMP hash luck").
   std::int64_t ecmp_seed = 0;
+  /// How switches place a flow on equal-cost paths: kEcmp hashes it onto one; kAdaptive spreads
+  /// it evenly over all of them (packet spraying, as Spectrum-X and InfiniBand AR do).
+  RoutingPolicy routing = RoutingPolicy::kEcmp;
   /// "sites": several copies of this fabric joined by DCI; none for one site.
   std::optional<SitesSpec> sites;
 };

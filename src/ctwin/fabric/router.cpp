@@ -51,6 +51,18 @@ void append_way_in(const Fabric& fabric, int node, int gpu, std::vector<LinkId>&
   append_node_links(fabric, node, fabric.server().nic_to_gpu(nic, gpu), out);
 }
 
+// The ECMP hash of one flow: the same (source, destination, label, seed), the same path.
+std::uint64_t route_flow_hash(const Fabric& fabric, GpuId src, GpuId dst, std::uint64_t flow_label) {
+  std::uint64_t flow_hash =
+      ecmp_mix(static_cast<std::uint64_t>(src) * 0x100000001b3ULL ^ ecmp_mix(static_cast<std::uint64_t>(dst)) ^
+               ecmp_mix(flow_label + 0x51ed27ULL));
+  // Seed 0 leaves the hash as it always was, so reports without a seed keep their bytes.
+  if (const std::int64_t seed = fabric.spec().fabric.ecmp_seed; seed != 0) {
+    flow_hash = ecmp_mix(flow_hash ^ ecmp_mix(static_cast<std::uint64_t>(seed) * 0xd6e8feb86659fd93ULL));
+  }
+  return flow_hash;
+}
+
 }  // namespace
 
 void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, std::vector<LinkId>& out) {
@@ -71,16 +83,35 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
   }
   const int dst_nic = fabric.server().nic_of_gpu(dst_local);
   const int src_nic = append_way_out(fabric, src_node, src_local, dst_nic, options.pxn, out);
-  std::uint64_t flow_hash =
-      ecmp_mix(static_cast<std::uint64_t>(src) * 0x100000001b3ULL ^ ecmp_mix(static_cast<std::uint64_t>(dst)) ^
-               ecmp_mix(options.flow_label + 0x51ed27ULL));
-  // Seed 0 leaves the hash as it always was, so reports without a seed keep their bytes.
-  if (const std::int64_t seed = fabric.spec().fabric.ecmp_seed; seed != 0) {
-    flow_hash = ecmp_mix(flow_hash ^ ecmp_mix(static_cast<std::uint64_t>(seed) * 0xd6e8feb86659fd93ULL));
-  }
   fabric.topology().append_switch_path(fabric, fabric.switch_of_nic(src_node, src_nic),
-                                       fabric.switch_of_nic(dst_node, dst_nic), flow_hash, out);
+                                       fabric.switch_of_nic(dst_node, dst_nic),
+                                       route_flow_hash(fabric, src, dst, options.flow_label), out);
   append_way_in(fabric, dst_node, dst_local, out);
+}
+
+void append_spread_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options,
+                         std::vector<std::pair<LinkId, double>>& out) {
+  const auto whole = [&out](const std::vector<LinkId>& links) {
+    for (LinkId link : links) out.emplace_back(link, 1.0);
+  };
+  if (fabric.spec().fabric.routing == RoutingPolicy::kEcmp || options.leg != SwitchLeg::kWhole ||
+      fabric.node_of(src) == fabric.node_of(dst)) {
+    whole(route(fabric, src, dst, options));
+    return;
+  }
+  const int src_node = fabric.node_of(src);
+  const int dst_node = fabric.node_of(dst);
+  const int dst_local = fabric.local_index(dst);
+  const int dst_nic = fabric.server().nic_of_gpu(dst_local);
+  std::vector<LinkId> links;
+  const int src_nic = append_way_out(fabric, src_node, fabric.local_index(src), dst_nic, options.pxn, links);
+  whole(links);
+  fabric.topology().spread_switch_path(fabric, fabric.switch_of_nic(src_node, src_nic),
+                                       fabric.switch_of_nic(dst_node, dst_nic),
+                                       route_flow_hash(fabric, src, dst, options.flow_label), out);
+  links.clear();
+  append_way_in(fabric, dst_node, dst_local, links);
+  whole(links);
 }
 
 std::vector<std::vector<LinkId>> node_route_parts(const Fabric& fabric, int node) {

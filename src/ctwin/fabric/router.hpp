@@ -15,6 +15,7 @@
 //    every transfer to another rail group is relayed that way, PXN asked for or not.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "ctwin/core/units.hpp"
@@ -43,6 +44,12 @@ struct RouteOptions {
 
 /// Appends the links from `src` to `dst` to `out` (nothing when src == dst).
 void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, std::vector<LinkId>& out);
+
+/// Appends the links from `src` to `dst` with the share of the transfer's bytes each carries:
+/// under `fabric.routing: adaptive` the switch part spreads over every equal-cost path; under
+/// ECMP (and inside a node) it is append_route()'s path, every link carrying all of it.
+void append_spread_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options,
+                         std::vector<std::pair<LinkId, double>>& out);
 
 [[nodiscard]] std::vector<LinkId> route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options = {});
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ctwin/fabric/cluster_spec.hpp"
@@ -79,6 +80,16 @@ class Topology {
   /// picks among equal-cost paths, always the same one for the same hash.
   virtual void append_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash,
                                   std::vector<LinkId>& out) const = 0;
+  /// Adaptive routing: appends every switch cable a flow from `from` to `to` crosses when spread
+  /// evenly over all equal-cost paths, with the share of the flow's bytes it carries. A kind
+  /// that does not enumerate its paths keeps the hashed one (share 1); the spec refuses
+  /// `routing: adaptive` on such kinds.
+  virtual void spread_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash,
+                                  std::vector<std::pair<LinkId, double>>& out) const {
+    std::vector<LinkId> path;
+    append_switch_path(fabric, from, to, flow_hash, path);
+    for (LinkId link : path) out.emplace_back(link, 1.0);
+  }
 
   // --- parts (--degrade, accept's suspects) ---
   /// The name of switch cable `even` (its even link id) in `--degrade link:NAME`, or "".

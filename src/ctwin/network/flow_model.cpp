@@ -81,6 +81,7 @@ FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator,
       links_(fabric.links().size()),
       representative_(options.lockstep ? fabric::lockstep_representatives(fabric) : identity_links(fabric)),
       folded_((fabric.links().size() + 63) / 64) {
+  require_ecmp_routing(fabric, "flow");
   // Room for a flow per GPU, as a collective step or an exchange starts at once: growing by
   // doubling would copy the flows and have the kernel zero fresh pages for each copy, inside
   // the run. Reserving maps nothing yet; pages are touched as flows use them.

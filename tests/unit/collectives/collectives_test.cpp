@@ -58,6 +58,25 @@ TEST(Collectives, RingAllReduceMatchesTheClosedFormOnUniformLinks) {
   }
 }
 
+// fabric.routing adaptive (analytical): spreading over equal-cost paths never loses to ECMP's
+// hash on a permutation (alltoall at 2:1, where hashing collides), and changes nothing where a
+// transfer has a single path (two nodes on one leaf per rail).
+TEST(Collectives, AdaptiveRoutingNeverSlowerThanEcmpAndEqualOnASinglePath) {
+  for (const auto& [gpus, oversubscription] : std::vector<std::pair<int, std::string>>{{512, "2"}, {512, "1"}, {16, "2"}}) {
+    const std::string leaf = "fabric.oversubscription.leaf=" + oversubscription;
+    const auto ecmp = bundled_fabric("dgx-h100-superpod", gpus, {leaf});
+    const auto adaptive = bundled_fabric("dgx-h100-superpod", gpus, {leaf, "fabric.routing=adaptive"});
+    const auto hashed = predict_one(ecmp, Op::kAlltoall, Algorithm::kDirect, Protocol::kSimple, 1_GiB, "analytical");
+    const auto spread = predict_one(adaptive, Op::kAlltoall, Algorithm::kDirect, Protocol::kSimple, 1_GiB, "analytical");
+    EXPECT_LE(spread.time.seconds(), hashed.time.seconds() * (1 + 1e-12)) << gpus << " " << leaf;
+    if (gpus == 16) EXPECT_DOUBLE_EQ(spread.time.seconds(), hashed.time.seconds());
+    if (gpus == 512 && oversubscription == "2") EXPECT_LT(spread.time.seconds(), 0.95 * hashed.time.seconds());
+  }
+  EXPECT_THROW((void)predict_one(bundled_fabric("dgx-h100-superpod", 16, {"fabric.routing=adaptive"}), Op::kAllReduce,
+                                 Algorithm::kRing, Protocol::kSimple, 1_MiB, "flow"),
+               InputError);
+}
+
 // On one node a step's transfers share each GPU's port alike, so analytical's load bound is
 // exactly what flow's fair sharing gives, channels and all; and with 8 channels no ring moves
 // faster than the port (before analytical counted a step's sharing, each channel had the whole

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -342,6 +343,47 @@ TEST(Router, EcmpSeedRedrawsEqualCostPathsOnly) {
   EXPECT_GT(moved, pairs / 2);
   doc["fabric"]["ecmp_seed"] = -1;
   EXPECT_THROW((void)parse_cluster(doc, path.string()), InputError);
+}
+
+// fabric.routing adaptive spreads a transfer over every equal-cost path: conservation (each hop
+// of the switch part carries the whole transfer between its cables), the hashed ECMP path is one
+// of the spread's paths, ECMP's spread is its path at share 1, and bad values are refused.
+TEST(Router, AdaptiveSpreadConservesBytesOverEqualCostPaths) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "dgx-h100-superpod.json";
+  nlohmann::json doc = load_json_file(path);
+  const Fabric ecmp(parse_cluster(doc, path.string()), 10240);
+  doc["fabric"]["routing"] = "adaptive";
+  const Fabric adaptive(parse_cluster(doc, path.string()), 10240);
+  for (const auto& [src, dst] : std::vector<std::pair<GpuId, GpuId>>{{0, 1}, {0, 8}, {0, 300}, {0, 8191}}) {
+    const auto hashed = route(ecmp, src, dst);
+    std::vector<std::pair<LinkId, double>> same;
+    append_spread_route(ecmp, src, dst, {}, same);
+    ASSERT_EQ(same.size(), hashed.size());
+    for (std::size_t i = 0; i < same.size(); ++i) {
+      EXPECT_EQ(same[i].first, hashed[i]);
+      EXPECT_EQ(same[i].second, 1.0);
+    }
+    std::vector<std::pair<LinkId, double>> spread;
+    append_spread_route(adaptive, src, dst, {}, spread);
+    std::map<LinkKind, double> per_kind;
+    std::set<LinkId> links;
+    for (const auto& [link, share] : spread) {
+      EXPECT_GT(share, 0.0);
+      EXPECT_LE(share, 1.0);
+      per_kind[adaptive.link(link).kind] += share;
+      links.insert(link);
+    }
+    for (LinkId link : hashed) EXPECT_TRUE(links.count(link)) << src << " -> " << dst;
+    // Up and down each tier: the shares of one kind add to the hops the hashed path makes of it.
+    for (const auto& [kind, total] : per_kind) {
+      EXPECT_NEAR(total, count_kind(ecmp, hashed, kind), 1e-9) << src << " -> " << dst;
+    }
+  }
+  doc["fabric"]["routing"] = "random";
+  EXPECT_THROW((void)parse_cluster(doc, path.string()), InputError);
+  nlohmann::json dragonfly = load_json_file(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "slingshot-a100-dragonfly.json");
+  dragonfly["fabric"]["routing"] = "adaptive";
+  EXPECT_THROW((void)parse_cluster(dragonfly, "dragonfly"), InputError);
 }
 
 TEST(Router, OutOfRangeGpuIsAnInternalError) {

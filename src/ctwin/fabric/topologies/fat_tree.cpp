@@ -173,6 +173,39 @@ void FatTree::append_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, s
   out.push_back(reverse(leaf_uplink(fabric, leaf_b, down)));
 }
 
+// Every combination of append_switch_path()'s picks, each as likely: a cable's share is the
+// product of the shares of the picks that lead to it.
+void FatTree::spread_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint64_t flow_hash,
+                                 std::vector<std::pair<LinkId, double>>& out) const {
+  (void)flow_hash;
+  if (leaf_a == leaf_b) return;
+  const TierPlan& plan = plan_;
+  const int spines_per_pod = plan.spines_per_pod;
+  const int pod_a = plan.pod_of_leaf(leaf_a);
+  const int pod_b = plan.pod_of_leaf(leaf_b);
+  const double per_up = 1.0 / plan.leaf_uplinks;
+  const int per_leaf_spine = plan.links_per_leaf_spine();
+  for (int up = 0; up < plan.leaf_uplinks; ++up) {
+    const int plane = up % spines_per_pod;
+    out.emplace_back(leaf_uplink(fabric, leaf_a, up), per_up);
+    if (pod_a != pod_b) {
+      for (int spine_up = 0; spine_up < plan.spine_uplinks; ++spine_up) {
+        const double per_spine_up = per_up / plan.spine_uplinks;
+        const int core = plan.core_of_uplink(pod_a, spine_up);
+        out.emplace_back(spine_uplink(fabric, pod_a * spines_per_pod + plane, spine_up), per_spine_up);
+        const int downs = plan.uplinks_to_core(pod_b, core);
+        for (int k = 0; k < downs; ++k) {
+          const int down = plan.first_uplink_to_core(pod_b, core) + plan.cores_per_plane * k;
+          out.emplace_back(reverse(spine_uplink(fabric, pod_b * spines_per_pod + plane, down)), per_spine_up / downs);
+        }
+      }
+    }
+    for (int k = 0; k < per_leaf_spine; ++k) {
+      out.emplace_back(reverse(leaf_uplink(fabric, leaf_b, plane + spines_per_pod * k)), per_up / per_leaf_spine);
+    }
+  }
+}
+
 std::string FatTree::cable_name(const Fabric& fabric, LinkId even) const {
   const auto in = [](LinkId id, LinkId base, long long count) { return id >= base && id < base + 2 * count; };
   if (plan_.tiers >= 2 && in(even, leaf_uplink(fabric, 0, 0), static_cast<long long>(plan_.leaves) * plan_.leaf_uplinks)) {

@@ -24,6 +24,8 @@ class FatTree final : public Topology {
   [[nodiscard]] bool rails_meet_in_node_only(int src_nic, int dst_nic) const override;
   void append_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash,
                           std::vector<LinkId>& out) const override;
+  void spread_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint64_t flow_hash,
+                          std::vector<std::pair<LinkId, double>>& out) const override;
 
   [[nodiscard]] std::string cable_name(const Fabric& fabric, LinkId even) const override;
   [[nodiscard]] std::optional<LinkId> find_cable(const Fabric& fabric, std::string_view name,
