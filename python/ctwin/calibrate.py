@@ -12,7 +12,7 @@ import pandas as pd
 from . import _args, _core
 from .context import EvalContext, default_context
 from .results import CalibrationResult, LayerResult
-from .scenario import as_scenario
+from .scenario import Scenario, as_scenario
 
 _PathLike = str | os.PathLike
 
@@ -77,7 +77,7 @@ def calibrate_layers(layers: _PathLike, base: _PathLike, output: _PathLike,
     return CalibrationResult(json.loads(report), "layers", os.fsdecode(output), json.loads(rows))
 
 
-def calibrate_trace(trace: _PathLike, scenario, base: _PathLike, output: _PathLike,
+def calibrate_trace(trace: _PathLike, scenario: Scenario | str | os.PathLike, base: _PathLike, output: _PathLike,
                     context: EvalContext | None = None) -> CalibrationResult:
     """Fits a GPU profile's training_time_scale to a profiler trace (``ctwin calibrate --trace``).
 

@@ -11,7 +11,7 @@ import pandas as pd
 from . import _args, _core
 from .context import EvalContext, default_context
 from .errors import InputError
-from .scenario import as_scenario
+from .scenario import Scenario, as_scenario
 
 _NCCL_COLUMNS = ["setup", "role", "group", "ranks", "op", "size_bytes", "measured_busbw_GBps", "predicted_busbw_GBps",
                  "error", "measured_time_us", "predicted_time_us", "algo", "protocol", "calibrated"]
@@ -20,7 +20,8 @@ _NCCL_COLUMNS = ["setup", "role", "group", "ranks", "op", "size_bytes", "measure
 def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/setups.json", role: str = "all",
              only: str | Sequence[str] | None = None, network: str = "flow", calibrated: bool = False,
              cases: str | os.PathLike | None = None, profiles: str | os.PathLike | None = None,
-             jobs: int | None = None, trace: str | os.PathLike | None = None, scenario=None,
+             jobs: int | None = None, trace: str | os.PathLike | None = None,
+             scenario: Scenario | str | os.PathLike | None = None,
              context: EvalContext | None = None) -> pd.DataFrame:
     """Predicted against measured (``ctwin validate``).
 
@@ -73,11 +74,12 @@ def validate(kind: str = "nccl", setups: str | os.PathLike = "validation/nccl/se
     ``context``: caches shared with other calls.
     """
     kind = _args.text("kind", kind)
+    ctx = _args.instance("context", context, EvalContext, "an EvalContext")
     if kind == "trace":
         if scenario is None or trace is None:
             raise InputError("kind='trace' needs trace= (the profiler trace) and scenario= (the scenario it ran)",
                              "trace" if trace is None else "scenario")
-        ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+        ctx = ctx or default_context()
         report = json.loads(_core.validate_trace(_args.path("trace", trace), as_scenario(scenario)._core, ctx._core))
         frame = pd.DataFrame(report["rows"], columns=["class", "phase", "unit", "measured_us", "predicted_us", "error"])
         frame["error"] = frame["error"].astype(float)

@@ -32,6 +32,7 @@ BASELINE = {
     "calibrate_gemm": {"csv": "a.csv", "base": "h100-sxm", "output": "out.json"},
     "calibrate_layers": {"layers": "a.json", "base": "h100-sxm", "output": "out.json"},
     "calibrate_training": {"cases": "a.json", "base": "h100-sxm", "output": "out.json"},
+    "calibrate_trace": {"trace": "a.json", "scenario": "default", "base": "h100-sxm", "output": "out.json"},
     "calibrate_nccl": {"cluster": "dgx-h100-superpod", "logs": ["a.log"], "output": "out.json"},
     "read_nccl_log": {"path": "a.log"},
     "layer": {"model": "llama3-8b"},
@@ -43,7 +44,7 @@ FUNCTIONS = sorted(BASELINE)
 CORE_CALLS = ["run", "scale", "fabric", "collective", "traffic", "size", "accept", "plan", "sweep", "rank_split",
               "goodput", "gemm", "calibrate_gemm", "calibrate_layers", "calibrate_training", "calibrate_nccl",
               "read_nccl_log", "layer", "validate_nccl", "validate_training", "validate_training_calibrated",
-              "validate_scaling", "merge_plans", "merge_sweeps", "explain"]
+              "validate_scaling", "validate_trace", "calibrate_trace", "merge_plans", "merge_sweeps", "explain"]
 # Keywords that are not values: a Dask client is duck-typed.
 SKIPPED = {("plan", "client"), ("sweep", "client")}
 
