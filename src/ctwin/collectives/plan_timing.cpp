@@ -85,12 +85,18 @@ AnalyticalTimes analytical_times(const Phase& phase, const fabric::Fabric& fabri
   std::vector<std::vector<fabric::LinkId>> paths(count);
   // Under adaptive routing a transfer loads every equal-cost path by its share (no collisions);
   // its latency and lone bottleneck stay those of its hashed path, as equal-cost paths are alike.
-  std::vector<std::vector<std::pair<fabric::LinkId, double>>> spread(count);
+  // Under ECMP the hashed path is the whole load: routed once, no shares kept.
+  const bool adaptive = fabric.spec().fabric.routing == fabric::RoutingPolicy::kAdaptive;
+  std::vector<std::vector<std::pair<fabric::LinkId, double>>> spread(adaptive ? count : 0);
   for (std::size_t i = 0; i < count; ++i) {
     const auto& planned = phase.transfers[i];
     fabric::append_route(fabric, planned.src, planned.dst, planned.route, paths[i]);
-    fabric::append_spread_route(fabric, planned.src, planned.dst, planned.route, spread[i]);
-    for (const auto& [link, share] : spread[i]) load[link] += planned.fraction * share;
+    if (adaptive) {
+      fabric::append_spread_route(fabric, planned.src, planned.dst, planned.route, spread[i]);
+      for (const auto& [link, share] : spread[i]) load[link] += planned.fraction * share;
+    } else {
+      for (fabric::LinkId link : paths[i]) load[link] += planned.fraction;
+    }
   }
   AnalyticalTimes times{std::vector<double>(count, 0.0), std::vector<double>(count, 0.0), std::vector<double>(count, 0.0)};
   for (std::size_t i = 0; i < count; ++i) {
@@ -98,8 +104,13 @@ AnalyticalTimes analytical_times(const Phase& phase, const fabric::Fabric& fabri
     times.latency_s[i] = properties.latency.seconds();
     if (paths[i].empty() || phase.transfers[i].fraction <= 0) continue;
     double busiest = 0;
-    for (const auto& [link, share] : spread[i]) {
+    const auto consider = [&](fabric::LinkId link) {
       busiest = std::max(busiest, load[link] / fabric.link(link).achieved().bytes_per_second());
+    };
+    if (adaptive) {
+      for (const auto& share : spread[i]) consider(share.first);
+    } else {
+      for (fabric::LinkId link : paths[i]) consider(link);
     }
     times.drain_s_per_own_byte[i] = busiest / phase.transfers[i].fraction;
     times.alone_s_per_own_byte[i] = 1.0 / properties.bottleneck.bytes_per_second();
