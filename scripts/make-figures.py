@@ -3,6 +3,7 @@
 command that owns it (`ctwin <command> ... --figure docs/figures/<name>.png`) on bundled scenarios.
 
     /usr/bin/python3 scripts/make-figures.py [BUILD_DIR]     # default: build
+    /usr/bin/python3 scripts/make-figures.py --measure routing    # also measure ECMP/adaptive again (minutes)
 
 tests/python/test_figures.py draws the same cases and compares them with these images at 32×24,
 so the gallery is checked to be current by the test command.
@@ -44,6 +45,47 @@ CASES: dict[str, tuple[str, list[str]]] = {
 ACCEPT = dict(cluster="dgx-h100-superpod", gpus=1024, plan="scenarios/acceptance/quick.json",
               degraded=["gpu:42=0.8", "link:leaf3.up5=0.5"], noise=0.03, seed=1)
 ACCEPT_CASES = {"accept": "accept", "shortfall": "shortfall"}
+#: Figures of measurements too slow to repeat in the test command (minutes of flow simulation):
+#: drawn from the report stored beside the image, which `--measure NAME` measures again.
+MEASURED_CASES = {"routing": "routing"}
+#: ECMP against adaptive routing (docs/fabric.md, "Adaptive routing"): collectives and a bundled
+#: step on a fat tree at 1:1 and 2:1 leaf oversubscription, on analytical and flow.
+ROUTING = dict(cluster="topologies/dgx-h100-superpod.json", gpus=512, size="256M",
+               scenario="scenarios/default.json", oversubscription=("1", "2"), networks=("analytical", "flow"))
+
+
+def routing_report(binary: str) -> dict:
+    """Measures ECMP against adaptive routing: busbw of all_reduce (ring) and alltoall on ROUTING's
+    build, and the tokens/s of ROUTING's scenario on that build's GPUs, each case with both policies."""
+    r = ROUTING
+    rows = []
+    for leaf in r["oversubscription"]:
+        for network in r["networks"]:
+            case = f"{leaf}:1, {network}"
+            for op, algo in (("all_reduce", "ring"), ("alltoall", "direct")):
+                row = {"measure": f"{op} busbw (GB/s)", "case": case}
+                for policy in ("ecmp", "adaptive"):
+                    report = report_of(binary, ["collective", "--cluster", r["cluster"], "--gpus", str(r["gpus"]),
+                                                "--op", op, "--algo", algo, "-b", r["size"], "-e", r["size"],
+                                                "--network", network, "--routing", policy,
+                                                "--set", f"fabric.oversubscription.leaf={leaf}"])
+                    row[policy] = report["rows"][0]["busbw_GBps"]
+                rows.append(row)
+            if network == "flow":
+                row = {"measure": "step (tokens/s per GPU)", "case": case}
+                for policy in ("ecmp", "adaptive"):
+                    report = report_of(binary, ["run", r["scenario"], "--network", "flow", "--routing", policy,
+                                                "--set", f"gpus={r['gpus']}",
+                                                "--set", f"cluster.fabric.oversubscription.leaf={leaf}"])
+                    row[policy] = report["tokens_per_s"] / r["gpus"]
+                rows.append(row)
+    return {"cluster": Path(r["cluster"]).stem, "gpus": r["gpus"], "size": r["size"], "scenario": r["scenario"],
+            "rows": rows}
+
+
+def measured_report(name: str) -> dict:
+    """The stored report a MEASURED_CASES figure is drawn from."""
+    return json.loads((GALLERY / f"{name}.json").read_text())
 
 
 def report_of(binary: str, args: list[str], figure: Path | None = None) -> dict:
@@ -68,6 +110,8 @@ def accept_report() -> dict:
 
 
 def main(argv: list[str]) -> int:
+    measure = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--measure"]
+    argv = [a for i, a in enumerate(argv) if a != "--measure" and (i == 0 or argv[i - 1] != "--measure")]
     build = Path(argv[0] if argv else REPO / "build").resolve()
     binary = str(build / "ctwin")
     sys.path.insert(0, str(build / "python"))
@@ -79,6 +123,13 @@ def main(argv: list[str]) -> int:
     report = accept_report()
     for name, kind in ACCEPT_CASES.items():
         save(from_report(kind, report), GALLERY / f"{name}.png")
+        print(f"docs/figures/{name}.png")
+    for name, kind in MEASURED_CASES.items():
+        if name in measure:
+            stored = GALLERY / f"{name}.json"
+            stored.write_text(json.dumps(routing_report(binary), indent=1) + "\n")
+            print(f"docs/figures/{name}.json")
+        save(from_report(kind, measured_report(name)), GALLERY / f"{name}.png")
         print(f"docs/figures/{name}.png")
     return 0
 

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from . import _args, _core
-from .build import _changes, _cluster, _context, _gpus
+from .build import _changes, _cluster, _context, _gpus, _routed
 from .context import EvalContext
 
 
@@ -53,7 +53,7 @@ def accept(cluster: str | os.PathLike, gpus: int, plan: str | os.PathLike = "sce
            measured: str | os.PathLike | None = None, degraded: Sequence[str] | None = None, noise: float = 0.0,
            seed: int = 1, jobs: int | None = None, changes: Mapping[str, Any] | None = None,
            calibration: str | os.PathLike | None = None, show: str = "failures",
-           context: EvalContext | None = None) -> AcceptanceResult:
+           context: EvalContext | None = None, routing: str | None = None) -> AcceptanceResult:
     """Expected value and pass threshold of every test of ``plan`` on the first ``gpus`` GPUs of
     ``cluster`` (``ctwin accept``). ``measured``: a folder of what the tests printed (CSV
     test,instance,value[,unit]; nccl-tests ``<test>.log``; ib_send_bw/osu ``<test>.<SRC>-<DST>.txt``),
@@ -62,7 +62,9 @@ def accept(cluster: str | os.PathLike, gpus: int, plan: str | os.PathLike = "sce
     "leaf:3=uplinks:0.5", "gpu:7=0.8"; an empty list for the healthy build), each value times
     1 + u, u uniform in [-noise, noise] from ``seed``. ``show``: what ``markdown`` lists of a check
     ("summary", "failures" or "all", as ``ctwin accept --show``); the frames always hold everything.
+    ``routing``: "ecmp" or "adaptive" for the topology's ``fabric.routing`` (as ``--routing``).
     """
+    changes = _routed(changes, routing)
     jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
     report, markdown = _core.accept(_cluster(cluster), _gpus(gpus), _changes(changes),
                                     _args.optional_path("calibration", calibration), _args.path("plan", plan),

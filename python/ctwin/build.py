@@ -38,6 +38,17 @@ def _cluster(cluster: str | os.PathLike) -> str | bytes:
     return _args.path("cluster", cluster)
 
 
+ROUTINGS = ["ecmp", "adaptive"]
+
+
+def _routed(changes: Mapping[str, Any] | None, routing: str | None, prefix: str = "fabric.") -> Mapping[str, Any] | None:
+    """``changes`` with ``routing`` ("ecmp" or "adaptive", as ``--routing``) set as the topology's
+    ``fabric.routing``; as given when ``routing`` is None."""
+    if routing is None:
+        return changes
+    return {**_args.mapping("changes", changes), prefix + "routing": _args.text("routing", routing, ROUTINGS)}
+
+
 def _context(context: Any) -> EvalContext:
     return _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
 
@@ -60,7 +71,7 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
                dtype: str = "float", network: str = "flow", channels: int = 0,
                changes: Mapping[str, Any] | None = None, calibration: str | os.PathLike | None = None,
                context: EvalContext | None = None, every_transfer: bool = False,
-               degrade: Sequence[str] | None = None) -> pd.DataFrame:
+               degrade: Sequence[str] | None = None, routing: str | None = None) -> pd.DataFrame:
     """What nccl-tests would print for ``op`` on the first ``gpus`` GPUs of a topology
     (``ctwin collective``): one row per size with time_us, algbw_GBps, busbw_GBps, algo and
     protocol. Sizes are nccl-tests' -b/-e/-f ("8", "1K", "64M", "8G"). The frame's ``attrs``
@@ -68,7 +79,10 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
     ``every_transfer``: simulate every step's transfers instead of one step per phase (slow; for
     checking, as ``--every-transfer``). ``degrade``: parts at a share of their rate, as ``ctwin
     collective --degrade`` reads them ("nic:RANK=0.25", "link:leaf3.up5=0.5", "leaf:3=uplinks:0.5").
+    ``routing``: "ecmp" or "adaptive" for the topology's ``fabric.routing`` (as ``--routing``;
+    default: the file's).
     """
+    changes = _routed(changes, routing)
     sizes = []
     for name, value in (("begin", begin), ("end", end)):
         sizes.append(str(_args.integer(name, value, 0, 1 << 40)) if not isinstance(value, str) else _args.text(name, value))

@@ -7,6 +7,7 @@ import os
 from typing import Mapping, Sequence
 
 from . import _args, _core
+from .build import ROUTINGS
 from .context import EvalContext, default_context
 from .errors import InputError
 from .results import ScalingResult, StepResult
@@ -33,7 +34,7 @@ def _placed(s: Scenario, placement: str | Mapping | None) -> Scenario:
 def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trace: bool | str | os.PathLike | None = None,
         comm: str = "auto", all_ranks: bool = False, context: EvalContext | None = None,
         calibration: str | os.PathLike | None = None, degrade: Sequence[str] | None = None,
-        flow_sample: str = "full", placement: str | Mapping | None = None) -> StepResult:
+        flow_sample: str = "full", placement: str | Mapping | None = None, routing: str | None = None) -> StepResult:
     """Predicts one training step of ``scenario`` (a :class:`Scenario` or a scenario file).
 
     ``network``: "analytical" or "flow" (default: the scenario's). ``trace``: True keeps the
@@ -53,7 +54,8 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     ``placement``: where the job sits, as ``ctwin run --placement``: a name ("packed", "spread",
     "topology_aware", "fragmented", "domain_aligned", "contiguous") or the scenario's placement
     object, e.g. ``{"policy": "fragmented", "build_nodes": 64, "fragmentation": 0.4, "seed": 7}``
-    (docs/cluster.md).
+    (docs/cluster.md). ``routing``: "ecmp" or "adaptive" for the cluster's ``fabric.routing``
+    (as ``ctwin run --routing``; default: the topology's).
 
     Returns a :class:`StepResult` whose ``to_dict()`` equals ``ctwin run --format json``.
     Raises :class:`ctwin.InputError` on bad input. The GIL is released while ctwin works, and
@@ -67,10 +69,14 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
         trace = _args.path("trace", trace)
     degrade = _args.texts("degrade", degrade)
     flow_sample = _args.text("flow_sample", flow_sample)
+    if routing is not None:
+        routing = _args.text("routing", routing, ROUTINGS)
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
     s = _placed(_calibrated(as_scenario(scenario), calibration), placement)
     if network is not None:
         s = s.with_(network=network)
+    if routing is not None:
+        s = s.with_({"cluster.fabric.routing": routing})
     report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), degrade, flow_sample)
     trace_dict = json.loads(trace_text) if trace else None
     if trace and not isinstance(trace, bool):

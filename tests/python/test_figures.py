@@ -53,11 +53,21 @@ def test_acceptance_figures(tmp_path):
         _compare_with_gallery(name, tmp_path / f"{name}.png")
 
 
+@pytest.mark.parametrize("name", list(gallery.MEASURED_CASES))
+def test_measured_figures_are_drawn_from_their_stored_report(name, tmp_path):
+    # Their measurement takes minutes of flow simulation: the test draws the stored report.
+    fig = figures.from_report(gallery.MEASURED_CASES[name], gallery.measured_report(name))
+    assert figure_checks.problems(fig, name) == []
+    figures.save(fig, tmp_path / f"{name}.png")
+    _compare_with_gallery(name, tmp_path / f"{name}.png")
+
+
 def test_gallery_page_shows_every_image():
     page = (REPO / "docs" / "figures.md").read_text()
-    for name in [*gallery.CASES, *gallery.ACCEPT_CASES]:
+    for name in [*gallery.CASES, *gallery.ACCEPT_CASES, *gallery.MEASURED_CASES]:
         assert f"figures/{name}.png" in page, f"docs/figures.md does not show figures/{name}.png"
-    assert set(figures.KINDS) == {k for k, _ in gallery.CASES.values()} | set(gallery.ACCEPT_CASES.values())
+    assert set(figures.KINDS) == ({k for k, _ in gallery.CASES.values()} | set(gallery.ACCEPT_CASES.values()) |
+                                  set(gallery.MEASURED_CASES.values()))
 
 
 # The checks themselves: each catches the defect issue 42 found in a notebook on main.

@@ -12,6 +12,7 @@ from .busbw import busbw_curves
 from .goodput import ettr_interval, ettr_size
 from .plans import best_per_cell, plan_heatmap, rank_agreement
 from .reports import KINDS
+from .routing import routing_bars
 from .scaling import linearity_mfu
 from .sizing import TIE_RELATIVE, cost_throughput, options_from_report, tie_groups
 from .style import plural, save
@@ -31,5 +32,5 @@ __all__ = [
     "KINDS", "TIE_RELATIVE", "acceptance_expected", "best_per_cell", "breakdown_bars", "busbw_curves",
     "cost_throughput", "error_bars", "ettr_interval", "ettr_size", "from_report", "linearity_mfu",
     "options_from_report", "pipeline_timeline", "plan_heatmap", "plural", "predicted_vs_measured", "rank_agreement",
-    "save", "shortfall", "stacked_bars", "step_parts", "tie_groups", "waterfall",
+    "routing_bars", "save", "shortfall", "stacked_bars", "step_parts", "tie_groups", "waterfall",
 ]

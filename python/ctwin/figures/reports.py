@@ -13,6 +13,7 @@ from .bars import breakdown_bars, draw_stacked, step_parts
 from .busbw import busbw_curves
 from .goodput import ettr_interval
 from .plans import best_per_cell, draw_heatmap, draw_rank_agreement
+from .routing import routing_figure
 from .scaling import linearity_mfu
 from .sizing import TIE_RELATIVE, cost_throughput, options_from_report
 from .style import new_figure, plural
@@ -115,5 +116,5 @@ def explain_figure(report: Mapping) -> Figure:
 KINDS: dict[str, Callable[[Mapping], Figure]] = {
     "run": run_figure, "scale": scale_figure, "plan": plan_figure, "size": size_figure, "goodput": goodput_figure,
     "collective": collective_figure, "validate": validate_figure, "accept": acceptance_figure,
-    "shortfall": shortfall_figure, "explain": explain_figure,
+    "shortfall": shortfall_figure, "explain": explain_figure, "routing": routing_figure,
 }

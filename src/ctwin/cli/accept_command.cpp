@@ -18,6 +18,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/routing_option.hpp"
 #include "ctwin/cli/seed_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -120,6 +121,7 @@ Action add_accept_command(CLI::App& app) {
       "accept", "Acceptance tests: what each should show on the healthy build, and with --measured, which parts fall short");
   auto o = std::make_shared<AcceptOptions>();
   add_fabric_options(*command, o->fabric);
+  add_routing_option(*command, o->fabric.routing);
   command->add_option("--plan", o->plan, "acceptance plan (scenarios/acceptance/*.json)")->capture_default_str();
   command->add_option("--measured", o->measured,
                       "folder of what the tests printed: CSV test,instance,value[,unit]; nccl-tests <test>.log; "

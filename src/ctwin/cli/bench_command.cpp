@@ -24,6 +24,7 @@
 #include "ctwin/cli/peak_rss.hpp"
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/overrides.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/fabric/summary.hpp"
@@ -79,8 +80,15 @@ BenchRow bench_fabric_build(const std::string& cluster, int gpus, const char* na
           wall, 0, "< 2 s, < 4 GiB", wall < 2.0 && rss < 4.0, rss};
 }
 
-BenchRow bench_flow(const std::string& name, const std::string& cluster, int gpus, int steps, Bytes size, bool pxn) {
-  const fabric::Fabric built(fabric::load_cluster(resolve_data_path(cluster)), gpus);
+BenchRow bench_flow(const std::string& name, const std::string& cluster, int gpus, int steps, Bytes size, bool pxn,
+                    bool adaptive = false) {
+  api::Build build;
+  build.cluster = cluster;
+  build.gpus = gpus;
+  // Adaptive routing splits each transfer over its equal-cost paths: as many flows again as a
+  // leaf has uplinks, the cost this case watches.
+  if (adaptive) build.changes.push_back(parse_override("fabric.routing=adaptive"));
+  const fabric::Fabric built(api::load_build(build), gpus);
   const auto pattern = network::make_pattern("alltoall_chain", built, {size, pxn, steps, 1});
   engine::Simulator simulator;
   network::FlowModel model(built, simulator);
@@ -91,7 +99,8 @@ BenchRow bench_flow(const std::string& name, const std::string& cluster, int gpu
   const std::uint64_t flow_events = result.stats.started + result.stats.completed;
   return {name,
           std::to_string(gpus) + " GPUs, " + std::to_string(steps) + " chained " + format_bytes(size) +
-              " exchanges each" + (pxn ? " with PXN" : "") + ", " + std::to_string(model.solves()) + " solves of " +
+              " exchanges each" + (pxn ? " with PXN" : "") + (adaptive ? ", adaptive routing" : "") + ", " +
+              std::to_string(model.solves()) + " solves of " +
               std::to_string(model.solved_flows() / std::max<std::uint64_t>(1, model.solves())) + " flows on average",
           wall, flow_events, ">= 1M flow events/s", static_cast<double>(flow_events) / wall >= 1e6, peak_rss_gib()};
 }
@@ -122,15 +131,17 @@ BenchRow bench_collective(const std::string& name, const std::string& cluster, i
 // One training step at 16,384 GPUs, from reading the scenario to the report: issue 5's case,
 // Llama 3 405B on H100 with tp 8, cp 1, pp 16, dp 128, sequence 8192, global batch 2048 (its 126
 // layers as 7 + 14 × 8 + 7 over the stages).
-BenchRow bench_run(const std::string& name, const std::string& network, double target_s) {
+BenchRow bench_run(const std::string& name, const std::string& network, double target_s, bool adaptive = false) {
   const auto start = Clock::now();
-  const auto scenario = replay::load_scenario(resolve_data_path("scenarios/llama3-405b-h100-16k.json"), CTWIN_DATA_DIR,
-                                              {"network=" + network});
+  std::vector<std::string> overrides{"network=" + network};
+  if (adaptive) overrides.emplace_back("cluster.fabric.routing=adaptive");
+  const auto scenario =
+      replay::load_scenario(resolve_data_path("scenarios/llama3-405b-h100-16k.json"), CTWIN_DATA_DIR, overrides);
   const auto step = replay::simulate_step(scenario);
   const double wall = seconds_since(start);
   const double rss = peak_rss_gib();
   return {name,
-          "Llama 3 405B, 16384 H100, tp 8 pp 16 dp 128, " + network + "; step " + fixed(step.report.step_time_s, 3) +
+          "Llama 3 405B, 16384 H100, tp 8 pp 16 dp 128, " + network + (adaptive ? ", adaptive routing" : "") + "; step " + fixed(step.report.step_time_s, 3) +
               " s, MFU " + fixed(100 * step.report.mfu, 1) + " %",
           wall, step.report.events, "< " + fixed(target_s, 0) + " s, < 4 GiB", wall < target_s && rss < 4.0, rss};
 }
@@ -329,7 +340,7 @@ Action add_bench_command(CLI::App& app) {
                       "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
                       "goodput-16k, sweep-64, or "
-                      "accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica (only when "
+                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica (only when "
                       "named: each 15 s to minutes)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -360,7 +371,9 @@ Action add_bench_command(CLI::App& app) {
                                          "plan-analytical-70b",
                                          "plan-405b-16k",
                                          "plan-405b-16k-replica",
-                                         "collective-flow-100k"};
+                                         "collective-flow-100k",
+                                         "flow-alltoall-chain-adaptive",
+                                         "run-flow-16k-adaptive"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
     }
@@ -419,6 +432,13 @@ Action add_bench_command(CLI::App& app) {
     if (*only == "collective-flow-100k") {
       measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });
     }
+    // Opt-in: adaptive routing's split transfers multiply the flows (docs/fabric.md, "Adaptive routing").
+    if (*only == "flow-alltoall-chain-adaptive") {
+      measure([&] {
+        return bench_flow("flow-alltoall-chain-adaptive", *flow_cluster, 16384, 8, exchange, false, true);
+      });
+    }
+    if (*only == "run-flow-16k-adaptive") measure([&] { return bench_run("run-flow-16k-adaptive", "flow", 30, true); });
     if (chosen == Format::kJson) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto& row : rows) {

@@ -14,6 +14,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/routing_option.hpp"
 #include "ctwin/collectives/predict.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -74,6 +75,7 @@ Action add_collective_command(CLI::App& app) {
   auto* command = app.add_subcommand("collective", "Predict what nccl-tests would print for a collective on a build");
   auto options = std::make_shared<CollectiveOptions>();
   add_fabric_options(*command, options->fabric);
+  add_routing_option(*command, options->fabric.routing);
   command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv")
       ->capture_default_str();
   command->add_option("--algo", options->algorithm, "auto, ring, tree, nvls, nvlstree, hd, direct or pat (like NCCL_ALGO)")

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ctwin/calibration/nccl_calibration_file.hpp"
+#include "ctwin/cli/routing_option.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 
 namespace ctwin::cli {
@@ -21,6 +22,9 @@ api::Build build_of(const FabricOptions& options) {
   build.cluster = options.cluster;
   build.gpus = options.gpus;
   for (const auto& assignment : options.overrides) build.changes.push_back(parse_override(assignment));
+  if (const std::string routing = routing_assignment(options.routing, "fabric."); !routing.empty()) {
+    build.changes.push_back(parse_override(routing));
+  }
   build.calibration = options.calibration;
   return build;
 }

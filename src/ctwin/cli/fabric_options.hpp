@@ -22,6 +22,7 @@ struct FabricOptions {
   int gpus = 0;
   std::vector<std::string> overrides;
   std::string calibration;  ///< a file `ctwin calibrate --nccl` wrote; empty for the defaults
+  std::string routing;      ///< --routing where the command takes it (routing_option.hpp); empty: the file's
 };
 
 void add_fabric_options(CLI::App& command, FabricOptions& options);

@@ -18,6 +18,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/placement_option.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/routing_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/replay/node_pool.hpp"
@@ -29,6 +30,7 @@ struct RunOptions {
   std::string scenario;
   std::string placement;
   std::string network;
+  std::string routing;
   std::vector<std::string> overrides;
   std::string calibration;
   std::string format = "table";
@@ -135,6 +137,7 @@ Action add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
+  add_routing_option(*command, o->routing);
   command->add_option("--calibration", o->calibration,
                       "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
                       "replace the scenario's");
@@ -166,6 +169,9 @@ Action add_run_command(CLI::App& app) {
     if (!o->figure.empty()) check_figure_path(o->figure);
     std::vector<std::string> overrides = o->overrides;
     if (!o->placement.empty()) overrides.push_back(placement_assignment(o->placement));
+    if (const std::string routing = routing_assignment(o->routing, "cluster.fabric."); !routing.empty()) {
+      overrides.push_back(routing);
+    }
     if (!o->network.empty()) {
       (void)step_network(o->network);
       overrides.push_back("network=" + o->network);

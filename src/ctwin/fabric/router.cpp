@@ -25,15 +25,21 @@ void append_leg(const Fabric& fabric, int node, int src, int dst, SwitchLeg leg,
   out.push_back(fabric.node_link(node, leg == SwitchLeg::kToSwitch ? whole.front() : whole.back()));
 }
 
+// Whether a transfer from GPU `gpu` towards NIC `dst_nic` first crosses NVLink to the GPU on
+// that rail (PXN) and leaves by its NIC.
+bool relays_to_rail(const Fabric& fabric, int gpu, int dst_nic, bool pxn) {
+  const int nic = fabric.server().nic_of_gpu(gpu);
+  // Where no switch path joins the rails (per-rail spine groups), the change of rail must happen
+  // inside the node, PXN asked for or not (NCCL's rail-local topologies rely on PXN alike).
+  return (pxn && nic != dst_nic && fabric.spec().server.nvlink) || fabric.topology().rails_meet_in_node_only(nic, dst_nic);
+}
+
 // From GPU `gpu` of `node` up its NIC's cable to its switch, towards a destination behind NIC
 // `dst_nic`: with PXN first over NVLink to the GPU on that rail. Returns the NIC it leaves by.
 int append_way_out(const Fabric& fabric, int node, int gpu, int dst_nic, bool pxn, std::vector<LinkId>& out) {
   const ServerLayout& server = fabric.server();
   int nic = server.nic_of_gpu(gpu);
-  // Where no switch path joins the rails (per-rail spine groups), the change of rail must happen
-  // inside the node, PXN asked for or not (NCCL's rail-local topologies rely on PXN alike).
-  const bool other_rail_group = fabric.topology().rails_meet_in_node_only(nic, dst_nic);
-  if ((pxn && nic != dst_nic && fabric.spec().server.nvlink) || other_rail_group) {
+  if (relays_to_rail(fabric, gpu, dst_nic, pxn)) {
     const int relay = server.gpu_of_nic(dst_nic);
     append_node_links(fabric, node, server.gpu_to_gpu(gpu, relay), out);
     gpu = relay;
@@ -112,6 +118,36 @@ void append_spread_route(const Fabric& fabric, GpuId src, GpuId dst, const Route
   links.clear();
   append_way_in(fabric, dst_node, dst_local, links);
   whole(links);
+}
+
+int split_route_count(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options) {
+  if (fabric.spec().fabric.routing == RoutingPolicy::kEcmp || options.leg != SwitchLeg::kWhole || src == dst ||
+      fabric.node_of(src) == fabric.node_of(dst)) {
+    return 1;
+  }
+  const int src_local = fabric.local_index(src);
+  const int dst_nic = fabric.server().nic_of_gpu(fabric.local_index(dst));
+  const int src_nic = relays_to_rail(fabric, src_local, dst_nic, options.pxn) ? dst_nic : fabric.server().nic_of_gpu(src_local);
+  return fabric.topology().split_switch_paths(fabric.switch_of_nic(fabric.node_of(src), src_nic),
+                                              fabric.switch_of_nic(fabric.node_of(dst), dst_nic));
+}
+
+void append_split_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, int index,
+                        std::vector<LinkId>& out) {
+  if (split_route_count(fabric, src, dst, options) == 1) {
+    CTWIN_ASSERT(index == 0, "a transfer that is not split has one route");
+    append_route(fabric, src, dst, options, out);
+    return;
+  }
+  const int src_node = fabric.node_of(src);
+  const int dst_node = fabric.node_of(dst);
+  const int dst_local = fabric.local_index(dst);
+  const int dst_nic = fabric.server().nic_of_gpu(dst_local);
+  const int src_nic = append_way_out(fabric, src_node, fabric.local_index(src), dst_nic, options.pxn, out);
+  fabric.topology().append_split_switch_path(fabric, fabric.switch_of_nic(src_node, src_nic),
+                                             fabric.switch_of_nic(dst_node, dst_nic),
+                                             route_flow_hash(fabric, src, dst, options.flow_label), index, out);
+  append_way_in(fabric, dst_node, dst_local, out);
 }
 
 std::vector<std::vector<LinkId>> node_route_parts(const Fabric& fabric, int node) {

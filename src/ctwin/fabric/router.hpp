@@ -51,6 +51,16 @@ void append_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions
 void append_spread_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options,
                          std::vector<std::pair<LinkId, double>>& out);
 
+/// Adaptive routing on a model that moves whole flows (`flow`): how many routes a transfer from
+/// `src` to `dst` is split over, in equal parts, each on its own equal-cost path. One under ECMP,
+/// inside a node, between GPUs on one switch, and on kinds that do not enumerate their paths.
+[[nodiscard]] int split_route_count(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options);
+
+/// Appends route `index` (< split_route_count()) of that split: append_route()'s way out and in,
+/// the switch part the Topology's path `index` (fabric::Topology::append_split_switch_path).
+void append_split_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, int index,
+                        std::vector<LinkId>& out);
+
 [[nodiscard]] std::vector<LinkId> route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options = {});
 
 /// Every run of `node`'s links one route can cross, as append_route() builds them, whatever the

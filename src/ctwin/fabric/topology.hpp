@@ -90,6 +90,21 @@ class Topology {
     append_switch_path(fabric, from, to, flow_hash, path);
     for (LinkId link : path) out.emplace_back(link, 1.0);
   }
+  /// Adaptive routing on a model that moves whole flows (`flow`): how many equal-cost switch
+  /// paths from `from` to `to` a flow is split over, in equal parts. A kind that does not
+  /// enumerate its paths keeps one, the hashed path (the spec refuses adaptive on it).
+  [[nodiscard]] virtual int split_switch_paths(int from, int to) const {
+    (void)from;
+    (void)to;
+    return 1;
+  }
+  /// Appends path `index` (< split_switch_paths(from, to)) of that split; `flow_hash` may pick
+  /// where the kind has more equal-cost paths than parts.
+  virtual void append_split_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash, int index,
+                                        std::vector<LinkId>& out) const {
+    (void)index;
+    append_switch_path(fabric, from, to, flow_hash, out);
+  }
 
   // --- parts (--degrade, accept's suspects) ---
   /// The name of switch cable `even` (its even link id) in `--degrade link:NAME`, or "".

@@ -81,7 +81,6 @@ FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator,
       links_(fabric.links().size()),
       representative_(options.lockstep ? fabric::lockstep_representatives(fabric) : identity_links(fabric)),
       folded_((fabric.links().size() + 63) / 64) {
-  require_ecmp_routing(fabric, "flow");
   // Room for a flow per GPU, as a collective step or an exchange starts at once: growing by
   // doubling would copy the flows and have the kernel zero fresh pages for each copy, inside
   // the run. Reserving maps nothing yet; pages are touched as flows use them.
@@ -135,6 +134,45 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   CTWIN_ASSERT(request.size >= Bytes(0), "transfer sizes are not negative");
   ++stats_.started;
   stats_.bytes_started += request.size;
+  const int parts =
+      request.size > Bytes(0) ? fabric::split_route_count(fabric_, request.src, request.dst, request.route) : 1;
+  if (parts == 1) {
+    route_scratch_.clear();
+    fabric::append_route(fabric_, request.src, request.dst, request.route, route_scratch_);
+    start_flow(request.size, std::move(done), false);
+    return;
+  }
+  // Adaptive routing: equal parts over equal-cost paths, as a sprayed transfer's packets go.
+  // The parts are flows of their own, so max-min sharing and the incremental solve are
+  // unchanged; the transfer is done when its last part arrives.
+  std::uint32_t split = 0;
+  if (free_splits_.empty()) {
+    split = static_cast<std::uint32_t>(splits_.size());
+    splits_.emplace_back();
+  } else {
+    split = free_splits_.back();
+    free_splits_.pop_back();
+  }
+  splits_[split] = {std::move(done), request.size, static_cast<std::uint32_t>(parts)};
+  const std::int64_t each = request.size.count() / parts;
+  const std::int64_t rest = request.size.count() % parts;
+  for (int index = 0; index < parts; ++index) {
+    route_scratch_.clear();
+    fabric::append_split_route(fabric_, request.src, request.dst, request.route, index, route_scratch_);
+    start_flow(Bytes(each + (index < rest ? 1 : 0)), [this, split] { part_arrived(split); }, true);
+  }
+}
+
+void FlowModel::part_arrived(std::uint32_t split) {
+  if (--splits_[split].parts_left > 0) return;
+  Split whole = std::move(splits_[split]);
+  free_splits_.push_back(split);
+  ++stats_.completed;
+  stats_.bytes_delivered += whole.size;
+  whole.done();
+}
+
+void FlowModel::start_flow(Bytes size, Completion done, bool part) {
   std::uint32_t id = 0;
   if (free_ids_.empty()) {
     if (flows_.size() >= FlowOnLink::kFlowLimit) {
@@ -148,8 +186,6 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
     id = free_ids_.back();
     free_ids_.pop_back();
   }
-  route_scratch_.clear();
-  fabric::append_route(fabric_, request.src, request.dst, request.route, route_scratch_);
   // Links in lockstep with another on the path drop out before their states are touched.
   std::erase_if(route_scratch_, [this](fabric::LinkId link) { return folded(link); });
   // path_properties, from copies this model keeps per link: the path's link states are
@@ -166,14 +202,15 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   flow.assign_path(route_scratch_);
   flow.latency = latency;
   flow.cap = cap;
-  flow.size = request.size;
+  flow.size = size;
   flow.done = std::move(done);
-  if (flow.hops == 0 || request.size == Bytes(0)) {
+  flow.part = part;
+  if (flow.hops == 0 || size == Bytes(0)) {
     deliver(flow);
     free_ids_.push_back(id);
     return;
   }
-  flow.remaining = static_cast<double>(request.size.count());
+  flow.remaining = static_cast<double>(size.count());
   rate_of_[id] = {};
   flow.settled_at = simulator_.now();
   flow.active = true;
@@ -204,13 +241,15 @@ void FlowModel::deliver(Flow& flow) {
     slot = free_arrivals_.back();
     free_arrivals_.pop_back();
   }
-  arrivals_[slot] = {std::move(flow.done), flow.size};
+  arrivals_[slot] = {std::move(flow.done), flow.size, !flow.part};
   // The event holds only the slot, so scheduling it does not allocate.
   simulator_.schedule_in(flow.latency, [this, slot] {
     Arrival arrival = std::move(arrivals_[slot]);
     free_arrivals_.push_back(slot);
-    ++stats_.completed;
-    stats_.bytes_delivered += arrival.size;
+    if (arrival.counted) {
+      ++stats_.completed;
+      stats_.bytes_delivered += arrival.size;
+    }
     arrival.done();
   });
 }

@@ -104,6 +104,7 @@ class FlowModel final : public NetworkModel {
     // path, in one array, so the flow stays three lines.
     std::unique_ptr<std::uint32_t[]> spilled;
     std::size_t spilled_capacity = 0;
+    bool part = false;  // one part of a transfer split over equal-cost paths (counted as a whole)
 
     [[nodiscard]] std::span<const fabric::LinkId> path() const {
       return hops <= kInlineHops ? std::span<const fabric::LinkId>(inline_path.data(), hops)
@@ -141,6 +142,14 @@ class FlowModel final : public NetworkModel {
   struct Arrival {
     Completion done;
     Bytes size;
+    bool counted = true;  // false for a part of a split transfer: the transfer counts once, whole
+  };
+
+  // A transfer split over equal-cost paths (adaptive routing): done once its last part arrives.
+  struct Split {
+    Completion done;
+    Bytes size;
+    std::uint32_t parts_left = 0;
   };
 
   /// In lockstep with a slower link (fabric/lockstep.hpp), which is tracked in its place.
@@ -149,6 +158,9 @@ class FlowModel final : public NetworkModel {
   [[nodiscard]] bool binding(const LinkState& link) const;
   [[nodiscard]] bool saturated(const LinkState& link) const;
   void settle(Flow& flow, double rate);
+  /// Starts a flow of `size` bytes over route_scratch_.
+  void start_flow(Bytes size, Completion done, bool part);
+  void part_arrived(std::uint32_t split);
   /// Takes a drained flow, already popped from the drain queue, off its links.
   void detach(std::uint32_t id);
   void request_solve();
@@ -226,6 +238,8 @@ class FlowModel final : public NetworkModel {
 
   std::vector<Arrival> arrivals_;
   std::vector<std::uint32_t> free_arrivals_;
+  std::vector<Split> splits_;
+  std::vector<std::uint32_t> free_splits_;
 
   DrainQueue drain_queue_;
   bool solve_pending_ = false;

@@ -40,16 +40,17 @@ ModelKind parse_model_kind(std::string_view text, const std::string& file, const
 }
 
 void require_ecmp_routing(const fabric::Fabric& fabric, std::string_view model) {
-  // Spreading a flow over sub-flows is built on analytical only: refuse rather than quietly
-  // hash the flow onto one path as ECMP would.
+  // A model with one route per GPU pair refuses rather than quietly hash the transfer onto one
+  // path as ECMP would.
   if (fabric.spec().fabric.routing != fabric::RoutingPolicy::kEcmp) {
     throw InputError(fabric.spec().file, "/fabric/routing",
-                     "adaptive is modelled on --network analytical only, not " + std::string(model));
+                     "adaptive is modelled on --network analytical and flow, not " + std::string(model));
   }
 }
 
 std::unique_ptr<NetworkModel> make_network_model(ModelKind kind, const fabric::Fabric& fabric, engine::Simulator& simulator) {
-  if (kind != ModelKind::kAnalytical) require_ecmp_routing(fabric, name(kind));
+  // flow splits adaptive transfers over equal-cost paths; simgrid has one route per pair.
+  if (kind == ModelKind::kSimgrid) require_ecmp_routing(fabric, name(kind));
   switch (kind) {
     case ModelKind::kAnalytical: return std::make_unique<AnalyticalModel>(fabric, simulator);
     case ModelKind::kFlow: return std::make_unique<FlowModel>(fabric, simulator);

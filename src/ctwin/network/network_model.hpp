@@ -76,7 +76,7 @@ enum class ModelKind { kAnalytical, kFlow, kSimgrid };
 [[nodiscard]] ModelKind parse_model_kind(std::string_view text, const std::string& file, const std::string& field);
 
 /// Throws the topology file's error when its routing is not one `model` simulates (adaptive
-/// routing is analytical's alone so far).
+/// routing is analytical's and flow's, not simgrid's).
 void require_ecmp_routing(const fabric::Fabric& fabric, std::string_view model);
 
 [[nodiscard]] std::unique_ptr<NetworkModel> make_network_model(ModelKind kind, const fabric::Fabric& fabric,

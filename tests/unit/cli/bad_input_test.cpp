@@ -51,6 +51,17 @@ TEST_F(BadInput, GoodInputSucceeds) {
   EXPECT_EQ(traffic.status, 0) << traffic.output;
 }
 
+TEST_F(BadInput, RoutingFlagIsEcmpOrAdaptive) {
+  // --routing on each command that takes it: a bad value names the flag, not the topology file.
+  const std::string h100 = shell_quote(topology("dgx-h100-superpod"));
+  const std::string scenario = shell_quote(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json");
+  for (const std::string& command : {"collective --cluster " + h100 + " --gpus 16 -b 1M -e 1M",
+                                     "accept --cluster " + h100 + " --gpus 16", "run " + scenario}) {
+    EXPECT_TRUE(one_line_error(run_ctwin(command + " --routing random"), {"--routing", "ecmp or adaptive", "random"}))
+        << command;
+  }
+}
+
 TEST_F(BadInput, RailSpineGroupsWhereTheyCannotBe) {
   // Per-rail spine groups on a top-of-rack fabric, and a group larger than a spine's downlinks.
   const std::string h100 = topology("dgx-h100-superpod");

@@ -386,6 +386,53 @@ TEST(Router, AdaptiveSpreadConservesBytesOverEqualCostPaths) {
   EXPECT_THROW((void)parse_cluster(dragonfly, "dragonfly"), InputError);
 }
 
+// Adaptive routing on flow splits a transfer into equal parts over equal-cost routes: each part
+// a valid route with the hashed path's link kinds, one part per leaf uplink, and the parts
+// together load every leaf uplink and leaf downlink (and, on two tiers, every cable) exactly as
+// the analytical spread does; between pods the spine-core tier carries the same total.
+TEST(Router, AdaptiveSplitRoutesLoadEachTierAsTheSpread) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "dgx-h100-superpod.json";
+  nlohmann::json doc = load_json_file(path);
+  doc["fabric"]["oversubscription"]["leaf"] = 2;
+  const Fabric ecmp(parse_cluster(doc, path.string()), 10240);
+  doc["fabric"]["routing"] = "adaptive";
+  const Fabric adaptive(parse_cluster(doc, path.string()), 10240);
+  for (const auto& [src, dst] : std::vector<std::pair<GpuId, GpuId>>{{0, 1}, {0, 8}, {0, 300}, {5, 8191}, {9, 300}}) {
+    for (bool pxn : {false, true}) {
+      const RouteOptions options{.flow_label = 3, .pxn = pxn};
+      EXPECT_EQ(split_route_count(ecmp, src, dst, options), 1);
+      const auto hashed = route(ecmp, src, dst, options);
+      const int parts = split_route_count(adaptive, src, dst, options);
+      const bool climbs = count_kind(ecmp, hashed, LinkKind::kLeafSpine) > 0;
+      EXPECT_EQ(parts, climbs ? 16 : 1) << src << " -> " << dst;  // a leaf of 32 nodes at 2:1: 16 uplinks
+      std::map<LinkId, double> load;
+      for (int index = 0; index < parts; ++index) {
+        std::vector<LinkId> part;
+        append_split_route(adaptive, src, dst, options, index, part);
+        ASSERT_TRUE(is_valid_path(adaptive, src, dst, part)) << index;
+        EXPECT_EQ(kinds(adaptive, part), kinds(ecmp, hashed)) << src << " -> " << dst << " part " << index;
+        for (LinkId link : part) load[link] += 1.0 / parts;
+      }
+      std::vector<std::pair<LinkId, double>> spread;
+      append_spread_route(adaptive, src, dst, options, spread);
+      std::map<LinkId, double> spread_load;
+      for (const auto& [link, share] : spread) spread_load[link] += share;
+      const bool across_pods = count_kind(ecmp, hashed, LinkKind::kSpineCore) > 0;
+      std::map<LinkKind, double> per_kind;
+      for (const auto& [link, share] : spread_load) {
+        per_kind[adaptive.link(link).kind] += share;
+        if (across_pods && adaptive.link(link).kind == LinkKind::kSpineCore) continue;
+        EXPECT_NEAR(load[link], share, 1e-12) << src << " -> " << dst << " link " << link;
+      }
+      for (const auto& [link, share] : load) {
+        EXPECT_TRUE(spread_load.count(link)) << "a part leaves the equal-cost paths at link " << link;
+        per_kind[adaptive.link(link).kind] -= share;
+      }
+      for (const auto& [kind, left] : per_kind) EXPECT_NEAR(left, 0.0, 1e-9) << src << " -> " << dst;
+    }
+  }
+}
+
 TEST(Router, OutOfRangeGpuIsAnInternalError) {
   const Fabric fabric = build("dgx-h100-superpod", 12);
   EXPECT_THROW((void)route(fabric, 0, 12), InternalError);

@@ -376,6 +376,35 @@ TEST(FlowModel, RepeatedRunsAreIdentical) {
   EXPECT_EQ(play(built, pattern, "flow").completed_at, play(built, pattern, "flow").completed_at);
 }
 
+// fabric.routing adaptive on flow: a transfer split in equal parts over its equal-cost paths.
+// On a permutation it is never slower than ECMP's hash (which collides at 2:1 and at 1:1);
+// where every transfer has a single path (two nodes, one leaf per rail) it is the same to the
+// picosecond; and a split transfer counts once, with all its bytes.
+TEST(FlowModel, AdaptiveRoutingNeverSlowerThanEcmpOnAPermutationAndEqualOnASinglePath) {
+  for (const auto& [gpus, oversubscription] : std::vector<std::pair<int, std::string>>{{512, "2"}, {512, "1"}, {16, "1"}}) {
+    const std::string leaf = "fabric.oversubscription.leaf=" + oversubscription;
+    const auto ecmp = bundled_fabric("dgx-h100-superpod", gpus, {leaf});
+    const auto adaptive = bundled_fabric("dgx-h100-superpod", gpus, {leaf, "fabric.routing=adaptive"});
+    for (const char* name : {"permutation", "cross_rail"}) {
+      const auto pattern = make_pattern(name, ecmp, {16_MiB});
+      const auto hashed = play(ecmp, pattern, "flow");
+      const auto split = play(adaptive, pattern, "flow");
+      EXPECT_LE(split.makespan, hashed.makespan) << gpus << " " << leaf << " " << name;
+      if (gpus == 16) EXPECT_EQ(split.completed_at, hashed.completed_at) << name;
+      if (gpus == 512 && std::string(name) == "permutation") {
+        EXPECT_LT(split.makespan.seconds(), 0.9 * hashed.makespan.seconds()) << leaf;  // hashing collides
+      }
+      EXPECT_EQ(split.stats.started, pattern.transfers.size());
+      EXPECT_EQ(split.stats.completed, split.stats.started);
+      EXPECT_EQ(split.stats.bytes_delivered, split.stats.bytes_started);
+    }
+  }
+  // simgrid has one route per GPU pair: it refuses adaptive rather than hash it.
+  const auto adaptive = bundled_fabric("dgx-h100-superpod", 16, {"fabric.routing=adaptive"});
+  EXPECT_THROW(require_ecmp_routing(adaptive, "simgrid"), InputError);
+  EXPECT_NO_THROW(require_ecmp_routing(bundled_fabric("dgx-h100-superpod", 16), "simgrid"));
+}
+
 TEST(NetworkModel, UnknownNameIsAnInputError) {
   const auto built = bundled_fabric("dgx-h100-superpod", 8);
   engine::Simulator simulator;

@@ -206,6 +206,39 @@ void FatTree::spread_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, s
   }
 }
 
+// One part per leaf uplink: part i climbs uplink i and comes down the (i / spines)-th cable from
+// that spine to leaf_b, so the parts of a flow load every leaf uplink and every spine downlink
+// to leaf_b equally, as spread_switch_path() does. Between pods, a spine has more uplinks than
+// parts through it: those parts take consecutive uplinks (and core downlinks) from a hashed
+// start, distinct within the flow but not spread over all of them.
+int FatTree::split_switch_paths(int leaf_a, int leaf_b) const {
+  return leaf_a == leaf_b || plan_.tiers < 2 ? 1 : plan_.leaf_uplinks;
+}
+
+void FatTree::append_split_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint64_t flow_hash,
+                                       int index, std::vector<LinkId>& out) const {
+  if (leaf_a == leaf_b) return;
+  const TierPlan& plan = plan_;
+  const int spines_per_pod = plan.spines_per_pod;
+  CTWIN_ASSERT(index >= 0 && index < plan.leaf_uplinks, "a part of the split names a leaf uplink");
+  const int plane = index % spines_per_pod;
+  const int round = index / spines_per_pod;  // which of this flow's parts through that spine
+  out.push_back(leaf_uplink(fabric, leaf_a, index));
+  const int pod_a = plan.pod_of_leaf(leaf_a);
+  const int pod_b = plan.pod_of_leaf(leaf_b);
+  if (pod_a != pod_b) {
+    const int spine_up = (ecmp_pick(flow_hash, 1, plan.spine_uplinks) + round) % plan.spine_uplinks;
+    const int core = plan.core_of_uplink(pod_a, spine_up);
+    out.push_back(spine_uplink(fabric, pod_a * spines_per_pod + plane, spine_up));
+    const int downs = plan.uplinks_to_core(pod_b, core);
+    const int down = plan.first_uplink_to_core(pod_b, core) +
+                     plan.cores_per_plane * ((ecmp_pick(flow_hash, 2, downs) + round) % downs);
+    out.push_back(reverse(spine_uplink(fabric, pod_b * spines_per_pod + plane, down)));
+  }
+  const int down = plane + spines_per_pod * (round % plan.links_per_leaf_spine());
+  out.push_back(reverse(leaf_uplink(fabric, leaf_b, down)));
+}
+
 std::string FatTree::cable_name(const Fabric& fabric, LinkId even) const {
   const auto in = [](LinkId id, LinkId base, long long count) { return id >= base && id < base + 2 * count; };
   if (plan_.tiers >= 2 && in(even, leaf_uplink(fabric, 0, 0), static_cast<long long>(plan_.leaves) * plan_.leaf_uplinks)) {

@@ -26,6 +26,9 @@ class FatTree final : public Topology {
                           std::vector<LinkId>& out) const override;
   void spread_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint64_t flow_hash,
                           std::vector<std::pair<LinkId, double>>& out) const override;
+  [[nodiscard]] int split_switch_paths(int leaf_a, int leaf_b) const override;
+  void append_split_switch_path(const Fabric& fabric, int leaf_a, int leaf_b, std::uint64_t flow_hash, int index,
+                                std::vector<LinkId>& out) const override;
 
   [[nodiscard]] std::string cable_name(const Fabric& fabric, LinkId even) const override;
   [[nodiscard]] std::optional<LinkId> find_cable(const Fabric& fabric, std::string_view name,
