@@ -124,6 +124,24 @@ def test_collective_and_traffic_flags_equal_the_cli(cli):
     assert "nosuch-calibration.json" in str(error.value)
 
 
+def test_routing_keyword_equals_the_cli_flag(cli):
+    # routing= is --routing: the same report as the CLI's, and on a build whose alltoall climbs to
+    # the spines at 2:1 (two SUs of 8 nodes) adaptive is faster than ECMP's hash.
+    changes = {"fabric.oversubscription.leaf": 2, "fabric.nodes_per_su": 8}
+    expected = json.loads(cli("collective", "--cluster", "topologies/dgx-h100-superpod.json", "--gpus", "128", "--op",
+                              "alltoall", "-b", "16M", "-e", "16M", "--network", "analytical", "--routing", "adaptive",
+                              "--set", "fabric.oversubscription.leaf=2", "--set", "fabric.nodes_per_su=8",
+                              "--format", "json").stdout)
+    spread = ctwin.collective("dgx-h100-superpod", 128, op="alltoall", begin="16M", end="16M", network="analytical",
+                              changes=changes, routing="adaptive")
+    assert spread.attrs["report"] == expected
+    hashed = ctwin.collective("dgx-h100-superpod", 128, op="alltoall", begin="16M", end="16M", network="analytical",
+                              changes=changes, routing="ecmp")
+    assert spread["busbw_GBps"][0] > hashed["busbw_GBps"][0]
+    step = ctwin.run("scenarios/default.json", network="analytical", routing="ecmp").to_dict()
+    assert "cluster.fabric.routing=ecmp" in step["inputs"]["set"]
+
+
 def test_bad_input_raises_input_error_naming_the_field():
     with pytest.raises(ctwin.InputError) as raised:
         ctwin.run(ctwin.Scenario.load("scenarios/default.json").with_(**{"parallel.tp": 3}), network="analytical")
