@@ -168,7 +168,7 @@ def read_nccl_log(path: _PathLike, op: str | None = None) -> pd.DataFrame:
 
 def layer(model: str | os.PathLike | None = None, gpu: _PathLike = "h100-sxm", tp: int = 1, seq: int = 4096,
           micro_batch: int = 1, precision: str = "bf16", recompute: str = "none", attention: str = "flash",
-          layer: int = 0, measured: _PathLike | None = None) -> LayerResult:
+          layer: int = 0, measured: _PathLike | None = None, stack: _PathLike | None = None) -> LayerResult:
     """One transformer layer's kernels as the compute twin times them (``ctwin layer``).
 
     ``model``: a model file (ctwin format or Hugging Face config.json) or a name under
@@ -176,7 +176,9 @@ def layer(model: str | os.PathLike | None = None, gpu: _PathLike = "h100-sxm", t
     tokens; ``micro_batch``: sequences per micro-batch; ``precision``: bf16, fp16 or fp8;
     ``recompute``: none, selective or full; ``attention``: flash or unfused; ``tp``: the layer's
     share on one rank of a tensor-parallel group (its collectives left out); ``layer``: which
-    layer (0-based; sliding-window and MoE layers differ).
+    layer (0-based; sliding-window and MoE layers differ); ``stack``: a software stack (a name under
+    models/stacks or a file; ``"pytorch-eager"`` prices the kernels eager PyTorch runs, as
+    layer_bench.py measures them; ``None``: the fused kernels).
 
     ``measured``: instead of ``model``, layer times measured by
     validation/collect/layer_bench.py (JSON); each row is predicted on ``gpu`` with its error.
@@ -189,5 +191,5 @@ def layer(model: str | os.PathLike | None = None, gpu: _PathLike = "h100-sxm", t
                        _args.integer("micro_batch", micro_batch, 1, _args.MAX_DIM),
                        _args.text("precision", precision), _args.text("recompute", recompute),
                        _args.text("attention", attention), _args.integer("layer", layer, 0, _args.MAX_DIM),
-                       _args.optional_path("measured", measured))
+                       _args.optional_path("measured", measured), _args.optional_path("stack", stack))
     return LayerResult(json.loads(text))

@@ -18,7 +18,9 @@ class SplitRank(_TextReport):
     """One split's rank in a plan: ``rank`` (1-based, the analytical ranking's, ``None`` when the
     split is not a valid candidate), ``valid`` (candidates ranked), ``not_valid`` (``None``, or
     ``{"rule", "message"}``: the plan rule that removed it, "replay" when the replay refused it),
-    ``named`` and ``best`` (results as ``ctwin plan`` writes them, ``why`` against the best),
+    ``named`` and ``best`` (results as ``ctwin plan`` writes them, ``why`` against the best, with
+    their p10–p90 ``error_band`` and, for a named split after the best, ``distinguishable_from_best``),
+    ``error_band`` (the band classes, as the plan's),
     ``search`` (``bounded``: candidates whose bound was computed, ``replayed``), and the plan's
     ``model``, ``gpus``, ``global_batch``, ``fixes``, ``key``, ``enumerated``, ``survivors``.
     :meth:`to_json` is what ``ctwin plan --rank-of ... --format json`` prints."""

@@ -19,8 +19,8 @@ void register_layer(py::module_& m) {
       "layer",
       [](const std::string& model, const std::string& gpu, std::int64_t tp, std::int64_t seq, std::int64_t micro_batch,
          const std::string& precision, const std::string& recompute, const std::string& attention, std::int64_t layer,
-         const std::string& measured) {
-        replay::LayerQuery query{model, gpu, seq, micro_batch, precision, recompute, attention, tp, layer};
+         const std::string& measured, const std::string& stack) {
+        replay::LayerQuery query{model, gpu, seq, micro_batch, precision, recompute, attention, tp, layer, stack};
         if (!measured.empty() && !model.empty()) throw InputError("model", "", "with measured= the models come from the file");
         if (measured.empty() && model.empty()) throw InputError("model", "", "give a model (or measured=FILE)");
         return call_interruptibly([&] {
@@ -29,7 +29,7 @@ void register_layer(py::module_& m) {
         });
       },
       py::arg("model"), py::arg("gpu"), py::arg("tp"), py::arg("seq"), py::arg("micro_batch"), py::arg("precision"),
-      py::arg("recompute"), py::arg("attention"), py::arg("layer"), py::arg("measured"),
+      py::arg("recompute"), py::arg("attention"), py::arg("layer"), py::arg("measured"), py::arg("stack"),
       "One layer's kernels as JSON (ctwin layer --format json), or with measured= the comparison.");
 }
 

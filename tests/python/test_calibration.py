@@ -135,6 +135,13 @@ def test_layer_equals_the_cli(cli, tmp_path):
     row = compared.rows.iloc[0]
     assert row["forward_error"] == pytest.approx(row["predicted_forward_ms"] / 8.0 - 1, rel=1e-12)
 
+    # The eager stack's kernels (docs/compute.md "The non-GEMM kernel model"), as the CLI prints them.
+    eager = ctwin.layer("llama3-8b", gpu="models/gpus/calibrated/gemm/h100-sxm-nongemm.json", stack="pytorch-eager")
+    expected = json.loads(cli("layer", "--model", "llama3-8b", "--gpu", "models/gpus/calibrated/gemm/h100-sxm-nongemm.json",
+                              "--stack", "pytorch-eager", "--format", "json").stdout)
+    assert eager.to_dict() == expected
+    assert "grad_accumulate" in set(eager.kernels["name"])
+
     with pytest.raises(ctwin.InputError) as raised:
         ctwin.layer(gpu="h100-sxm")
     assert raised.value.file == "model"

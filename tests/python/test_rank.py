@@ -16,14 +16,6 @@ FIX = {"training.micro_batch": 1, "parallel.recompute": "selective", "parallel.c
 FIX_ARGS = [a for k, v in FIX.items() for a in ("--fix", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")]
 
 
-def without_bands(result):
-    out = {k: v for k, v in result.items() if k != "distinguishable_from_best"}
-    for network in ("analytical", "flow"):
-        if isinstance(out.get(network), dict):
-            out[network] = {k: v for k, v in out[network].items() if k != "error_band"}
-    return out
-
-
 @pytest.fixture(scope="module")
 def exhaustive():
     return ctwin.plan(SCENARIO, top=10**6, fix=FIX, flow_top=0)
@@ -42,9 +34,10 @@ def test_rank_is_the_position_in_the_plan(exhaustive):
         ranked = ctwin.rank_split(SCENARIO, key_of(r["split"]), fix=FIX)
         assert ranked.rank == r["rank"] == position + 1
         assert ranked.valid == len(results)
-        # A plan's results carry error bands (docs/plan.md); one split's rank does not yet.
-        assert ranked.named == without_bands(r)
-        assert ranked.best == without_bands(results[0])
+        # The plan's rows as they are, error bands and the distinguishable mark included.
+        assert ranked.named == r
+        assert ranked.best == results[0]
+        assert ranked.error_band == exhaustive.error_band
         assert ranked.not_valid is None
         assert ranked.search["replayed"] <= ranked.survivors
         expected = results[0]["analytical"]["tokens_per_s"] / r["analytical"]["tokens_per_s"] - 1

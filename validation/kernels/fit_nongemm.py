@@ -15,13 +15,18 @@ a mechanism that carries has a small held-out error; a fraction that does not ca
 large one. The current ctwin defaults (80 % of HBM for memory-bound kernels; attention at 60 % / 45 %
 of peak; no fixed cost) are scored beside it.
 
-Usage: /usr/bin/python3 validation/kernels/fit_nongemm.py   (no arguments; prints a Markdown table)
+Usage: /usr/bin/python3 validation/kernels/fit_nongemm.py            prints a Markdown table
+       /usr/bin/python3 validation/kernels/fit_nongemm.py --profile H100   the GPU profile's "non_gemm"
+         object fitted on that GPU's rows (what models/gpus/calibrated/gemm/*-nongemm.json carry): copy's
+         efficiency for every memory-bound class but the norms, RMSNorm's for the norms, attention's
+         efficiency and fixed cost. The memory classes' fixed cost is not carried (gpu_spec.hpp says why).
 Datasheet figures, with sources in models/gpus/h100-sxm.json and models/gpus/h200.json:
   H100 SXM: 3.35 TB/s HBM3, 989.4 TFLOPS dense bf16; H200: 4.8 TB/s HBM3e, 989.4 TFLOPS dense bf16.
 """
 import json
 import os
 import statistics
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPUS = {
@@ -80,7 +85,25 @@ def median_abs(xs):
     return statistics.median(abs(x) for x in xs)
 
 
+def profile_object(gpu):
+    data = by_class(load_samples(gpu))
+    fitted = {cls: fit_class(data[cls]) for cls in ("copy", "rmsnorm_fwd", "attention_fwd", "attention_bwd")}
+    return {
+        "memory_efficiency": round(fitted["copy"][0], 3),
+        "norm_efficiency": round(fitted["rmsnorm_fwd"][0], 3),
+        "attention_fwd_efficiency": round(fitted["attention_fwd"][0], 3),
+        "attention_fwd_fixed": f"{fitted['attention_fwd'][1] * 1e6:.1f}us",
+        "attention_bwd_efficiency": round(fitted["attention_bwd"][0], 3),
+        "attention_bwd_fixed": f"{fitted['attention_bwd'][1] * 1e6:.1f}us",
+    }
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--profile" and sys.argv[2] in GPUS:
+        print(json.dumps(profile_object(sys.argv[2]), indent=2))
+        return
+    if len(sys.argv) != 1:
+        sys.exit("usage: fit_nongemm.py [--profile H100|H200]")
     data = {g: by_class(load_samples(g)) for g in GPUS}
     print("| class | fitted on | efficiency | fixed µs | fit median | held out on | held-out median | held-out worst "
           "| default on held-out GPU |")

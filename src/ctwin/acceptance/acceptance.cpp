@@ -10,6 +10,7 @@
 #include "ctwin/acceptance/acceptance_p2p.hpp"
 #include "ctwin/api/compute_eval.hpp"
 #include "ctwin/api/data_dir.hpp"
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/api/gpu_profile.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -129,6 +130,12 @@ AcceptanceExpectation evaluate_acceptance(const Build& build, const AcceptancePl
     }
   });
 
+  // Read once, and only when the plan trains: the bands' file is not needed by the other kinds.
+  std::optional<analysis::ErrorBands> bands;
+  const auto training_band = [&bands](const analysis::ScalingStudy& study) {
+    if (!bands) bands = load_bundled_error_bands();
+    return analysis::band_for(*bands, study.error_band);
+  };
   std::size_t next_collective = 0;
   for (std::size_t t = 0; t < plan.tests.size(); ++t) {
     const AcceptanceTest& test = plan.tests[t];
@@ -191,6 +198,7 @@ AcceptanceExpectation evaluate_acceptance(const Build& build, const AcceptancePl
           if (test.metric == "flops_per_watt") value = r.model_tflops_per_gpu * 1e3 / test.gpu_power_w;
           ExpectedRow row = row_of(test, "nodes=" + std::to_string(nodes), value);
           row.nodes = nodes;
+          if (test.metric != "linearity") row.band = analysis::throughput_interval(value, *training_band(study).from);
           row.detail = study.model + ", global batch " + std::to_string(point.global_batch) + ", step " +
                        format("%.4g s", r.step_time_s);
           out.rows.push_back(std::move(row));

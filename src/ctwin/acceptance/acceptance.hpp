@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ctwin/acceptance/acceptance_plan.hpp"
+#include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 
@@ -30,6 +32,10 @@ struct ExpectedRow {
   double expected = 0;
   double threshold = 0;      ///< the worst value that passes
   std::string tolerance;     ///< as the plan wrote it
+  /// What would be measured, p10 to p90, for a training point's throughput, MFU and FLOPs per watt:
+  /// the error band of its scenario's class (analysis/error_bands.hpp). None for other metrics, and
+  /// for linearity (a ratio of two predictions of one class, whose errors the band would count twice).
+  std::optional<analysis::Interval> band;
 };
 
 struct AcceptanceOptions {

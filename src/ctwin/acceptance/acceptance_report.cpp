@@ -122,6 +122,7 @@ nlohmann::json acceptance_json(const AcceptanceExpectation& e) {
     rows.push_back({{"test", r.test}, {"kind", to_string(r.kind)}, {"instance", r.instance}, {"detail", r.detail},
                     {"nodes", r.nodes}, {"size_bytes", r.size_bytes}, {"metric", r.metric}, {"unit", metric_unit(r.metric)},
                     {"expected", r.expected}, {"threshold", r.threshold}, {"tolerance", r.tolerance}});
+    if (r.band) rows.back()["error_band"] = analysis::interval_json(*r.band);
   }
   return {{"plan", e.plan}, {"cluster", e.cluster}, {"gpus", e.gpus}, {"nodes", e.nodes}, {"expected", rows}};
 }

@@ -53,10 +53,10 @@ void print_expected(const api::AcceptanceExpectation& e, Format format) {
   if (format == Format::kTable) {
     std::cout << "plan " << e.plan << " on " << e.cluster << ", " << e.gpus << " GPUs (" << e.nodes << " nodes)\n";
   }
-  Table table({"test", "kind", "point", "metric", "unit", "expected", "threshold", "tolerance", "detail"});
+  Table table({"test", "kind", "point", "metric", "unit", "expected", "expected p10-p90", "threshold", "tolerance", "detail"});
   for (const auto& r : e.rows) {
     table.add_row({r.test, api::to_string(r.kind), r.instance, r.metric, api::metric_unit(r.metric), figure(r.expected),
-                   figure(r.threshold), r.tolerance, r.detail});
+                   r.band ? figure(r.band->low) + "-" + figure(r.band->high) : "", figure(r.threshold), r.tolerance, r.detail});
   }
   table.print(std::cout, format);
 }

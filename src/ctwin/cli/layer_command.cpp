@@ -75,6 +75,9 @@ Action add_layer_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--layer", q.layer, "which layer (0-based; sliding-window and MoE layers differ)")
       ->capture_default_str();
+  command->add_option("--stack", q.stack,
+                      "software stack: a name under models/stacks or a file; pytorch-eager prices the kernels eager "
+                      "PyTorch runs (as layer_bench.py measures them); none: the fused kernels");
   command->add_option("--measured", options->measured,
                       "layer times measured by validation/collect/layer_bench.py (JSON): predict each row on --gpu");
   command->add_option("--format", options->format, "table, json or csv")->capture_default_str();

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "ctwin/api/error_band.hpp"
+#include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 
@@ -56,14 +58,25 @@ void print_split_rank(const api::SplitRank& r, Format format) {
               << r.survivors << " candidates of " << r.enumerated << " pass the plan's rules, " << r.valid
               << " valid; " << r.replayed << " replayed, " << r.bounded << " bounded\n\n";
   }
-  Table table({"split", "rank", "of", "step_s", "tokens_per_s", "mfu_%", "mem_GiB", "best_speedup_%",
-               "why (vs rank 1) / not valid"});
-  const auto row = [&table, &r](const std::string& label, const api::PlanEntry* e, const std::string& rank,
-                                const std::string& speedup, const std::string& note) {
+  Table table({"split", "rank", "of", "step_s", "tokens_per_s", "tokens_per_s p10-p90", "mfu_%", "distinguishable",
+               "mem_GiB", "best_speedup_%", "why (vs rank 1) / not valid"});
+  // The rank replays on the analytical network only, so its rows take that network's band.
+  const analysis::ErrorBands bands = api::load_bundled_error_bands();
+  analysis::ErrorBandKey band_key = r.error_band;
+  band_key.network = "analytical";
+  const analysis::ErrorBand band = analysis::band_for(bands, band_key);
+  const auto row = [&](const std::string& label, const api::PlanEntry* e, const std::string& rank,
+                       const std::string& speedup, const std::string& note) {
     const api::PlanScore* s = e != nullptr && e->invalid.empty() ? &e->analytical : nullptr;
+    std::string distinct;
+    if (s != nullptr) {
+      distinct = rank == "1" || !r.best ? "-"
+                                        : (api::distinguishable_from_best(*e, *r.best, r.objective, bands, r.error_band) ? "yes" : "no");
+    }
     table.add_row({label, rank, std::to_string(r.valid), s ? fixed(s->step_time_s, 4) : "",
-                   s ? fixed(s->tokens_per_s, 0) : "", s ? fixed(100 * s->mfu, 1) : "",
-                   s ? fixed(s->memory_gib_per_gpu, 1) : "", speedup, note});
+                   s ? fixed(s->tokens_per_s, 0) : "",
+                   s ? interval_text(analysis::throughput_interval(s->tokens_per_s, *band.from), 0) : "",
+                   s ? fixed(100 * s->mfu, 1) : "", distinct, s ? fixed(s->memory_gib_per_gpu, 1) : "", speedup, note});
   };
   if (r.rank > 0) {
     row(split_text(*r.named), &*r.named, std::to_string(r.rank),
@@ -75,6 +88,10 @@ void print_split_rank(const api::SplitRank& r, Format format) {
   }
   if (r.best && r.rank != 1) row(split_text(*r.best), &*r.best, "1", "", "");
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
+  if (format == Format::kTable) {
+    print_band_source(std::cout, band);
+    std::cout << "distinguishable: whether the split's p10-p90 band of the objective misses rank 1's\n";
+  }
 }
 
 }  // namespace ctwin::cli

@@ -67,12 +67,20 @@ Bytes flash_attention_backward_bytes(const AttentionShape& s) {
 
 KernelEstimate estimate_flash_attention_forward(const GpuSpec& gpu, const AttentionShape& shape) {
   validate(shape);
+  if (const auto& measured = gpu.non_gemm) {
+    return roofline_kernel(gpu, flash_attention_forward_flops(shape), gpu.peak(shape.dtype), measured->attention_fwd_efficiency,
+                           flash_attention_forward_bytes(shape), measured->memory_efficiency, measured->attention_fwd_fixed);
+  }
   return roofline_kernel(gpu, flash_attention_forward_flops(shape), gpu.peak(shape.dtype), gpu.efficiency.attention_fwd,
                          flash_attention_forward_bytes(shape));
 }
 
 KernelEstimate estimate_flash_attention_backward(const GpuSpec& gpu, const AttentionShape& shape) {
   validate(shape);
+  if (const auto& measured = gpu.non_gemm) {
+    return roofline_kernel(gpu, flash_attention_backward_flops(shape), gpu.peak(shape.dtype), measured->attention_bwd_efficiency,
+                           flash_attention_backward_bytes(shape), measured->memory_efficiency, measured->attention_bwd_fixed);
+  }
   return roofline_kernel(gpu, flash_attention_backward_flops(shape), gpu.peak(shape.dtype),
                          gpu.efficiency.attention_bwd, flash_attention_backward_bytes(shape));
 }

@@ -15,7 +15,7 @@
 // query heads: it changes bytes, not FLOPs. Bytes are what the fused kernel moves through HBM:
 // Q, K, V and O once (forward); Q, K, V, O, dO read and dQ, dK, dV written (backward); plus the
 // fp32 log-sum-exp per query row. Time is the roofline with the attention efficiencies of the
-// GPU profile.
+// GPU profile, or its measured attention classes and fixed costs (GpuSpec::non_gemm) when it has them.
 
 #include <cstdint>
 

@@ -43,6 +43,25 @@ KernelEfficiency read_efficiency(JsonObjectReader reader) {
   return out;
 }
 
+// Every class of a measured non-GEMM model is required: half a model would mix the measured and
+// the assumed fractions silently.
+NonGemmCosts read_non_gemm(JsonObjectReader reader) {
+  NonGemmCosts out;
+  out.memory_efficiency = reader.number("memory_efficiency", 0.01, 1);
+  out.norm_efficiency = reader.number("norm_efficiency", 0.01, 1);
+  out.attention_fwd_efficiency = reader.number("attention_fwd_efficiency", 0.01, 1);
+  out.attention_bwd_efficiency = reader.number("attention_bwd_efficiency", 0.01, 1);
+  const auto fixed = [&reader](const char* key) {
+    const SimTime t = reader.duration(key);
+    if (t.seconds() > 10e-3) reader.fail(key, "more than 10 ms per attention kernel is not a fixed cost");
+    return t;
+  };
+  out.attention_fwd_fixed = fixed("attention_fwd_fixed");
+  out.attention_bwd_fixed = fixed("attention_bwd_fixed");
+  reader.finish();
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& gpu_architectures() {
@@ -121,11 +140,12 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
     if (spec.gemm_tiles.empty()) reader.fail("gemm_tiles", "expected at least one tile");
   }
   if (auto efficiency = reader.optional_object("efficiency")) spec.efficiency = read_efficiency(*efficiency);
+  if (auto non_gemm = reader.optional_object("non_gemm")) spec.non_gemm = read_non_gemm(*non_gemm);
   {
     JsonObjectReader sources = reader.object("sources");
     for (const char* field : kSourcedFields) spec.sources[field] = sources.string(field);
     for (const char* field : {"efficiency", "gemm_tiles", "gemm_table_from", "training_time_scale",
-                              "grouped_gemm_half_speed_rows", "permute_hbm_efficiency", "host_launch"}) {
+                              "grouped_gemm_half_speed_rows", "permute_hbm_efficiency", "host_launch", "non_gemm"}) {
       if (sources.has(field)) spec.sources[field] = sources.string(field);
     }
     sources.finish();
@@ -145,6 +165,7 @@ GpuSpec parse_gpu_spec(const nlohmann::json& document, const std::string& source
     spec.grouped_gemm_half_speed_rows = reader.number("grouped_gemm_half_speed_rows", 0, 1e6);
     require_source("grouped_gemm_half_speed_rows");
   }
+  if (spec.non_gemm) require_source("non_gemm");
   if (reader.has("permute_hbm_efficiency")) {
     spec.permute_hbm_efficiency = reader.number("permute_hbm_efficiency", 0.01, 1);
     require_source("permute_hbm_efficiency");

@@ -33,6 +33,21 @@ struct KernelEfficiency {
   double attention_bwd = 0.45; ///< of dense peak (FlashAttention-2 paper: 40-63% on A100)
 };
 
+/// Non-GEMM kernels priced from kernels measured on the GPU itself (validation/kernels/fit_nongemm.py,
+/// docs/compute.md "The non-GEMM kernel model"): each class is its work over an achieved fraction of
+/// the datasheet rate, plus a fixed cost for attention. A profile without "non_gemm" prices them with
+/// `efficiency` and `launch_overhead` alone, as before. Memory-bound classes keep the profile's
+/// launch_overhead as their fixed cost: the fitted per-kernel constant of an isolated timing is mostly
+/// the host's launch latency (about 21 us per small kernel in the measuring VMs), hidden in a busy stream.
+struct NonGemmCosts {
+  double memory_efficiency = 0;  ///< of HBM bandwidth: copies, residual adds, activations, rotary, casts, Adam
+  double norm_efficiency = 0;    ///< of HBM bandwidth: LayerNorm and RMSNorm
+  double attention_fwd_efficiency = 0;  ///< of the dense peak, FlashAttention-2 FLOPs
+  double attention_bwd_efficiency = 0;
+  SimTime attention_fwd_fixed;  ///< per kernel: short sequences' partial waves, not a launch
+  SimTime attention_bwd_fixed;
+};
+
 /// The architecture families a profile may name in "arch", oldest first: what NCCL's tuning
 /// (collectives/tuning.hpp) and anything else that differs by silicon generation keys on.
 [[nodiscard]] const std::vector<std::string>& gpu_architectures();
@@ -52,6 +67,8 @@ struct GpuSpec {
   /// Tiles the roofline may pick from, as a GEMM library's heuristic would; the best one wins.
   std::vector<TileShape> gemm_tiles{{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
   KernelEfficiency efficiency;
+  /// "non_gemm": measured non-GEMM kernel classes; none: `efficiency` prices them (the default).
+  std::optional<NonGemmCosts> non_gemm;
   std::optional<GemmEfficiencyTable> gemm_table;
   /// "gemm_table_from": a profile of the same silicon, next to this one's file, whose measured
   /// grids stand in for the dtypes this profile has none for (load_gpu_spec merges them in).

@@ -26,6 +26,10 @@ Traffic traffic(const MemoryKernelShape& s) {
     case MemoryKernel::kFp8Cast: return {2, 1};
     case MemoryKernel::kSoftmax: return {b ? 3.0 : 2.0, 0};
     case MemoryKernel::kPermute: return {2, 0};
+    case MemoryKernel::kRotaryUnfused: return {b ? 15.0 : 10.0, 0};
+    case MemoryKernel::kSwiGluUnfused: return {b ? 13.0 : 5.0, 0};
+    case MemoryKernel::kConcat: return {2, 0};
+    case MemoryKernel::kGradAccumulate: return {3, 0};
   }
   return {};
 }
@@ -45,6 +49,10 @@ std::string memory_kernel_name(MemoryKernel kind) {
     case MemoryKernel::kFp8Cast: return "fp8_cast";
     case MemoryKernel::kSoftmax: return "softmax";
     case MemoryKernel::kPermute: return "permute";
+    case MemoryKernel::kRotaryUnfused: return "rotary_unfused";
+    case MemoryKernel::kSwiGluUnfused: return "swiglu_unfused";
+    case MemoryKernel::kConcat: return "concat";
+    case MemoryKernel::kGradAccumulate: return "grad_accumulate";
   }
   return "?";
 }
@@ -61,9 +69,24 @@ Bytes memory_kernel_bytes(const MemoryKernelShape& shape) {
   return Bytes(std::llround(per_element * static_cast<double>(shape.elements)));
 }
 
+int memory_kernel_launches(const MemoryKernelShape& shape) {
+  switch (shape.kind) {
+    case MemoryKernel::kFp8Cast: return 2;
+    case MemoryKernel::kRotaryUnfused: return shape.backward ? 18 : 10;  // q and k
+    case MemoryKernel::kSwiGluUnfused: return shape.backward ? 4 : 2;
+    default: return 1;
+  }
+}
+
 KernelEstimate estimate_memory_kernel(const GpuSpec& gpu, const MemoryKernelShape& shape) {
-  const int launches = shape.kind == MemoryKernel::kFp8Cast ? 2 : 1;
-  return roofline_kernel(gpu, FlopCount(0), FlopRate::per_second(1), 1.0, memory_kernel_bytes(shape), launches);
+  const int launches = memory_kernel_launches(shape);
+  if (!gpu.non_gemm) {
+    return roofline_kernel(gpu, FlopCount(0), FlopRate::per_second(1), 1.0, memory_kernel_bytes(shape), launches);
+  }
+  const bool norm = shape.kind == MemoryKernel::kLayerNorm || shape.kind == MemoryKernel::kRmsNorm;
+  return roofline_kernel(gpu, FlopCount(0), FlopRate::per_second(1), 1.0, memory_kernel_bytes(shape),
+                         norm ? gpu.non_gemm->norm_efficiency : gpu.non_gemm->memory_efficiency,
+                         gpu.launch_overhead * launches);
 }
 
 }  // namespace ctwin::compute

@@ -17,6 +17,18 @@
 //   permute              2e / 2e       MoE token (un)permutation: a row gather, each element read
 //                                      once and written once at its destination (elements = rows
 //                                      moved × hidden); the backward is the inverse gather
+// Eager PyTorch (a stack with "layer_kernels": "eager", replay/stack_profile.hpp) runs some of these
+// as several kernels; autograd's own reading of each op, per element of the output:
+//   rotary_unfused      10e / 15e      x·cos + cat(−x₂, x₁)·sin per tensor: neg (1e), cat (2e), two
+//                                      muls (2e each), add (3e), 5 launches; backward: grad·cos and
+//                                      grad·sin (2e each), neg (1e), two slice backwards (zeros and a
+//                                      copy, 2e each) and two adds summing x's three grads (3e each),
+//                                      9 launches. Elements = q and k together: launches are per tensor,
+//                                      twice these (two tensors)
+//   swiglu_unfused      5e / 13e       silu(gate) (2e) then · up (3e), 2 launches; backward: two muls
+//                                      (3e each), silu's backward (3e), chunk's backward cat (4e), 4 launches
+//   concat              2e / 2e        autograd's cat of split outputs' grads (q, k, v into QKV's)
+//   grad_accumulate     3e / 3e        param.grad += new grad, one per weight (elements = parameters)
 
 #include <cstdint>
 #include <string>
@@ -30,7 +42,10 @@ namespace ctwin::compute {
 /// kSoftmax is the fused scale-mask-softmax over an unfused attention's s×s scores (Megatron's
 /// scaled_upper_triang_masked_softmax): one read and one write forward; backward reads the
 /// probabilities and their gradient and writes one gradient.
-enum class MemoryKernel { kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast, kSoftmax, kPermute };
+enum class MemoryKernel {
+  kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast, kSoftmax, kPermute,
+  kRotaryUnfused, kSwiGluUnfused, kConcat, kGradAccumulate
+};
 
 struct MemoryKernelShape {
   MemoryKernel kind = MemoryKernel::kRmsNorm;
@@ -42,6 +57,10 @@ struct MemoryKernelShape {
 [[nodiscard]] std::string memory_kernel_name(MemoryKernel kind);
 /// HBM bytes the kernel moves; InputError for a backward of adam_update or fp8_cast.
 [[nodiscard]] Bytes memory_kernel_bytes(const MemoryKernelShape& shape);
+/// Kernels the shape launches (fp8_cast 2, the unfused kinds above, else 1).
+[[nodiscard]] int memory_kernel_launches(const MemoryKernelShape& shape);
+/// bytes / (HBM · efficiency) + launches · launch_overhead; the efficiency is the profile's measured
+/// class (GpuSpec::non_gemm: norms apart from the rest) when it has one, else efficiency.hbm.
 [[nodiscard]] KernelEstimate estimate_memory_kernel(const GpuSpec& gpu, const MemoryKernelShape& shape);
 
 }  // namespace ctwin::compute

@@ -221,5 +221,11 @@ struct PlannedSpace {
 
 /// The JSON of one result, as plan_json writes it at `rank`.
 [[nodiscard]] nlohmann::json plan_entry_json(const PlanEntry& entry, std::size_t rank);
+/// The same with the error bands plan_json puts on a valid result: each score's p10–p90 and, when
+/// `best` is given (a result ranked after it), "distinguishable_from_best". Shared with --rank-of.
+[[nodiscard]] nlohmann::json plan_entry_banded_json(const PlanEntry& entry, std::size_t rank, const PlanEntry* best,
+                                                    const PlanHeader& header, const analysis::ErrorBands& bands);
+/// {"analytical": class, "flow": class}: the band classes of the header's candidates.
+[[nodiscard]] nlohmann::json plan_error_band_classes_json(const PlanHeader& header, const analysis::ErrorBands& bands);
 
 }  // namespace ctwin::api

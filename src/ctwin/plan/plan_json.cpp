@@ -231,23 +231,15 @@ json plan_json(const PlanResult& result, std::size_t top) {
     rule_list.push_back({{"rule", r.rule}, {"description", r.description}, {"removed", r.removed}, {"example", r.example}});
   }
   const analysis::ErrorBands bands = load_bundled_error_bands();
-  const analysis::ErrorBand analytical_band = analysis::band_for(bands, on_network(result.error_band, "analytical"));
-  const analysis::ErrorBand flow_band = analysis::band_for(bands, on_network(result.error_band, "flow"));
   const PlanEntry* best = result.entries.empty() || !result.entries.front().invalid.empty() ? nullptr : &result.entries.front();
   json results = json::array();
   for (std::size_t i = 0; i < result.entries.size(); ++i) {
     const PlanEntry& e = result.entries[i];
     if (top > 0 && (i >= top || !e.invalid.empty())) break;
-    json entry = entry_json(e, i + 1);
-    if (e.invalid.empty()) {
-      entry["analytical"]["error_band"] = error_band_intervals_json(analytical_band, score_figures(e.analytical));
-      if (e.flow) entry["flow"]["error_band"] = error_band_intervals_json(flow_band, score_figures(*e.flow));
-      if (i > 0 && best != nullptr) entry["distinguishable_from_best"] = distinguishable_from_best(e, *best, result.objective, bands, result.error_band);
-    }
-    results.push_back(entry);
+    results.push_back(plan_entry_banded_json(e, i + 1, i > 0 ? best : nullptr, result, bands));
   }
   json out = plan_header_json(result);
-  out["error_band"] = {{"analytical", error_band_class_json(analytical_band)}, {"flow", error_band_class_json(flow_band)}};
+  out["error_band"] = plan_error_band_classes_json(result, bands);
   out["flow_top"] = result.flow_top;
   out["rules"] = rule_list;
   out["search"] = {{"exhaustive", result.exhaustive}, {"bounded", result.bounded}, {"replayed", result.replayed}};
@@ -263,6 +255,22 @@ json plan_json(const PlanResult& result, std::size_t top) {
 }
 
 json plan_entry_json(const PlanEntry& entry, std::size_t rank) { return entry_json(entry, rank); }
+
+json plan_entry_banded_json(const PlanEntry& entry, std::size_t rank, const PlanEntry* best, const PlanHeader& header,
+                            const analysis::ErrorBands& bands) {
+  json out = entry_json(entry, rank);
+  if (!entry.invalid.empty()) return out;
+  const auto band_on = [&](const char* network) { return analysis::band_for(bands, on_network(header.error_band, network)); };
+  out["analytical"]["error_band"] = error_band_intervals_json(band_on("analytical"), score_figures(entry.analytical));
+  if (entry.flow) out["flow"]["error_band"] = error_band_intervals_json(band_on("flow"), score_figures(*entry.flow));
+  if (best != nullptr) out["distinguishable_from_best"] = distinguishable_from_best(entry, *best, header.objective, bands, header.error_band);
+  return out;
+}
+
+json plan_error_band_classes_json(const PlanHeader& header, const analysis::ErrorBands& bands) {
+  return {{"analytical", error_band_class_json(analysis::band_for(bands, on_network(header.error_band, "analytical")))},
+          {"flow", error_band_class_json(analysis::band_for(bands, on_network(header.error_band, "flow")))}};
+}
 
 bool distinguishable_from_best(const PlanEntry& entry, const PlanEntry& best, PlanObjective objective,
                                const analysis::ErrorBands& bands, const analysis::ErrorBandKey& key) {

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <set>
 
+#include "ctwin/api/error_band.hpp"
 #include "ctwin/plan/plan_bound.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -313,8 +314,12 @@ nlohmann::json split_rank_json(const SplitRank& r) {
   out["not_valid"] = r.not_valid_rule.empty()
                          ? nlohmann::json(nullptr)
                          : nlohmann::json{{"rule", r.not_valid_rule}, {"message", r.not_valid}};
-  out["named"] = r.named ? plan_entry_json(*r.named, static_cast<std::size_t>(r.rank)) : nlohmann::json(nullptr);
-  out["best"] = r.best ? plan_entry_json(*r.best, 1) : nlohmann::json(nullptr);
+  // The bands and the distinguishable mark exactly as the plan's own rows carry them.
+  const analysis::ErrorBands bands = load_bundled_error_bands();
+  const PlanEntry* best = r.best && r.rank > 1 ? &*r.best : nullptr;
+  out["error_band"] = plan_error_band_classes_json(r, bands);
+  out["named"] = r.named ? plan_entry_banded_json(*r.named, static_cast<std::size_t>(r.rank), best, r, bands) : nlohmann::json(nullptr);
+  out["best"] = r.best ? plan_entry_banded_json(*r.best, 1, nullptr, r, bands) : nlohmann::json(nullptr);
   out["search"] = {{"bounded", r.bounded}, {"replayed", r.replayed}};
   return out;
 }

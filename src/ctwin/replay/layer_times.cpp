@@ -24,7 +24,7 @@ std::string bundled_or_path(const std::string& name, const char* folder) {
 // A one-rank scenario around the layer: the cluster only has to hold tp GPUs, and its
 // collectives are free since only compute kernels are summed.
 nlohmann::json layer_scenario(const LayerQuery& q) {
-  return {
+  nlohmann::json scenario = {
       {"model", bundled_or_path(q.model, "models/llm")},
       {"cluster", "topologies/dgx-h100-superpod.json"},
       {"gpus", q.tp},
@@ -37,6 +37,8 @@ nlohmann::json layer_scenario(const LayerQuery& q) {
       {"network", "analytical"},
       {"gpu", bundled_or_path(q.gpu, "models/gpus")},
   };
+  if (!q.stack.empty()) scenario["stack"] = q.stack;
+  return scenario;
 }
 
 void add(std::vector<KernelTime>& kernels, std::map<std::string, std::size_t>& index, const OpNode& op, bool backward) {

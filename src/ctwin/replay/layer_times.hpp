@@ -30,6 +30,9 @@ struct LayerQuery {
   std::string attention = "flash";
   std::int64_t tp = 1;     ///< the layer's share on one rank of a TP group (its collectives left out)
   std::int64_t layer = 0;  ///< which layer (sliding windows and MoE layers differ)
+  /// A software stack (replay/stack_profile.hpp: a name under models/stacks or a file); empty: none,
+  /// the fused kernels. "pytorch-eager" is the collector's own (layer_bench.py runs eager PyTorch).
+  std::string stack;
 };
 
 struct KernelTime {

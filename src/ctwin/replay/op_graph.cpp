@@ -132,6 +132,18 @@ class Builder {
   /// A layer's parameters reduced over the expert DP group, per rank.
   std::int64_t expert_params(std::int64_t layer) const { return is_moe(layer) ? moe_->expert_params() : 0; }
   MemoryKernel norm() const { return m_.norm == workload::Norm::kRmsNorm ? MemoryKernel::kRmsNorm : MemoryKernel::kLayerNorm; }
+  /// PyTorch eager autograd's kernels (stack "layer_kernels": "eager", replay/stack_profile.hpp).
+  bool eager() const { return s_.stack && s_.stack->layer_kernels == LayerKernels::kEager; }
+  MemoryKernel rotary_kernel() const { return eager() ? MemoryKernel::kRotaryUnfused : MemoryKernel::kRotary; }
+  MemoryKernel activation_kernel() const {
+    if (m_.activation != workload::Activation::kSwiglu) return MemoryKernel::kGelu;
+    return eager() ? MemoryKernel::kSwiGluUnfused : MemoryKernel::kSwiGlu;
+  }
+  /// Eager autograd adds each weight's new gradient into the one it holds (no fused accumulation
+  /// into the wgrad GEMM, as Megatron-Core's main_grad buffers do).
+  void grad_accumulate(std::vector<OpNode>& ops, std::int64_t elements) const {
+    if (eager()) compute(ops, "grad_accumulate", memory(MemoryKernel::kGradAccumulate, elements, true));
+  }
   /// TransformerEngine's userbuffers (tp_overlap.hpp): each TP collective runs inside its GEMM,
   /// as overlap.tp_comm_config says (TE's defaults unless a recipe gives its own).
   bool ub_overlap() const { return s_.overlap.tp_comm && t_ > 1 && p_.sequence_parallel; }
@@ -248,7 +260,7 @@ class Builder {
       gathered = -1;  // the first projection reads the gathered input; MLA's others read its output
     }
     if (m_.position == workload::PositionEmbedding::kRope) {
-      compute(ops, "rotary", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), false));
+      compute(ops, "rotary", memory(rotary_kernel(), tokens_ * rotary_width(m_, t_), false));
     }
     attention_forward(ops, "", layer);
     row_parallel_forward(ops, "proj_gemm", gemm(tokens_, h, attn_cols_), ub().proj_fprop);
@@ -271,18 +283,19 @@ class Builder {
   void mlp_forward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
     on_gathered(ops, "mlp_up_gemm", gemm(tokens_, up_cols, m_.hidden), tp_in(ops, tp_join()), ub().fc1_fprop);
     compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu" : "gelu",
-            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
-                   tokens_ * ffn_cols, false));
+            memory(activation_kernel(), tokens_ * ffn_cols, false));
     row_parallel_forward(ops, "mlp_down_gemm", gemm(tokens_, m_.hidden, ffn_cols), ub().fc2_fprop);
   }
   /// Its backward; returns what the next kernel waits for (column_parallel_backward).
   int mlp_backward(std::vector<OpNode>& ops, std::int64_t ffn_cols, std::int64_t up_cols) const {
     row_parallel_backward(ops, "mlp_down_dgrad", "mlp_down_wgrad", ffn_cols, ub().fc2_dgrad);
     compute(ops, m_.activation == workload::Activation::kSwiglu ? "swiglu_bwd" : "gelu_bwd",
-            memory(m_.activation == workload::Activation::kSwiglu ? MemoryKernel::kSwiGlu : MemoryKernel::kGelu,
-                   tokens_ * ffn_cols, true));
-    return column_parallel_backward(ops, {{"mlp_up_gemm", "mlp_up_dgrad", "mlp_up_wgrad", up_cols, m_.hidden}},
-                                    ub().fc1_dgrad, ub().fc1_wgrad);
+            memory(activation_kernel(), tokens_ * ffn_cols, true));
+    const int reduce = column_parallel_backward(ops, {{"mlp_up_gemm", "mlp_up_dgrad", "mlp_up_wgrad", up_cols, m_.hidden}},
+                                                ub().fc1_dgrad, ub().fc1_wgrad);
+    grad_accumulate(ops, m_.hidden * ffn_cols);
+    grad_accumulate(ops, m_.hidden * up_cols);
+    return reduce;
   }
 
   /// Backward of a row-parallel linear (proj, MLP down): the output gradient is gathered first
@@ -331,10 +344,19 @@ class Builder {
     if (p_.recompute == workload::Recompute::kSelective) attention_forward(ops, "_recompute", layer);
     attention_backward(ops, layer);
     if (m_.position == workload::PositionEmbedding::kRope) {
-      compute(ops, "rotary_bwd", memory(MemoryKernel::kRotary, tokens_ * rotary_width(m_, t_), true));
+      compute(ops, "rotary_bwd", memory(rotary_kernel(), tokens_ * rotary_width(m_, t_), true));
+    }
+    if (eager()) {
+      // autograd's cat of the q, k and v gradients into the QKV output's (split's backward)
+      std::int64_t qkv_cols = 0;
+      for (const ProjectionGemm& g : qkv_) qkv_cols += g.n;
+      compute(ops, "qkv_grad_concat", memory(MemoryKernel::kConcat, tokens_ * qkv_cols, true));
     }
     reduce = column_parallel_backward(ops, qkv_, ub().qkv_dgrad, ub().qkv_wgrad);
     compute(ops, "norm_bwd", memory(norm(), sp_tokens_ * h, true), reduce);
+    for (const ProjectionGemm& g : qkv_) grad_accumulate(ops, g.n * g.k);
+    grad_accumulate(ops, h * attn_cols_);
+    grad_accumulate(ops, h), grad_accumulate(ops, h);  // the two norms' weights
   }
 
   /// Parameter all_gathers of `layers` layers from `first_layer` on, queued at the start of a pass

@@ -19,7 +19,7 @@ constexpr double kMostCastBytes = 16;
 const std::vector<std::string> kFittable = {"host_after_sync", "expert_time_scale", "imbalance"};
 const std::vector<std::string> kMechanisms = {"precision_recipe", "quantize", "pad_rows", "aux_loss", "dispatcher",
                                               "cuda_graphs", "permute_fusion", "host_after_sync", "expert_time_scale",
-                                              "imbalance"};
+                                              "imbalance", "layer_kernels"};
 
 PrecisionRecipe parse_recipe(const std::string& name) {
   if (name == "fp8_current_scaling") return PrecisionRecipe::kFp8CurrentScaling;
@@ -62,6 +62,7 @@ StackProfile parse_stack_profile(const nlohmann::json& document, const std::stri
                                                                             : TokenDispatcher::kAlltoall;
   s.cuda_graphs = r.boolean("cuda_graphs");
   s.permute_fusion = r.boolean("permute_fusion");
+  s.layer_kernels = r.choice_or("layer_kernels", {"fused", "eager"}, "fused") == "eager" ? LayerKernels::kEager : LayerKernels::kFused;
   s.dispatcher_sync = r.boolean("dispatcher_sync");
   if (auto q = r.optional_object("quantize")) {
     s.quantize_bytes_forward = q->number("bytes_forward", 0, kMostCastBytes);

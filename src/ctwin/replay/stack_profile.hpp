@@ -25,6 +25,11 @@
 //                     this much slower than the profile times them apart.
 //   imbalance         learned routing's max/mean tokens per expert (1: force-balanced, as the
 //                     published benchmarks run); a scenario's moe_runtime.imbalance overrides it.
+//   layer_kernels     "fused" (default: one kernel per rotary, activation, norm, as Transformer Engine
+//                     and Megatron-Core's fusions run them) or "eager" (PyTorch eager autograd, as
+//                     validation/collect/layer_bench.py runs a layer: rotary and SwiGLU as several
+//                     elementwise kernels, autograd's cat of the q, k, v grads, and each weight's grad
+//                     added into the one it holds; compute/memory_kernels.hpp counts their bytes).
 // A scenario without "stack" runs none of these: today's behaviour, to the bit.
 
 #include <cstdint>
@@ -41,6 +46,7 @@ namespace ctwin::replay {
 
 enum class PrecisionRecipe { kBf16, kFp8CurrentScaling, kMxfp8 };
 enum class TokenDispatcher { kAlltoall, kDeepEp };
+enum class LayerKernels { kFused, kEager };
 
 struct StackProfile {
   std::string name;
@@ -50,6 +56,7 @@ struct StackProfile {
   TokenDispatcher dispatcher = TokenDispatcher::kAlltoall;
   bool cuda_graphs = false;
   bool permute_fusion = true;
+  LayerKernels layer_kernels = LayerKernels::kFused;
   bool dispatcher_sync = true;
   double quantize_bytes_forward = 0;   ///< extra HBM bytes per element of each forward fp8 input
   double quantize_bytes_backward = 0;  ///< per element of each output gradient cast in the backward

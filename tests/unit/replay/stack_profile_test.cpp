@@ -180,6 +180,7 @@ TEST(StackProfile, BadStackIsAnInputErrorNamingTheField) {
   };
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("colour", 1)); }).substr(0, 7), "/colour");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("dispatcher", "nvshmem")); }).substr(0, 11), "/dispatcher");
+  EXPECT_EQ(where([&] { (void)qwen("bf16", with("layer_kernels", "compiled")); }).substr(0, 14), "/layer_kernels");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("expert_time_scale", 0.1)); }).substr(0, 18), "/expert_time_scale");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("host_after_sync", 5)); }).substr(0, 16), "/host_after_sync");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("fitted", nlohmann::json{"a", "b", "c", "d"})); }).substr(0, 7), "/fitted");
