@@ -37,21 +37,41 @@ class ClusterResult(_TextReport):
         return pd.DataFrame(rows)
 
 
-def cluster(jobs: str | os.PathLike | dict[str, Any], steps: int | None = None,
-            context: EvalContext | None = None) -> ClusterResult:
+class ClusterPolicies(_TextReport):
+    """The scheduler what-if (``ctwin cluster --compare-policies``): per node policy the jobs that did not fit,
+    the placed GPUs, ``allocated_share`` and ``utilisation`` of the free GPUs, and each placed job as in
+    :class:`ClusterResult`. :meth:`to_dict` equals the command's ``--format json``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per policy: placed jobs, jobs that did not fit, placed GPUs, allocated share, utilisation."""
+        return pd.DataFrame([{"policy": p["policy"], "placed_jobs": len(p["jobs"]), "unplaced": ",".join(p["unplaced"]),
+                              "placed_gpus": p["placed_gpus"], "allocated_share": p["allocated_share"],
+                              "utilisation": p["utilisation"]} for p in self._report["policies"]])
+
+
+def cluster(jobs: str | os.PathLike | dict[str, Any], steps: int | None = None, compare_policies: bool = False,
+            context: EvalContext | None = None) -> ClusterResult | ClusterPolicies:
     """Replays the jobs of a JOBS file (docs/input-formats.md) together on one flow simulation of
     its build, as ``ctwin cluster``: each job alone, then all of them together.
 
     ``jobs``: a JOBS file (tried under the data directory too) or its content as a dict (paths in it
     relative to the working directory, then the data directory). ``steps``: the window, as ``--steps``
-    (default: the file's). Returns a :class:`ClusterResult`. Raises :class:`ctwin.InputError` on bad input.
+    (default: the file's). ``compare_policies``: the scheduler what-if, as ``--compare-policies``: every job
+    the file places by policy placed by each node policy in turn. Returns a :class:`ClusterResult`, or a
+    :class:`ClusterPolicies` with ``compare_policies``. Raises :class:`ctwin.InputError` on bad input.
     """
     window = 0 if steps is None else _args.integer("steps", steps, 1, 100)
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
+    compare = _args.flag("compare_policies", compare_policies)
+    wrap = ClusterPolicies if compare else ClusterResult
     if isinstance(jobs, Mapping):
         try:
             text = json.dumps(jobs, allow_nan=False)
         except (TypeError, ValueError) as error:
             raise InputError(f"jobs: not a JSON document: {error}", file="jobs") from None
-        return ClusterResult(_core.cluster_document(text, "<jobs>", window, ctx._core))
-    return ClusterResult(_core.cluster_file(_args.path("jobs", jobs), window, ctx._core))
+        return wrap(_core.cluster_document(text, "<jobs>", window, compare, ctx._core))
+    return wrap(_core.cluster_file(_args.path("jobs", jobs), window, compare, ctx._core))

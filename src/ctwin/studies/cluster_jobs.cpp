@@ -232,12 +232,26 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
     }
     hold(j, place_cluster_job(entries[j], study.build_nodes, {}, source));
   }
+  std::vector<bool> dropped(entries.size(), false);
   for (std::size_t j = 0; j < entries.size(); ++j) {
     if (!entries[j].policy) continue;
     std::vector<std::int64_t> taken;
     for (const auto& [n, who] : holder) taken.push_back(n);
-    hold(j, place_cluster_job(entries[j], study.build_nodes, taken, source));
+    try {
+      hold(j, place_cluster_job(entries[j], study.build_nodes, taken, source));
+    } catch (const InputError& e) {
+      if (!query.drop_unplaced || e.pointer() != entries[j].pointer + "/placement") throw;
+      study.unplaced.push_back(entries[j].name);
+      dropped[j] = true;
+    }
   }
+  study.cluster = entries.front().resolved.cluster.name;
+  for (std::size_t j = entries.size(); j-- > 0;) {
+    if (!dropped[j]) continue;
+    entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(j));
+    placements.erase(placements.begin() + static_cast<std::ptrdiff_t>(j));
+  }
+  if (entries.empty()) return study;
   for (std::size_t j = 0; j < entries.size(); ++j) {
     // The job runs on its nodes as a node list of the whole build would put it.
     replay::PlacementSpec& spec = entries[j].resolved.placement;
@@ -249,7 +263,6 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
   }
 
   const replay::Scenario& first = entries.front().resolved;
-  study.cluster = first.cluster.name;
   const auto build = context.fabric(first.cluster_key, first.cluster, study.build_gpus);
   network::require_ecmp_routing(*build, "flow");
   // Alone: one step of each job by itself on the build.

@@ -26,6 +26,9 @@ struct ClusterQuery {
   std::string source;         ///< names it in errors
   std::filesystem::path dir;  ///< relative paths inside it are tried here first, then under data_dir()
   std::optional<int> steps;   ///< overrides the file's "steps" (the window); errors name --steps
+  /// A job a policy cannot place is left out and listed (ClusterStudy::unplaced) instead of an
+  /// InputError (the scheduler what-if, cluster_policies.hpp).
+  bool drop_unplaced = false;
 };
 
 /// The JOBS file at `path` (tried under data_dir() too); InputError naming it when unreadable.
@@ -72,6 +75,7 @@ struct ClusterStudy {
   std::int64_t busy_nodes = 0;  ///< held by other tenants before the jobs were placed
   int steps = 1;
   std::vector<ClusterJobResult> jobs;
+  std::vector<std::string> unplaced;  ///< with drop_unplaced: jobs no free nodes could hold, in file order
   double window_end_s = 0;  ///< when the last job's window ended
   std::uint64_t events = 0;  ///< of the shared replay
 };

@@ -37,9 +37,11 @@ nlohmann::json cluster_job_json(const ClusterJobResult& job) {
 nlohmann::json cluster_json(const ClusterStudy& study) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& job : study.jobs) jobs.push_back(cluster_job_json(job));
-  return {{"cluster", study.cluster},   {"build_nodes", study.build_nodes}, {"build_gpus", study.build_gpus},
-          {"busy_nodes", study.busy_nodes}, {"steps", study.steps},         {"window_end_s", study.window_end_s},
-          {"events", study.events},     {"jobs", std::move(jobs)}};
+  nlohmann::json out{{"cluster", study.cluster},     {"build_nodes", study.build_nodes}, {"build_gpus", study.build_gpus},
+                     {"busy_nodes", study.busy_nodes}, {"steps", study.steps},             {"window_end_s", study.window_end_s},
+                     {"events", study.events},         {"jobs", std::move(jobs)}};
+  if (!study.unplaced.empty()) out["unplaced"] = study.unplaced;
+  return out;
 }
 
 }  // namespace ctwin::api

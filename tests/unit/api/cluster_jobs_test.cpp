@@ -7,6 +7,7 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/studies/cluster_json.hpp"
+#include "ctwin/studies/cluster_policies.hpp"
 #include "source_root.hpp"
 
 namespace ctwin::api {
@@ -164,6 +165,52 @@ TEST(ClusterJobs, BadInputNamesTheFileAndTheField) {
   top["tenants"] = 2;
   EXPECT_NE(cluster_error(top).find("jobs.json: /tenants"), std::string::npos) << cluster_error(top);
   EXPECT_NE(cluster_error(with_jobs({})).find("jobs.json: /jobs"), std::string::npos);
+}
+
+// The scheduler what-if on half of the 16 nodes busy: three 4-node jobs where two fit. Every
+// policy places a and b and lists c; utilisation is the placed GPUs' useful share: never above
+// the allocated share (no job runs faster than alone and packed on the empty build), and the
+// formula's own sum. A mix that fits nowhere leaves every job out and nothing used.
+TEST(ClusterPolicies, EachPolicyPlacesWhatFitsAndListsTheRest) {
+  nlohmann::json document = cluster_test_build(4);
+  document["fragmentation"] = 0.5;
+  for (const char* name : {"a", "b", "c"}) {
+    nlohmann::json job = cluster_test_job(name, {0, 1, 2, 3});
+    job.erase("nodes");
+    job["placement"] = "fragmented";
+    document["jobs"].push_back(job);
+  }
+  ClusterQuery query;
+  query.document = document;
+  query.source = "jobs.json";
+  query.dir = kRootDir;
+  EvalContext context;
+  const ClusterPolicyComparison c = compare_cluster_policies(query, context);
+  EXPECT_EQ(c.free_gpus, 64);
+  ASSERT_EQ(c.policies.size(), 4u);
+  for (const auto& p : c.policies) {
+    EXPECT_EQ(p.study.unplaced, std::vector<std::string>{"c"}) << p.policy;
+    ASSERT_EQ(p.study.jobs.size(), 2u) << p.policy;
+    EXPECT_EQ(p.allocated_share, 1.0) << p.policy;
+    double useful = 0;
+    for (const auto& job : p.study.jobs) {
+      EXPECT_GE(job.shared_mean.step_time_s, c.best_step_s[0] * (1 - 1e-12)) << p.policy << " " << job.name;
+      useful += 32 * c.best_step_s[0] / job.shared_mean.step_time_s;
+    }
+    EXPECT_NEAR(p.utilisation, useful / 64, 1e-12) << p.policy;
+    EXPECT_LE(p.utilisation, p.allocated_share) << p.policy;
+  }
+  for (auto& job : query.document["jobs"]) job["set"] = cluster_test_changes(96);
+  const ClusterPolicyComparison none = [&] {
+    ClusterQuery big = query;
+    big.document["jobs"].erase(1);
+    big.document["jobs"].erase(1);
+    return compare_cluster_policies(big, context);
+  }();
+  for (const auto& p : none.policies) {
+    EXPECT_EQ(p.study.unplaced, std::vector<std::string>{"a"}) << p.policy;
+    EXPECT_EQ(p.utilisation, 0.0) << p.policy;
+  }
 }
 
 }  // namespace
