@@ -34,3 +34,18 @@ def test_bad_input_names_the_field():
         ctwin.cluster(document)
     assert raised.value.file == "<jobs>"
     assert "/jobs/1/nodes/0" in str(raised.value) and "held by job a" in str(raised.value)
+
+
+def test_compare_policies_is_the_command_bytes(cli):
+    expected = cli("cluster", JOBS, "--steps", "1", "--compare-policies", "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    result = ctwin.cluster(JOBS, steps=1, compare_policies=True)
+    assert result.to_json() + "\n" == expected.stdout
+    summary = result.summary
+    assert list(summary["policy"]) == ["packed", "spread", "topology_aware", "fragmented"]
+    # Job a keeps its node list; b is placed by each policy in turn, and both always fit.
+    assert (summary["placed_jobs"] == 2).all()
+    assert (summary["utilisation"] <= summary["allocated_share"] + 1e-12).all()
+    for policy in result.to_dict()["policies"]:
+        assert policy["jobs"][0]["nodes"] == [0, 1, 4, 5]
+        assert policy["jobs"][1]["placement"] == policy["policy"]
