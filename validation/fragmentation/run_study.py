@@ -5,6 +5,8 @@ flow step. Writes one CSV row per (fabric, fragmentation, seed, policy) and a JS
 
   /usr/bin/python3 validation/fragmentation/run_study.py --ctwin build/ctwin --seeds 5 \
       --csv validation/fragmentation/fragmentation.csv --json validation/fragmentation/fragmentation.json
+  PYTHONPATH=build/python /usr/bin/python3 validation/fragmentation/run_study.py \
+      --from-json validation/fragmentation/fragmentation.json --figure docs/figures/fragmentation.png
 """
 import argparse
 import csv
@@ -71,13 +73,47 @@ def rows_of(fabric, fragmentation, seed, report):
         }
 
 
+PANELS = {"rail_optimized_2to1": "SuperPOD rail-optimized, leaves at 2:1", "top_of_rack_4to1": "top-of-rack, leaves at 4:1"}
+
+
+def figure_rows(rows):
+    """The rows to draw: `topology_aware` joins `packed` where it placed every job alike on every map."""
+    key = lambda r: (r["fabric"], r["fragmentation"], r["seed"])  # noqa: E731
+    packed = {key(r): r["utilisation"] for r in rows if r["policy"] == "packed"}
+    same = all(packed[key(r)] == r["utilisation"] for r in rows if r["policy"] == "topology_aware")
+    out = []
+    for r in rows:
+        if same and r["policy"] == "topology_aware":
+            continue
+        policy = "packed = topology_aware" if same and r["policy"] == "packed" else r["policy"]
+        out.append({"panel": PANELS[r["fabric"]], "policy": policy, "fragmentation": r["fragmentation"],
+                    "utilisation": r["utilisation"]})
+    return out
+
+
+def draw(json_path, figure_path):
+    from ctwin.figures import save, utilisation_curves
+    with open(json_path, encoding="utf-8") as f:
+        rows = json.load(f)["rows"]
+    save(utilisation_curves(figure_rows(rows), threshold=0.30,
+                            title="11 jobs on 2,048 H100: utilisation of the free GPUs, mean of 5 busy maps"),
+         figure_path)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ctwin", default="build/ctwin")
     parser.add_argument("--seeds", type=int, default=5, help="busy-map seeds 1..N per level")
-    parser.add_argument("--csv", required=True)
-    parser.add_argument("--json", required=True)
+    parser.add_argument("--csv")
+    parser.add_argument("--json")
+    parser.add_argument("--from-json", help="draw --figure from this saved JSON instead of running")
+    parser.add_argument("--figure", help="PNG or SVG of the utilisation curves (needs build/python on PYTHONPATH)")
     args = parser.parse_args()
+    if args.from_json:
+        draw(args.from_json, args.figure)
+        return
+    if not args.csv or not args.json:
+        parser.error("--csv and --json are required unless --from-json is given")
     rows = []
     for fabric in FABRICS:
         for level in LEVELS:
@@ -94,6 +130,8 @@ def main():
                    "mix_nodes": dict(MIX), "job_changes": JOB_CHANGES, "steps": 1, "rows": rows},
                   f, indent=1, sort_keys=True)
         f.write("\n")
+    if args.figure:
+        draw(args.json, args.figure)
 
 
 if __name__ == "__main__":
