@@ -14,6 +14,7 @@ them, and bad input raises :class:`InputError` naming the file and field.
 
 from .accept import AcceptanceResult, accept
 from .build import collective, fabric, traffic
+from .cluster import ClusterPolicies, ClusterResult, cluster
 from .calibrate import (calibrate_gemm, calibrate_layers, calibrate_nccl, calibrate_trace, calibrate_training, gemm,
                         layer, read_nccl_log)
 from .context import EvalContext
@@ -33,6 +34,7 @@ __all__ = [
     "PlanResult", "SweepResult", "plan", "sweep",
     "SplitRank", "rank_split",
     "GoodputResult", "goodput",
+    "ClusterPolicies", "ClusterResult", "cluster",
     "CalibrationResult", "EvalContext", "FabricResult", "InputError", "LayerResult", "ScalingResult", "Scenario",
     "StepResult", "TrafficResult", "calibrate_gemm", "calibrate_layers", "calibrate_nccl", "calibrate_trace", "calibrate_training",
     "collective", "explain", "fabric", "gemm", "layer", "read_nccl_log", "run", "scale", "size", "traffic", "validate",

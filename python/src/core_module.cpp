@@ -48,4 +48,5 @@ PYBIND11_MODULE(_core, m) {
   ctwin::python::register_plan(m);
   ctwin::python::register_goodput(m);
   ctwin::python::register_rank(m);
+  ctwin::python::register_cluster(m);
 }

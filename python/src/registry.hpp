@@ -17,5 +17,6 @@ void register_explain(pybind11::module_& m);
 void register_plan(pybind11::module_& m);
 void register_goodput(pybind11::module_& m);
 void register_rank(pybind11::module_& m);
+void register_cluster(pybind11::module_& m);
 
 }  // namespace ctwin::python

@@ -35,6 +35,7 @@ SECTIONS = {
     "layers": "Layer measurements",
     "stack": "Software stack",
     "error_bands": "Error bands",
+    "jobs": "Jobs file (ctwin cluster)",
 }
 
 # format -> the sources that read it (JSON formats; the CSV reader's extra columns are ignored, not read)
@@ -56,6 +57,7 @@ LOADERS = {
     "layers": ["src/ctwin/replay/layer_times.cpp"],
     "stack": ["src/ctwin/replay/stack_profile.cpp"],
     "error_bands": ["src/ctwin/analysis/error_bands.cpp"],
+    "jobs": ["src/ctwin/studies/cluster_jobs.cpp"],
 }
 
 # Documents inside documents: the object under this path is read by another format's loader.
@@ -160,7 +162,8 @@ def bundled_json():
              ("topology", "topologies/pools/*.json"), ("gpu", "models/gpus/*.json"),
              ("gpu", "models/gpus/calibrated/*.json"), ("training_cases", "validation/training/cases.json"),
              ("scaling_cases", "validation/training/scaling.json"), ("nccl_manifest", "validation/nccl/setups.json"),
-             ("stack", "models/stacks/*.json"), ("error_bands", "models/error_bands.json")]
+             ("stack", "models/stacks/*.json"), ("error_bands", "models/error_bands.json"),
+             ("jobs", "scenarios/cluster/*.json")]
     out = []
     for kind, pattern in kinds:
         files = sorted(glob.glob(os.path.join(ROOT, pattern)))

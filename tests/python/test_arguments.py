@@ -28,6 +28,7 @@ BASELINE = {
     "sweep": {"scenario": "default", "grid": {"parallel.tp": [1, 2]}},
     "rank_split": {"scenario": "default", "key": {"tp": 2}},
     "goodput": {"scenario": "default", "days": 1},
+    "cluster": {"jobs": "scenarios/cluster/two-jobs.json"},
     "gemm": {"gpu": "h100-sxm", "m": 1024, "n": 1024, "k": 1024},
     "calibrate_gemm": {"csv": "a.csv", "base": "h100-sxm", "output": "out.json"},
     "calibrate_layers": {"layers": "a.json", "base": "h100-sxm", "output": "out.json"},
@@ -44,7 +45,8 @@ FUNCTIONS = sorted(BASELINE)
 CORE_CALLS = ["run", "scale", "fabric", "collective", "traffic", "size", "accept", "plan", "sweep", "rank_split",
               "goodput", "gemm", "calibrate_gemm", "calibrate_layers", "calibrate_training", "calibrate_nccl",
               "read_nccl_log", "layer", "validate_nccl", "validate_training", "validate_training_calibrated",
-              "validate_scaling", "validate_trace", "calibrate_trace", "merge_plans", "merge_sweeps", "explain"]
+              "validate_scaling", "validate_trace", "calibrate_trace", "merge_plans", "merge_sweeps", "explain",
+              "cluster_file", "cluster_document"]
 # Keywords that are not values: a Dask client is duck-typed.
 SKIPPED = {("plan", "client"), ("sweep", "client")}
 

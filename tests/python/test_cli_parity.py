@@ -25,6 +25,7 @@ PYTHON_OF = {
     "size": ["size"],
     "explain": ["explain"],
     "goodput": ["goodput"],
+    "cluster": ["cluster"],
     "fabric": ["fabric"],
     "collective": ["collective"],
     "traffic": ["traffic"],

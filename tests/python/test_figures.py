@@ -193,3 +193,21 @@ def test_ties_of_a_size_report_are_read_from_it():
     # A report that lists ties as groups of option indices: those, whatever the throughputs.
     grouped = dict(plain, ties=[[1, 2]])
     assert figures.tie_groups(figures.options_from_report(grouped)) == [[1, 2]]
+
+
+def test_fragmentation_study_figure(tmp_path):
+    # docs/cluster.md's curve, from the study's stored rows: trusted as every figure, and the same picture.
+    spec = importlib.util.spec_from_file_location("fragmentation_study",
+                                                  REPO / "validation" / "fragmentation" / "run_study.py")
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    drawn = tmp_path / "fragmentation.png"
+    study.draw(REPO / "validation" / "fragmentation" / "fragmentation.json", drawn)
+    _compare_with_gallery("fragmentation", drawn)
+    # Each policy's line is the mean over its maps; the claim's line is a reference, not data.
+    rows = [{"panel": "p", "policy": "packed", "fragmentation": f, "utilisation": u}
+            for f, u in ((0.0, 1.0), (0.5, 0.5), (0.5, 0.7))]
+    fig = figures.utilisation_curves(rows, threshold=0.3)
+    assert figure_checks.problems(fig, "fragmentation") == []
+    (line,) = [ln for ln in fig.axes[0].lines if ln.get_label() == "packed"]
+    assert list(line.get_xdata()) == [0.0, 50.0] and list(line.get_ydata()) == pytest.approx([100.0, 60.0])

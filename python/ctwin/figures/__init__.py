@@ -9,6 +9,7 @@ every time. Nothing here calls the compiled module: a saved report is enough.
 from .acceptance import acceptance_expected, shortfall
 from .bars import breakdown_bars, stacked_bars, step_parts
 from .busbw import busbw_curves
+from .cluster import utilisation_curves
 from .goodput import ettr_interval, ettr_size
 from .plans import best_per_cell, plan_heatmap, rank_agreement
 from .reports import KINDS
@@ -32,5 +33,5 @@ __all__ = [
     "KINDS", "TIE_RELATIVE", "acceptance_expected", "best_per_cell", "breakdown_bars", "busbw_curves",
     "cost_throughput", "error_bars", "ettr_interval", "ettr_size", "from_report", "linearity_mfu",
     "options_from_report", "pipeline_timeline", "plan_heatmap", "plural", "predicted_vs_measured", "rank_agreement",
-    "routing_bars", "save", "shortfall", "stacked_bars", "step_parts", "tie_groups", "waterfall",
+    "routing_bars", "save", "shortfall", "stacked_bars", "step_parts", "tie_groups", "utilisation_curves", "waterfall",
 ]

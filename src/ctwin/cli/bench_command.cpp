@@ -19,6 +19,7 @@
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/studies/cluster_jobs.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/peak_rss.hpp"
@@ -226,6 +227,34 @@ BenchRow bench_sweep_64() {
 }
 
 // Issue 22's speed target: 1,000 Monte Carlo runs of a 54-day job on 16,384 GPUs on one core.
+// Issue 39's target for `ctwin cluster`: 8 jobs of 512 H100 (Llama 3 8B as the default scenario
+// splits it, 8 micro-batches per replica) on one 4,096-GPU DGX H100 SuperPOD build, 3 steps each
+// on one flow simulation, placed by the four node policies in turn, each alone first.
+BenchRow bench_cluster(double target_s) {
+  const auto start = Clock::now();
+  nlohmann::json document{{"cluster", "dgx-h100-superpod"}, {"nodes", 512}, {"steps", 3}, {"jobs", nlohmann::json::array()}};
+  const std::vector<std::string> policies{"packed", "spread", "topology_aware", "fragmented"};
+  for (int j = 0; j < 8; ++j) {
+    document["jobs"].push_back({{"name", "job" + std::to_string(j)},
+                                {"scenario", "default"},
+                                {"set", {"gpus=512", "training.global_batch=1024"}},
+                                {"placement", policies[static_cast<std::size_t>(j) % policies.size()]}});
+  }
+  api::ClusterQuery query;
+  query.document = document;
+  query.source = "<bench cluster>";
+  query.dir = ".";
+  api::EvalContext context;
+  const auto study = api::evaluate_cluster(query, context);
+  double worst = 1;
+  for (const auto& job : study.jobs) worst = std::max(worst, job.slowdown);
+  const double wall = seconds_since(start);
+  return {"cluster-8x512-4k",
+          "8 jobs of 512 H100 (Llama 3 8B) on 4096 GPUs, 3 steps each on flow (each alone first); worst slowdown " +
+              fixed(worst, 3),
+          wall, study.events, "< " + fixed(target_s, 0) + " s", wall < target_s, peak_rss_gib()};
+}
+
 // The step time is fixed (10 s) so that the row times the Monte Carlo, not `ctwin run`; the
 // fabric is built before the clock starts.
 BenchRow bench_goodput(double target_s) {
@@ -340,7 +369,7 @@ Action add_bench_command(CLI::App& app) {
                       "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
                       "goodput-16k, sweep-64, or "
-                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica (only when "
+                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k (only when "
                       "named: each 15 s to minutes)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -373,7 +402,8 @@ Action add_bench_command(CLI::App& app) {
                                          "plan-405b-16k-replica",
                                          "collective-flow-100k",
                                          "flow-alltoall-chain-adaptive",
-                                         "run-flow-16k-adaptive"};
+                                         "run-flow-16k-adaptive",
+                                         "cluster-8x512-4k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
     }
@@ -428,6 +458,7 @@ Action add_bench_command(CLI::App& app) {
                           replay::FlowSample::kReplica);
       });
     }
+    if (*only == "cluster-8x512-4k") measure([] { return bench_cluster(60); });  // opt-in: tens of seconds
     // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
     if (*only == "collective-flow-100k") {
       measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });

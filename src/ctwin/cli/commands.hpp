@@ -30,5 +30,6 @@ Action add_size_command(CLI::App& app);
 Action add_plan_command(CLI::App& app);
 Action add_accept_command(CLI::App& app);
 Action add_explain_command(CLI::App& app);
+Action add_cluster_command(CLI::App& app);
 
 }  // namespace ctwin::cli

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add(ctwin::cli::add_size_command);
   add(ctwin::cli::add_plan_command);
   add(ctwin::cli::add_explain_command);
+  add(ctwin::cli::add_cluster_command);
 
   try {
     app.parse(argc, argv);

@@ -242,7 +242,12 @@ Placement place_on_nodes(const PlacementSpec& spec, std::int64_t ranks, std::int
     throw InputError(source, "/placement/build_nodes", "a build of " + std::to_string(build) + " nodes is beyond any ctwin models");
   }
   const auto topology = fabric::plan_topology(cluster, static_cast<int>(build));
-  const Nodes busy = busy_nodes(build, spec.fragmentation, spec.seed);
+  Nodes busy = busy_nodes(build, spec.fragmentation, spec.seed);
+  if (!spec.taken.empty()) {
+    std::set<std::int64_t> all(busy.begin(), busy.end());
+    all.insert(spec.taken.begin(), spec.taken.end());
+    busy.assign(all.begin(), all.end());
+  }
   FreeMap map = free_map(*topology, build, busy);
   if (map.free < need) {
     throw InputError(source, "/placement", std::string(placement_name(spec.policy)) + " cannot place a job of " +

@@ -46,6 +46,8 @@ struct PlacementSpec {
   std::int64_t build_nodes = 0;     ///< node policies: nodes of the build (0: the job's own)
   double fragmentation = 0;         ///< node policies: share of the build's nodes busy with others
   std::uint64_t seed = 1;           ///< which nodes are busy (the same seed, the same map)
+  /// Node policies: nodes held besides the drawn ones (other jobs of `ctwin cluster`, cluster_replay.hpp).
+  std::vector<std::int64_t> taken;
 };
 
 /// Where a node policy put the job on its build (reported only for those policies).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -12,7 +13,8 @@
 #include "ctwin/core/progress.hpp"
 
 namespace ctwin::replay {
-namespace {
+// Named, not anonymous: StepReplay::Impl (declared in the header) derives from it.
+namespace step_replay_detail {
 
 class Replayer {
  public:
@@ -29,28 +31,43 @@ class Replayer {
     }
   }
 
-  ReplayResult run() {
-    const std::uint64_t events_before = sim_.events_processed();
+  /// Schedules every rank's first list at `at`; `on_done` runs once every rank has finished.
+  void start(SimTime at, std::function<void()> on_done) {
+    start_ = at;
+    on_done_ = std::move(on_done);
+    events_before_ = sim_.events_processed();
     std::uint64_t tasks = 0;  // each rank's lists: its stage's pipeline tasks, then the optimizer step
     for (const Rank& r : ranks_) tasks += order_[static_cast<std::size_t>(r.stage)].size() + 1;
     count_tasks(tasks);
     for (int id = 0; id < static_cast<int>(ranks_.size()); ++id) {
-      sim_.schedule_in(SimTime(), [this, id] {
+      sim_.schedule_at(at, [this, id] {
         prefetch(id);
         try_start(id);
       });
     }
-    sim_.run();
+  }
+
+  [[nodiscard]] bool finished() const { return finished_ranks_ == ranks_.size(); }
+
+  /// The replay once the simulator ran past its end, times from its start.
+  ReplayResult result() {
     ReplayResult result;
     result.ranks_per_stage = locals_;
     for (auto& r : ranks_) {
       CTWIN_ASSERT(r.finished, "every rank reaches its optimizer step (the schedule has no deadlock)");
+      if (start_ > SimTime()) {
+        r.timeline.end -= start_;
+        for (BusyInterval& b : r.timeline.busy) {
+          b.start -= start_;
+          b.end -= start_;
+        }
+      }
       result.step_time = std::max(result.step_time, r.timeline.end);
       std::stable_sort(r.timeline.busy.begin(), r.timeline.busy.end(),
                        [](const BusyInterval& a, const BusyInterval& b) { return a.start < b.start; });
       result.ranks.push_back(std::move(r.timeline));
     }
-    result.events = sim_.events_processed() - events_before + skipped_events_;
+    result.events = sim_.events_processed() - events_before_ + skipped_events_;
     result.repeated_lists = repeated_lists_;
     return result;
   }
@@ -431,6 +448,7 @@ class Replayer {
     if (r.task == nullptr) {
       r.finished = true;
       r.timeline.end = std::max(sim_.now(), r.step_join);
+      if (++finished_ranks_ == ranks_.size() && on_done_) on_done_();
       return;
     }
     const PipelineTask& task = *r.task;
@@ -467,13 +485,32 @@ class Replayer {
   std::vector<Recorded> recorded_;  // by (stage, chunk, direction), for repeat_lists
   std::uint64_t skipped_events_ = 0;  // the events repeated lists stand for
   std::uint64_t repeated_lists_ = 0;
+  SimTime start_;
+  std::function<void()> on_done_;
+  std::size_t finished_ranks_ = 0;
+  std::uint64_t events_before_ = 0;
 };
 
-}  // namespace
+}  // namespace step_replay_detail
+
+struct StepReplay::Impl : step_replay_detail::Replayer {
+  using Replayer::Replayer;
+};
+
+StepReplay::StepReplay(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order,
+                       const ReplayOptions& options, engine::Simulator& simulator, CommExecutor& executor)
+    : impl_(std::make_unique<Impl>(work, order, options, simulator, executor)) {}
+StepReplay::~StepReplay() = default;
+void StepReplay::start(SimTime at, std::function<void()> on_done) { impl_->start(at, std::move(on_done)); }
+bool StepReplay::finished() const { return impl_->finished(); }
+ReplayResult StepReplay::result() { return impl_->result(); }
 
 ReplayResult replay_step(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order,
                          const ReplayOptions& options, engine::Simulator& simulator, CommExecutor& executor) {
-  return Replayer(work, order, options, simulator, executor).run();
+  step_replay_detail::Replayer replayer(work, order, options, simulator, executor);
+  replayer.start(simulator.now(), {});
+  simulator.run();
+  return replayer.result();
 }
 
 ReplayResult replay_step(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order, bool pp_overlap) {

@@ -16,6 +16,8 @@
 // is done.
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "ctwin/core/units.hpp"
@@ -59,6 +61,30 @@ struct ReplayOptions {
   /// breakdown and the event count stay identical; the timeline holds the same intervals, but
   /// intervals that start at the same picosecond may be listed in another order.
   bool repeat_lists = false;
+};
+
+/// One step replayed on a simulator that other steps may share (several jobs on one fabric,
+/// cluster_replay.hpp): start() schedules every rank's first list; once the simulator has run
+/// past the step's end (finished()), result() gives its timeline, times counted from its start.
+class StepReplay {
+ public:
+  /// `work`, `order` and `executor` outlive the replay.
+  StepReplay(const StepWork& work, const std::vector<std::vector<PipelineTask>>& order, const ReplayOptions& options,
+             engine::Simulator& simulator, CommExecutor& executor);
+  ~StepReplay();
+  StepReplay(const StepReplay&) = delete;
+  StepReplay& operator=(const StepReplay&) = delete;
+
+  /// Starts the step at `at` (not before the simulator's now); `on_done` runs, inside the
+  /// simulation, when its last rank has finished.
+  void start(SimTime at, std::function<void()> on_done = {});
+  [[nodiscard]] bool finished() const;
+  /// Once: the timeline, moved out.
+  [[nodiscard]] ReplayResult result();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 /// Replays `work` with the per-stage `order` (pipeline_order for the same pp, chunks and

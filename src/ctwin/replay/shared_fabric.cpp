@@ -29,7 +29,7 @@ double probe_size(const std::vector<double>& fractions) {
 SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus,
                                            engine::Simulator& simulator, CollectiveTimes& plans,
                                            std::shared_ptr<const fabric::Fabric> healthy, std::int64_t sample_gpus,
-                                           const Placement* placement)
+                                           const Placement* placement, network::NetworkModel* network)
     : fabric_(std::move(built)),
       pace_fabric_(healthy ? std::move(healthy) : fabric_),
       stage_gpus_(stage_gpus),
@@ -38,7 +38,11 @@ SharedFabricExecutor::SharedFabricExecutor(std::shared_ptr<const fabric::Fabric>
       pxn_(fabric_->spec().server.nvlink.has_value()),
       simulator_(simulator),
       plans_(plans),
-      network_(network::make_network_model(network::ModelKind::kFlow, *fabric_, simulator)) {
+      own_network_(network == nullptr ? network::make_network_model(network::ModelKind::kFlow, *fabric_, simulator)
+                                      : nullptr),
+      network_(network == nullptr ? own_network_.get() : network) {
+  CTWIN_ASSERT(&network_->fabric() == fabric_.get() && &network_->simulator() == &simulator,
+               "a shared network model moves the executor's fabric on its simulator");
   CTWIN_ASSERT(sample_gpus_ <= stage_gpus_ && stage_gpus_ % sample_gpus_ == 0, "a sample is whole blocks of a stage");
 }
 
@@ -233,6 +237,11 @@ void SharedFabricExecutor::start_phase(std::uint32_t slot) {
       }
       if (f.crosses_spine > 0) cross_spine_ += bytes.count();
     }
+    if (link_bytes_ != nullptr) {
+      if (f.links.empty()) f.links = fabric::route(*fabric_, f.src, f.dst, f.route);
+      for (const fabric::LinkId l : f.links) (*link_bytes_)[l] += static_cast<double>(bytes.count());
+    }
+    bytes_started_ += bytes.count();
     network_->start_transfer({f.src, f.dst, bytes, f.route}, [this, slot] { flow_done(slot); });
   }
 }

@@ -67,9 +67,12 @@ class SharedFabricExecutor final : public CommExecutor {
   /// are measured (a degraded part must slow the traffic, not shrink the bytes paced to it).
   /// `sample_gpus`: stage-local ranks whose narrow groups stand for the stage's (0: stage_gpus).
   /// `placement`: the GPU of each rank (null: rank r on GPU r).
+  /// `network`: a flow model of `built` on `simulator` that other jobs' executors share (several
+  /// jobs on one fabric, cluster_replay.hpp); null: the executor makes its own.
   SharedFabricExecutor(std::shared_ptr<const fabric::Fabric> built, std::int64_t stage_gpus, engine::Simulator& simulator,
                        CollectiveTimes& plans, std::shared_ptr<const fabric::Fabric> healthy = nullptr,
-                       std::int64_t sample_gpus = 0, const Placement* placement = nullptr);
+                       std::int64_t sample_gpus = 0, const Placement* placement = nullptr,
+                       network::NetworkModel* network = nullptr);
   ~SharedFabricExecutor() override;
   SharedFabricExecutor(const SharedFabricExecutor&) = delete;
   SharedFabricExecutor& operator=(const SharedFabricExecutor&) = delete;
@@ -85,6 +88,12 @@ class SharedFabricExecutor final : public CommExecutor {
   /// policy's report; off by default, as it routes every flow once more).
   void count_cross_spine() { count_spine_ = true; }
   [[nodiscard]] Bytes cross_spine_bytes() const { return Bytes(cross_spine_); }
+  /// Adds, from now on, the bytes of every transfer this executor starts to `bytes[link]` for
+  /// each link of its route (`bytes` has one entry per link of the fabric; null: stop). Routes
+  /// every flow once more, so off by default.
+  void count_link_bytes(std::vector<double>* bytes) { link_bytes_ = bytes; }
+  /// Bytes this executor put on the fabric (with a shared network, stats() counts every job's).
+  [[nodiscard]] Bytes bytes_started() const { return Bytes(bytes_started_); }
 
  private:
   // One transfer of a phase, on the cluster's GPUs.
@@ -95,6 +104,7 @@ class SharedFabricExecutor final : public CommExecutor {
     fabric::RouteOptions route;
     std::uint32_t group_class = 0;  // index into the op's GroupClass list (0: paced like the reference group)
     mutable std::int8_t crosses_spine = -1;  // -1 until first counted (count_cross_spine)
+    mutable std::vector<fabric::LinkId> links{};  // its route, once count_link_bytes needed it
   };
   struct Phase {
     std::vector<Flow> flows;
@@ -155,7 +165,8 @@ class SharedFabricExecutor final : public CommExecutor {
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;
   CollectiveTimes& plans_;
-  std::unique_ptr<network::NetworkModel> network_;
+  std::unique_ptr<network::NetworkModel> own_network_;
+  network::NetworkModel* network_ = nullptr;  ///< own_network_, or one shared with other jobs
   engine::Simulator probe_simulator_;  ///< for the paces: one group's traffic alone
   std::unique_ptr<network::NetworkModel> probe_network_;
   std::map<TrafficKey, Traffic> traffic_;
@@ -166,6 +177,8 @@ class SharedFabricExecutor final : public CommExecutor {
   std::vector<LaunchedTransfer>* log_ = nullptr;
   bool count_spine_ = false;
   std::int64_t cross_spine_ = 0;
+  std::vector<double>* link_bytes_ = nullptr;
+  std::int64_t bytes_started_ = 0;
 };
 
 }  // namespace ctwin::replay

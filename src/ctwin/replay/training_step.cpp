@@ -12,20 +12,21 @@
 
 namespace ctwin::replay {
 
-SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options) {
+PreparedStep prepare_step(const Scenario& scenario, const StepOptions& options) {
   if (!scenario.calibration.empty() && !scenario.calibrated) {
     throw InputError(scenario.source, "/calibration",
                      "this command does not apply calibrations; ctwin run, scale and sweep do (api::evaluate)");
   }
-  CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache,
-                       scenario.tuning);
-  SimulatedStep step;
-  step.placement = place_ranks(scenario);
+  PreparedStep prepared;
+  prepared.comm = std::make_unique<CollectiveTimes>(scenario.cluster, scenario.network, options.free_communication,
+                                                    options.collective_cache, scenario.tuning);
+  CollectiveTimes& comm = *prepared.comm;
+  prepared.placement = place_ranks(scenario);
   // Stages are tp·cp·dp consecutive ranks (op_graph.cpp); the groups' members per node follow
   // from where the placement puts them.
-  comm.place(step.placement, scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus));
-  step.work = build_step_work(scenario, comm);
-  apply_pool(step.work, scenario, comm);
+  comm.place(prepared.placement, scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus));
+  prepared.work = build_step_work(scenario, comm);
+  apply_pool(prepared.work, scenario, comm);
   std::map<double, StepWork> slow_hbm;  // the work again at each degraded HBM bandwidth
   for (const auto& s : options.slowdowns) {
     if (s.hbm == 1 || slow_hbm.contains(s.hbm)) continue;
@@ -36,9 +37,19 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     slowed.gpu.hbm_bandwidth = slowed.gpu.hbm_bandwidth * s.hbm;
     slow_hbm.emplace(s.hbm, build_step_work(slowed, comm));
   }
-  apply_slowdowns(step.work, options.slowdowns, slow_hbm);
-  const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
-                                    static_cast<int>(scenario.split.vpp), static_cast<int>(step.work.micro_batches));
+  apply_slowdowns(prepared.work, options.slowdowns, slow_hbm);
+  prepared.order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
+                                  static_cast<int>(scenario.split.vpp), static_cast<int>(prepared.work.micro_batches));
+  return prepared;
+}
+
+SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options) {
+  PreparedStep prepared = prepare_step(scenario, options);
+  CollectiveTimes& comm = *prepared.comm;
+  SimulatedStep step;
+  step.placement = std::move(prepared.placement);
+  step.work = std::move(prepared.work);
+  const auto& order = prepared.order;
   // Every rank keeps its own timeline and op state: beyond a few thousand GPUs that is minutes and
   // gigabytes for what the symmetry reduction gives exactly.
   constexpr std::int64_t kAllRanksLimit = 4096;

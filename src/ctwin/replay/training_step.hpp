@@ -11,6 +11,7 @@
 #include "ctwin/replay/degrade.hpp"
 #include "ctwin/replay/flow_sample.hpp"
 #include "ctwin/replay/replay.hpp"
+#include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/scenario.hpp"
 #include "ctwin/replay/step_report.hpp"
 
@@ -59,6 +60,19 @@ struct SimulatedStep {
   std::optional<Bytes> cross_spine_bytes;
   Bytes fabric_bytes;
 };
+
+/// What a step's replay needs besides an executor: its collectives' times and plans, where its
+/// ranks sit, its work and its pipeline order (the first half of simulate_step; several jobs
+/// replayed on one fabric, cluster_replay.hpp, take it too).
+struct PreparedStep {
+  std::unique_ptr<CollectiveTimes> comm;  ///< the work's ops and a shared-fabric executor refer to it
+  Placement placement;
+  StepWork work;
+  std::vector<std::vector<PipelineTask>> order;
+};
+
+/// InputError for what the slice does not model, as simulate_step.
+[[nodiscard]] PreparedStep prepare_step(const Scenario& scenario, const StepOptions& options = {});
 
 /// InputError for what the slice does not model (see build_step_work).
 [[nodiscard]] SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options = {});

@@ -1,0 +1,149 @@
+// ctwin cluster: several jobs on one build, replayed together on one flow simulation of its
+// fabric, each compared with itself alone (docs/cluster.md, "Several jobs on one build").
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/output.hpp"
+#include "ctwin/cli/progress_line.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_text.hpp"
+#include "ctwin/studies/cluster_json.hpp"
+#include "ctwin/studies/cluster_policies.hpp"
+
+namespace ctwin::cli {
+namespace {
+
+struct ClusterOptions {
+  std::string jobs;
+  std::string format = "table";
+  int steps = 0;  // 0: the file's
+  bool compare_policies = false;
+};
+
+std::string node_range_text(const std::vector<std::int64_t>& nodes) {
+  std::string out;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::size_t k = i;
+    while (k + 1 < nodes.size() && nodes[k + 1] == nodes[k] + 1) ++k;
+    if (!out.empty()) out += ",";
+    out += std::to_string(nodes[i]);
+    if (k > i) out += "-" + std::to_string(nodes[k]);
+    i = k;
+  }
+  // A scattered job's list would fill the screen; the JSON holds every node.
+  constexpr std::size_t kWidest = 32;
+  if (out.size() > kWidest) out = out.substr(0, out.rfind(',', kWidest - 4)) + ",...";
+  return out;
+}
+
+void print_cluster_table(const api::ClusterStudy& study) {
+  std::cout << study.jobs.size() << " jobs on " << study.build_nodes << " nodes (" << study.build_gpus << " GPUs) of "
+            << study.cluster;
+  if (study.busy_nodes > 0) std::cout << ", " << study.busy_nodes << " nodes busy with other tenants";
+  std::cout << "; " << study.steps << " step" << (study.steps == 1 ? "" : "s") << " each on one flow simulation\n";
+  Table table({"job", "gpus", "placement", "nodes", "leaves", "start s", "alone s", "shared s", "slowdown",
+               "exposed comm alone s", "exposed comm shared s"});
+  for (const auto& job : study.jobs) {
+    table.add_row({job.name, std::to_string(job.resolved.gpus), job.placement, node_range_text(job.nodes),
+                   std::to_string(job.leaves), fixed(job.start_s, 4), fixed(job.alone.step_time_s, 4),
+                   fixed(job.shared_mean.step_time_s, 4), fixed(job.slowdown, 3), fixed(job.alone.exposed_comm_s, 4),
+                   fixed(job.shared_mean.exposed_comm_s, 4)});
+  }
+  table.print(std::cout, Format::kTable, "  ");
+  for (const auto& job : study.jobs) {
+    if (job.contended.empty()) continue;
+    std::cout << job.name << " shares with other jobs:\n";
+    for (const auto& l : job.contended) {
+      std::cout << "  " << l.label << ": " << fixed(l.bytes / 1e9, 2) << " GB its own, "
+                << fixed(l.others_bytes / 1e9, 2) << " GB others'\n";
+    }
+  }
+}
+
+void print_cluster_csv(const api::ClusterStudy& study) {
+  Table table({"job", "scenario", "gpus", "placement", "nodes", "leaves", "start_s", "alone_step_s", "shared_step_s",
+               "slowdown", "alone_exposed_comm_s", "shared_exposed_comm_s", "fabric_bytes"});
+  for (const auto& job : study.jobs) {
+    table.add_row({job.name, job.scenario, std::to_string(job.resolved.gpus), job.placement, node_range_text(job.nodes),
+                   std::to_string(job.leaves), fixed(job.start_s, 9), fixed(job.alone.step_time_s, 9),
+                   fixed(job.shared_mean.step_time_s, 9), fixed(job.slowdown, 6), fixed(job.alone.exposed_comm_s, 9),
+                   fixed(job.shared_mean.exposed_comm_s, 9), fixed(job.fabric_bytes, 0)});
+  }
+  table.print(std::cout, Format::kCsv);
+}
+
+void print_policies_table(const api::ClusterPolicyComparison& c) {
+  std::cout << "the jobs placed by each node policy (jobs with node lists keep them); " << c.free_gpus << " free GPUs\n";
+  Table summary({"policy", "placed jobs", "did not fit", "placed GPUs", "allocated %", "utilisation %"});
+  for (const auto& p : c.policies) {
+    std::string unplaced;
+    for (const auto& name : p.study.unplaced) unplaced += (unplaced.empty() ? "" : ",") + name;
+    summary.add_row({p.policy, std::to_string(p.study.jobs.size()), unplaced.empty() ? "-" : unplaced,
+                     std::to_string(p.placed_gpus), fixed(100 * p.allocated_share, 1), fixed(100 * p.utilisation, 1)});
+  }
+  summary.print(std::cout, Format::kTable, "  ");
+  Table jobs({"policy", "job", "nodes", "leaves", "best s", "alone s", "shared s", "slowdown"});
+  for (const auto& p : c.policies) {
+    for (const auto& job : p.study.jobs) {
+      std::size_t j = 0;
+      while (j < c.jobs.size() && c.jobs[j] != job.name) ++j;
+      jobs.add_row({p.policy, job.name, node_range_text(job.nodes), std::to_string(job.leaves), fixed(c.best_step_s[j], 4),
+                    fixed(job.alone.step_time_s, 4), fixed(job.shared_mean.step_time_s, 4), fixed(job.slowdown, 3)});
+    }
+  }
+  jobs.print(std::cout, Format::kTable, "  ");
+}
+
+}  // namespace
+
+Action add_cluster_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "cluster", "Several jobs on one build, replayed together on one flow simulation of its fabric: each job's step "
+                 "alone and shared, its slowdown and the links it shares (docs/cluster.md)");
+  auto options = std::make_shared<ClusterOptions>();
+  command->add_option("jobs", options->jobs, "JOBS file: the build (cluster, nodes) and its jobs (docs/input-formats.md)")
+      ->required();
+  command->add_option("--steps", options->steps, "steps each job runs together with the others (default: the file's steps, else 1)");
+  command->add_flag("--compare-policies", options->compare_policies,
+                    "the scheduler what-if: every job the file places by policy placed by packed, spread, topology_aware "
+                    "and fragmented in turn; jobs that do not fit, throughput, utilisation of the free GPUs");
+  command->add_option("--format", options->format, "table, json or csv (one row per job; table or json with --compare-policies)")
+      ->capture_default_str();
+  return [options] {
+    const Format format = parse_format(options->format);
+    api::ClusterQuery query = api::cluster_query_from_file(options->jobs);
+    if (options->steps != 0) query.steps = options->steps;
+    api::EvalContext context;
+    if (options->compare_policies) {
+      if (format == Format::kCsv) throw InputError("--format", "", "--compare-policies prints a table or json");
+      const auto comparison = [&] {
+        const ProgressLine line("placing and replaying the jobs of " + query.source + " by each policy");
+        return api::compare_cluster_policies(query, context);
+      }();
+      if (format == Format::kJson) {
+        std::cout << json_text(api::cluster_policies_json(comparison), 2) << '\n';
+      } else {
+        print_policies_table(comparison);
+      }
+      return;
+    }
+    const api::ClusterStudy study = [&] {
+      const ProgressLine line("replaying the jobs of " + query.source);
+      return api::evaluate_cluster(query, context);
+    }();
+    if (format == Format::kJson) {
+      std::cout << json_text(api::cluster_json(study), 2) << '\n';
+    } else if (format == Format::kCsv) {
+      print_cluster_csv(study);
+    } else {
+      print_cluster_table(study);
+    }
+  };
+}
+
+}  // namespace ctwin::cli

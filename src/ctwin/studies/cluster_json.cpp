@@ -1,0 +1,47 @@
+#include "ctwin/studies/cluster_json.hpp"
+
+namespace ctwin::api {
+namespace {
+
+nlohmann::json cluster_step_json(const ClusterStepFigures& f) {
+  return {{"step_time_s", f.step_time_s}, {"exposed_comm_s", f.exposed_comm_s}, {"tokens_per_s", f.tokens_per_s}};
+}
+
+nlohmann::json cluster_job_json(const ClusterJobResult& job) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : job.shared) steps.push_back(cluster_step_json(s));
+  nlohmann::json links = nlohmann::json::array();
+  for (const auto& l : job.contended) {
+    links.push_back({{"link", l.link}, {"label", l.label}, {"kind", l.kind}, {"bytes", l.bytes}, {"others_bytes", l.others_bytes}});
+  }
+  nlohmann::json out{{"name", job.name},
+                     {"scenario", job.scenario},
+                     {"model", job.resolved.model.name},
+                     {"gpus", job.resolved.gpus},
+                     {"placement", job.placement},
+                     {"nodes", job.nodes},
+                     {"leaves", job.leaves},
+                     {"start_s", job.start_s}};
+  if (job.phase_shift > 0) out["phase_shift"] = job.phase_shift;
+  out["alone"] = cluster_step_json(job.alone);
+  out["shared"] = cluster_step_json(job.shared_mean);
+  out["slowdown"] = job.slowdown;
+  out["shared_steps"] = std::move(steps);
+  out["fabric_bytes"] = job.fabric_bytes;
+  out["contended_links"] = std::move(links);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json cluster_json(const ClusterStudy& study) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& job : study.jobs) jobs.push_back(cluster_job_json(job));
+  nlohmann::json out{{"cluster", study.cluster},     {"build_nodes", study.build_nodes}, {"build_gpus", study.build_gpus},
+                     {"busy_nodes", study.busy_nodes}, {"steps", study.steps},             {"window_end_s", study.window_end_s},
+                     {"events", study.events},         {"jobs", std::move(jobs)}};
+  if (!study.unplaced.empty()) out["unplaced"] = study.unplaced;
+  return out;
+}
+
+}  // namespace ctwin::api
