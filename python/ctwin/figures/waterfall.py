@@ -11,11 +11,11 @@ from .style import new_figure
 
 
 def waterfall(links: Sequence[Mapping], title: str = "") -> Figure:
-    """links: dicts of label and tokens_per_s (and share), the base first, as `ctwin explain
-    --format json` lists them. Each factor is a bar from the tokens/s before it to after it,
+    """links: dicts of label and tokens_per_s or throughput (tokens/s times goodput; used when
+    present) and share, the base first, as `ctwin explain --format json` lists them. Each factor is a bar from the tokens/s before it to after it,
     green when it gains and red when it loses; the base and the end are full bars from zero."""
     fig, (ax,) = new_figure(max(6.0, 1.5 + 0.9 * (len(links) + 1)), 4.6)
-    tokens = [float(link["tokens_per_s"]) / 1e6 for link in links]
+    tokens = [float(link.get("throughput", link["tokens_per_s"])) / 1e6 for link in links]
     names = [link["label"] for link in links] + ["end"]
     ax.bar(0, tokens[0], color="tab:gray")
     for i in range(1, len(links)):
@@ -29,6 +29,7 @@ def waterfall(links: Sequence[Mapping], title: str = "") -> Figure:
     ax.set_ylim(0, max(tokens) * 1.25)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels([n if len(n) <= 24 else n[:23] + "…" for n in names], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("tokens/s (millions)")
+    goodput = any("goodput" in link for link in links)
+    ax.set_ylabel("tokens/s x goodput (millions)" if goodput else "tokens/s (millions)")
     ax.set_title(title)
     return fig

@@ -64,6 +64,11 @@ struct GoodputEvaluation {
   std::optional<GoodputStragglers> stragglers;  ///< when the rate is not zero
 };
 
+/// The checkpoint tier `storage` names: "cluster:NAME", a shared tier of `cluster`'s storage, or
+/// a tier of `storage_file` (models/reliability/storage.json); InputError naming `origin` if none is.
+[[nodiscard]] analysis::StorageTier checkpoint_tier(const std::string& storage, const std::string& storage_file,
+                                                   const fabric::ClusterSpec& cluster, const std::string& origin);
+
 [[nodiscard]] GoodputEvaluation evaluate_goodput(const GoodputQuery& query, EvalContext& context);
 
 [[nodiscard]] nlohmann::json goodput_json(const GoodputEvaluation& evaluation);
