@@ -55,3 +55,20 @@ def test_bad_chain_names_it(tmp_path):
                                  "factors": [{"label": "a", "set": ["goodput.colour=1"]}]}))
     with pytest.raises(ctwin.InputError, match="/factors/0/set/colour: unknown field"):
         ctwin.explain(chain)
+
+
+def test_issue_40_bad_input_is_one_line_and_exit_2(cli, tmp_path):
+    chain = tmp_path / "chain.json"
+    chain.write_text(json.dumps({"name": "x", "base": "scenarios/default.json",
+                                 "factors": [{"label": "odd", "set": ["parallel.colour=4"]}]}))
+    cases = {
+        "/storage/tiers/0/read_per_server": ("fabric", "--cluster", "topologies/storage/dgx-h100-superpod-rapidfs.json",
+                                             "--gpus", "64", "--set", "storage.tiers.0.read_per_server=15"),
+        "/data/sample_bytes": ("run", "scenarios/io/llama3-70b-rapidfs.json", "--network", "analytical",
+                               "--set", "data.bytes_per_token=null", "--set", "data.sample_bytes=0B"),
+        "/parallel/colour": ("explain", str(chain)),
+    }
+    for field, args in cases.items():
+        done = cli(*args)
+        assert done.returncode == 2, (field, done.stderr)
+        assert done.stderr.count("\n") == 1 and field in done.stderr, done.stderr
