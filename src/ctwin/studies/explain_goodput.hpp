@@ -26,7 +26,7 @@ struct ExplainGoodputSettings {
   std::int64_t runs = 100;
   std::uint64_t seed = 1;
   std::string reliability = "models/reliability/gpu-cluster.json";
-  std::string storage = "pfs";    ///< a tier of models/reliability/storage.json, or cluster:NAME
+  std::string storage = "auto";   ///< a tier of models/reliability/storage.json, cluster:NAME or auto
   std::string interval = "auto";  ///< training time between checkpoints ("30min"), or auto
   std::string spares = "5%";
   std::string interruption_every;  ///< "100 steps" or "10min"; empty: the reliability file's rates

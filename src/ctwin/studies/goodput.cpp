@@ -108,6 +108,18 @@ double expected_straggler_loss_s(const GoodputStragglers& st, const analysis::Go
 
 analysis::StorageTier checkpoint_tier(const std::string& storage, const std::string& storage_file,
                                       const fabric::ClusterSpec& cluster, const std::string& origin) {
+  // "auto": one checkpoint model with the loader's storage where the cluster's storage can take
+  // writes (a shared tier that gives write_per_server), else the file's parallel file system.
+  if (storage == "auto") {
+    if (cluster.storage) {
+      for (const auto& t : cluster.storage->tiers) {
+        if (t.shared() && t.write_per_server.bytes_per_second() > 0) {
+          return analysis::storage_tier_of_cluster(cluster, t.name, origin);
+        }
+      }
+    }
+    return checkpoint_tier("pfs", storage_file, cluster, origin);
+  }
   // "cluster:NAME" checkpoints through a tier of the scenario's own storage (docs/io.md).
   const std::string kClusterTier = "cluster:";
   std::vector<analysis::StorageTier> tiers;
@@ -122,7 +134,7 @@ analysis::StorageTier checkpoint_tier(const std::string& storage, const std::str
     names += (names.empty() ? "" : ", ") + t.name;
   }
   throw InputError(origin, "", "unknown tier '" + storage + "' (expected " + names +
-                                   ", or cluster:NAME for a tier of the cluster's storage)");
+                                   ", auto, or cluster:NAME for a tier of the cluster's storage)");
 }
 
 GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) {
