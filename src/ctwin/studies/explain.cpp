@@ -79,7 +79,13 @@ ExplainLink run_explain_link(const Scenario& base_file, const ExplainChain& chai
   link.throughput = link.report.tokens_per_s;
   if (chain.goodput) {
     const ExplainGoodputSettings settings = read_explain_goodput(*chain.goodput, chain.file, split.goodput, "/goodput");
-    link.goodput = explain_goodput(settings, full.scenario, link.report.step_time_s, link.report.tokens_per_s);
+    try {
+      link.goodput = explain_goodput(settings, full.scenario, link.report.step_time_s, link.report.tokens_per_s);
+    } catch (const InputError& error) {
+      // Named by the chain's settings: "goodput" errors by their field, the Monte Carlo's by its flag.
+      if (error.source() == "goodput") throw InputError(chain.file, "/goodput" + error.pointer(), error.message());
+      throw InputError(chain.file, "/goodput", error.what());
+    }
     link.throughput *= link.goodput->goodput;
     // A job that never trains has no gain to compare (log 0): say so rather than print infinities.
     if (!(link.throughput > 0)) {

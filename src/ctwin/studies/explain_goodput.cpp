@@ -1,6 +1,7 @@
 #include "ctwin/studies/explain_goodput.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "ctwin/analysis/goodput_study.hpp"
 #include "ctwin/analysis/reliability_model.hpp"
@@ -34,6 +35,7 @@ void check_explain_interval(const std::string& text, JsonObjectReader& reader) {
 }
 
 constexpr const char* kStepsSuffix = "steps";
+constexpr double kMostExplainInterruptions = 5e7;
 
 // "100 steps" → 100 steps; anything else a duration.
 struct ExplainInterruptionEvery {
@@ -114,6 +116,16 @@ ExplainGoodput explain_goodput(const ExplainGoodputSettings& settings, const rep
     every.group = "software";
     every.per = analysis::CountBasis::kJob;
     every.rate_per_hour = parsed.steps > 0 ? 3600 / (parsed.steps * step_time_s) : 1 / parsed.hours;
+    // Each interruption is an event of the Monte Carlo, in every run and at every interval the
+    // search tries: past this many the link would take minutes, which no chain needs.
+    const double events = every.rate_per_hour * settings.days * 24 * static_cast<double>(settings.runs) * 18;
+    if (events > kMostExplainInterruptions) {
+      char text[160];
+      std::snprintf(text, sizeof text, "over %g days and %lld runs is %.3g simulated interruptions, more than %g",
+                    settings.days, static_cast<long long>(settings.runs), events, kMostExplainInterruptions);
+      throw InputError("goodput", "/interruption_every",
+                       "'" + settings.interruption_every + "' " + text + ": fewer runs or days, or rarer interruptions");
+    }
     every.takes = analysis::FailureScope::kJob;
     every.source = "the chain's goodput.interruption_every";
     every.assumed = true;

@@ -178,6 +178,10 @@ TEST(Explain, BadGoodputSettingsNameTheirField) {
   const std::string steps = error_of(
       R"({"name": "x", "base": "BASE", "goodput": {"interruption_every": "100 stepz"}, "factors": [{"label": "a", "set": ["parallel.tp=4"]}]})");
   EXPECT_EQ(steps.rfind("/goodput/interruption_every:", 0), 0U) << steps;
+  // An interruption every second for ten years, 100,000 times over, would not end: refused.
+  const std::string endless = error_of(
+      R"({"name": "x", "base": "BASE", "set": ["network=analytical"], "goodput": {"interruption_every": "1s", "days": 3650, "runs": 100000}, "factors": [{"label": "a", "set": ["parallel.tp=4"]}]})");
+  EXPECT_NE(endless.find("/interruption_every"), std::string::npos) << endless;
   EXPECT_EQ(error_of(R"({"name": "x", "base": "BASE", "goodput": {"runs": 0}, "factors": [{"label": "a", "set": ["parallel.tp=4"]}]})")
                 .rfind("/goodput/runs:", 0),
             0U);
