@@ -69,7 +69,7 @@ def _count_text(name: str, value: Any) -> str:
 
 def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_interval: str = "auto",
             spares: str | int = "5%", cold_spares: str | int = 0, hot_swap: str = "30s", cold_swap: str = "2h",
-            on_empty: str = "wait", storage: str = "pfs", reliability: str | os.PathLike | None = None,
+            on_empty: str = "wait", storage: str = "auto", reliability: str | os.PathLike | None = None,
             fp32_master: bool = True, step_time: str | None = None, straggler_rate: str = "0/h",
             straggler_speed: float = 0.8, straggler_duration: str = "30min", runs: int = 1000, seed: int = 1,
             network: str | None = None, changes: Mapping[str, Any] | None = None,
@@ -83,7 +83,9 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
     ``cold_spares`` likewise; ``hot_swap``/``cold_swap``: switchover times. ``on_empty``: "wait"
     for a repair or "shrink" (the smaller job's step from the twin). ``storage``: "pfs",
     "nvme-async" or "peer-memory", tiers of ``storage_file`` (default the bundled
-    models/reliability/storage.json, as ``--storage-file``). ``step_time``: e.g. "8.5s" instead of simulating the step.
+    models/reliability/storage.json, as ``--storage-file``), "cluster:NAME" (a shared tier of the
+    scenario's cluster storage) or "auto" (that tier where the cluster's storage gives a write
+    rate, else "pfs"). ``step_time``: e.g. "8.5s" instead of simulating the step.
     ``straggler_rate``: GPU throttling events per GPU-hour ("1e-4/h"; an assumption, no fleet
     publishes one), each a GPU at ``straggler_speed`` for ``straggler_duration``. ``network`` and
     ``changes`` as ``--network`` and ``--set``. Errors name the command's flags (``--spares``).

@@ -13,6 +13,7 @@
 #include "ctwin/acceptance/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/gpu_profile.hpp"
+#include "ctwin/studies/explain.hpp"
 #include "ctwin/studies/size.hpp"
 #include "ctwin/plan/plan.hpp"
 #include "ctwin/studies/sweep.hpp"
@@ -281,6 +282,22 @@ BenchRow bench_goodput(double target_s) {
           wall, failures, "< " + fixed(target_s, 0) + " s", wall < target_s, peak_rss_gib()};
 }
 
+// Issue 40's speed target: the bundled seed-000 chain (1,024 H100, flow) forward and reversed,
+// every link's step, one-node linearity run and goodput Monte Carlo.
+BenchRow bench_explain(double target_s) {
+  const api::ExplainChain chain = api::load_explain_chain("scenarios/explain/seed000-40x.json");
+  api::EvalContext context;
+  const auto start = Clock::now();
+  const api::ExplainResult result = api::evaluate_explain(chain, context, {.reverse = true});
+  const double wall = seconds_since(start);
+  return {"explain-seed000",
+          "scenarios/explain/seed000-40x.json --reverse: " + std::to_string(2 * chain.factors.size() + 1) +
+              " links of Llama 3 8B on 1024 H100, flow, each with its one-node run and goodput; " +
+              fixed(result.total_gain, 1) + "x in all; events = links",
+          wall, static_cast<std::uint64_t>(result.links.size() + result.reversed.size() - 1),
+          "< " + fixed(target_s, 0) + " s", wall < target_s, peak_rss_gib()};
+}
+
 // The default acceptance plan's expectations on 10,240 GPUs with two threads (the machine the
 // target is set for has two cores): collectives up to the whole build, training studies, the
 // reliability Monte Carlo, each once.
@@ -369,7 +386,7 @@ Action add_bench_command(CLI::App& app) {
                       "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
                       "goodput-16k, sweep-64, or "
-                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k (only when "
+                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k, explain-seed000 (only when "
                       "named: each 15 s to minutes)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -393,6 +410,7 @@ Action add_bench_command(CLI::App& app) {
                                          "run-analytical-16k",
                                          "evaluate-reuse-1000",
                                          "goodput-16k",
+                                         "explain-seed000",
                                          "accept-10k",
                                          "size-12x4-10k",
                                          "size-readme-10k",
@@ -441,6 +459,7 @@ Action add_bench_command(CLI::App& app) {
     if (wanted("run-analytical-16k")) measure([&] { return bench_run("run-analytical-16k", "analytical", 1); });
     if (wanted("evaluate-reuse-1000")) measure(bench_evaluate_reuse);
     if (wanted("goodput-16k")) measure([&] { return bench_goodput(5); });
+    if (*only == "explain-seed000") measure([&] { return bench_explain(30); });  // opt-in: seconds
     // Opt-in: their 10,240-GPU builds and plans were most of the default run.
     if (*only == "accept-10k") measure([&] { return bench_accept(60); });
     if (*only == "size-12x4-10k") measure([] { return bench_size(false); });

@@ -24,9 +24,14 @@ struct ExplainOptions {
 
 std::string gain_text(double gain) { return gain >= 10 ? fixed(gain, 1) + "x" : fixed(gain, 2) + "x"; }
 
+std::string linearity_text(const api::ExplainLink& link) { return link.linearity ? fixed(*link.linearity, 3) : "-"; }
+
 void print_links(const api::ExplainResult& result, Format format) {
-  std::vector<std::string> headers{"link", "factor", "step_s", "tokens_per_s", "mfu_%", "comm_%", "exposed_io_s",
-                                   "gain", "cumulative", "share_%"};
+  const bool goodput = result.chain.goodput.has_value();
+  std::vector<std::string> headers{"link",   "factor",       "step_s",    "tokens_per_s", "mfu_%",
+                                   "gpu_util_%", "comm_%", "exposed_io_s", "linearity"};
+  if (goodput) headers.emplace_back("goodput_%");
+  for (const char* h : {"gain", "cumulative", "share_%"}) headers.emplace_back(h);
   if (!result.reversed.empty()) {
     headers.emplace_back("gain_reversed");
     headers.emplace_back("share_reversed_%");
@@ -40,11 +45,14 @@ void print_links(const api::ExplainResult& result, Format format) {
                                  fixed(r.step_time_s, 3),
                                  fixed(r.tokens_per_s, 0),
                                  fixed(100 * r.mfu, 1),
+                                 fixed(100 * link.gpu_utilisation, 1),
                                  fixed(100 * r.comm_ratio, 1),
                                  fixed(r.breakdown.exposed_io_s, 3),
-                                 i == 0 ? "-" : gain_text(link.gain),
-                                 gain_text(link.cumulative),
-                                 i == 0 ? "-" : fixed(100 * link.share, 1)};
+                                 linearity_text(link)};
+    if (goodput) row.push_back(fixed(100 * link.goodput->goodput, 1));
+    row.push_back(i == 0 ? "-" : gain_text(link.gain));
+    row.push_back(gain_text(link.cumulative));
+    row.push_back(i == 0 ? "-" : fixed(100 * link.share, 1));
     if (!result.reversed.empty()) {
       row.push_back(i == 0 ? "-" : gain_text(result.reversed[i].gain));
       row.push_back(i == 0 ? "-" : fixed(100 * result.reversed[i].share, 1));
@@ -57,7 +65,11 @@ void print_links(const api::ExplainResult& result, Format format) {
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
   if (format != Format::kTable) return;
-  std::cout << "gain: tokens/s over the link above; cumulative: over the base; share: log(gain) / log(whole gain "
+  std::cout << "gpu_util: (compute + optimizer) / step; linearity: tokens/s / (tokens/s on one node, or one model "
+               "replica, x the GPU ratio), weak scaling";
+  if (goodput) std::cout << "; goodput: the Monte Carlo of `ctwin goodput` with the chain's settings";
+  std::cout << "\ngain: " << (goodput ? "tokens/s x goodput" : "tokens/s")
+            << " over the link above; cumulative: over the base; share: log(gain) / log(whole gain "
             << gain_text(result.total_gain) << "), so the shares add to 100 %";
   if (!result.reversed.empty()) std::cout << "; *_reversed: the same factor applied with the chain run last to first";
   std::cout << '\n';

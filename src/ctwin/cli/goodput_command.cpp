@@ -233,7 +233,7 @@ Action add_goodput_command(CLI::App& app) {
                       "when no spare is left: wait (for a repair) or shrink (continue with fewer data-parallel replicas)")
       ->capture_default_str();
   command->add_option("--reliability", o->query.reliability, "reliability model (failure rates per component)")->capture_default_str();
-  command->add_option("--storage", o->query.storage, "checkpoint tier by name, from --storage-file; cluster:NAME takes a shared tier of the scenario's cluster storage (docs/io.md)")->capture_default_str();
+  command->add_option("--storage", o->query.storage, "checkpoint tier by name, from --storage-file; cluster:NAME takes a shared tier of the scenario's cluster storage; auto: the cluster's first shared tier with a write rate, else pfs (docs/io.md)")->capture_default_str();
   command->add_option("--storage-file", o->query.storage_file, "checkpoint storage tiers")->capture_default_str();
   command->add_flag("--no-fp32-master", o->no_fp32_master,
                     "checkpoints hold no fp32 master weights (10 instead of 14 bytes per parameter, as OPT-175B)");

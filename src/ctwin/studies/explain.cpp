@@ -1,5 +1,6 @@
 #include "ctwin/studies/explain.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ctwin/api/data_dir.hpp"
@@ -14,27 +15,95 @@ namespace {
 
 constexpr std::size_t kMaxFactors = 32;
 
-// The scenario of each link: the base with the first `count` factors of `order` applied.
-Scenario link_scenario(const Scenario& base, const ExplainChain& chain, const std::vector<std::size_t>& order,
-                       std::size_t count) {
-  std::vector<std::string> assignments;
+// The assignments of each link: the base's, then those of the first `count` factors of `order`.
+std::vector<std::string> link_assignments(const ExplainChain& chain, const std::vector<std::size_t>& order,
+                                          std::size_t count) {
+  std::vector<std::string> assignments = chain.base_set;
   for (std::size_t k = 0; k < count; ++k) {
     const auto& set = chain.factors[order[k]].set;
     assignments.insert(assignments.end(), set.begin(), set.end());
   }
-  return base.with_assignments(assignments);
+  return assignments;
 }
 
-replay::StepReport replay_report(const Scenario& scenario, EvalContext& context) {
+struct SplitAssignments {
+  std::vector<std::string> scenario;
+  std::vector<std::string> goodput;
+};
+
+SplitAssignments split_explain_assignments(const std::vector<std::string>& assignments) {
+  SplitAssignments out;
+  for (const std::string& a : assignments) (is_goodput_assignment(a) ? out.goodput : out.scenario).push_back(a);
+  return out;
+}
+
+StepResult replay_step(const Scenario& scenario, EvalContext& context) {
   StepQuery query;
   query.report_only = true;
-  return evaluate(scenario, context, query).step.report;
+  return evaluate(scenario, context, query);
 }
 
-replay::StepReport replay_link(const Scenario& scenario, const ExplainChain& chain, std::size_t factor,
-                               EvalContext& context) {
+// Weak scaling from one node (or the smallest whole model replica above it): the same job with
+// each data-parallel replica keeping its share of the batch. None when that size cannot run it.
+std::optional<double> explain_linearity(const Scenario& link, const StepResult& full, EvalContext& context,
+                                        std::int64_t& from_gpus) {
+  const replay::Scenario& s = full.scenario;
+  const std::int64_t replica = s.split.tp * s.split.pp * s.split.cp;
+  const std::int64_t node = std::max<std::int64_t>(1, s.cluster.server.gpus);
+  from_gpus = (std::max(node, replica) + replica - 1) / replica * replica;
+  if (from_gpus >= s.gpus || full.step.report.dp < 1) return std::nullopt;
+  const std::int64_t per_replica = s.split.global_batch / full.step.report.dp;
+  const std::int64_t batch = per_replica * (from_gpus / replica);
   try {
-    return replay_report(scenario, context);
+    const Scenario small = link.with_assignments({"gpus=" + std::to_string(from_gpus), "parallel.dp=auto",
+                                                  "training.global_batch=" + std::to_string(batch)});
+    const double small_tokens = replay_step(small, context).step.report.tokens_per_s;
+    const double ratio = static_cast<double>(s.gpus) / static_cast<double>(from_gpus);
+    return full.step.report.tokens_per_s / (small_tokens * ratio);
+  } catch (const InputError&) {
+    return std::nullopt;  // the split does not fit one node's worth of replicas: no linearity to report
+  }
+}
+
+ExplainLink run_explain_link(const Scenario& base_file, const ExplainChain& chain, std::vector<std::string> assignments,
+                             EvalContext& context) {
+  const SplitAssignments split = split_explain_assignments(assignments);
+  const Scenario scenario = base_file.with_assignments(split.scenario);
+  const StepResult full = replay_step(scenario, context);
+  ExplainLink link;
+  link.set = std::move(assignments);
+  link.report = full.step.report;
+  const auto& b = link.report.breakdown;
+  link.gpu_utilisation = (b.compute_s + b.optimizer_s) / link.report.step_time_s;
+  link.linearity = explain_linearity(scenario, full, context, link.linearity_gpus);
+  link.throughput = link.report.tokens_per_s;
+  if (chain.goodput) {
+    const ExplainGoodputSettings settings = read_explain_goodput(*chain.goodput, chain.file, split.goodput, "/goodput");
+    try {
+      link.goodput = explain_goodput(settings, full.scenario, link.report.step_time_s, link.report.tokens_per_s);
+    } catch (const InputError& error) {
+      // Named by the chain's settings: "goodput" errors by their field, the Monte Carlo's by its flag.
+      if (error.source() == "goodput") throw InputError(chain.file, "/goodput" + error.pointer(), error.message());
+      throw InputError(chain.file, "/goodput", error.what());
+    }
+    link.throughput *= link.goodput->goodput;
+    // A job that never trains has no gain to compare (log 0): say so rather than print infinities.
+    if (!(link.throughput > 0)) {
+      throw InputError(chain.file, "/goodput",
+                       "the job trains nothing (goodput 0): interruptions come faster than it restarts (" +
+                           std::to_string(link.goodput->interruptions_per_day) + " a day)");
+    }
+  }
+  return link;
+}
+
+ExplainLink replay_link(const Scenario& base_file, const ExplainChain& chain, const std::vector<std::size_t>& order,
+                        std::size_t count, EvalContext& context) {
+  const std::vector<std::string> assignments = link_assignments(chain, order, count);
+  if (count == 0) return run_explain_link(base_file, chain, assignments, context);  // the base's errors name its file
+  const std::size_t factor = order[count - 1];
+  try {
+    return run_explain_link(base_file, chain, assignments, context);
   } catch (const InputError& error) {
     // The base was replayed first, so what fails now is what this factor changed.
     throw InputError(chain.file, "/factors/" + std::to_string(factor) + "/set",
@@ -42,38 +111,41 @@ replay::StepReport replay_link(const Scenario& scenario, const ExplainChain& cha
   }
 }
 
-std::vector<ExplainLink> links_of(const std::vector<replay::StepReport>& reports, const ExplainChain& chain,
-                                  const std::vector<std::size_t>& order) {
-  std::vector<ExplainLink> links;
-  const double base_tokens = reports.front().tokens_per_s;
-  for (std::size_t i = 0; i < reports.size(); ++i) {
-    ExplainLink link;
+void finish_links(std::vector<ExplainLink>& links, const ExplainChain& chain, const std::vector<std::size_t>& order) {
+  const double base = links.front().throughput;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    ExplainLink& link = links[i];
     link.label = i == 0 ? "base" : chain.factors[order[i - 1]].label;
     link.factor = i == 0 ? "" : chain.factors[order[i - 1]].factor;
-    link.report = reports[i];
-    link.gain = i == 0 ? 1 : link.report.tokens_per_s / reports[i - 1].tokens_per_s;
-    link.cumulative = link.report.tokens_per_s / base_tokens;
-    links.push_back(std::move(link));
+    link.gain = i == 0 ? 1 : link.throughput / links[i - 1].throughput;
+    link.cumulative = link.throughput / base;
   }
   const double whole = std::log(links.back().cumulative);
   for (ExplainLink& link : links) link.share = std::abs(whole) > 1e-12 ? std::log(link.gain) / whole : 0;
-  return links;
 }
 
 nlohmann::json link_json(const ExplainLink& link) {
   const replay::StepReport& r = link.report;
-  return {{"label", link.label},
-          {"factor", link.factor},
-          {"step_time_s", r.step_time_s},
-          {"tokens_per_s", r.tokens_per_s},
-          {"mfu", r.mfu},
-          {"comm_ratio", r.comm_ratio},
-          {"exposed_io_s", r.breakdown.exposed_io_s},
-          {"bubble_s", r.breakdown.bubble_s},
-          {"fits_memory", r.fits_memory},
-          {"gain", link.gain},
-          {"cumulative_gain", link.cumulative},
-          {"share", link.share}};
+  nlohmann::json out{{"label", link.label},
+                     {"factor", link.factor},
+                     {"step_time_s", r.step_time_s},
+                     {"tokens_per_s", r.tokens_per_s},
+                     {"mfu", r.mfu},
+                     {"comm_ratio", r.comm_ratio},
+                     {"exposed_io_s", r.breakdown.exposed_io_s},
+                     {"bubble_s", r.breakdown.bubble_s},
+                     {"fits_memory", r.fits_memory},
+                     {"gpu_utilisation", link.gpu_utilisation},
+                     {"linearity", nullptr},
+                     {"linearity_from_gpus", link.linearity_gpus},
+                     {"throughput", link.throughput},
+                     {"gain", link.gain},
+                     {"cumulative_gain", link.cumulative},
+                     {"share", link.share},
+                     {"set", link.set}};
+  if (link.linearity) out["linearity"] = *link.linearity;
+  if (link.goodput) out["goodput"] = explain_goodput_json(*link.goodput);
+  return out;
 }
 
 }  // namespace
@@ -90,10 +162,20 @@ ExplainChain load_explain_chain(const std::string& path) {
   chain.base = reader.string("base");
   chain.base_set = reader.string_list_or_empty("set");
   for (const std::string& assignment : chain.base_set) (void)parse_override(assignment, path + " /set");
+  if (const nlohmann::json* goodput = reader.optional("goodput"); goodput != nullptr && !goodput->is_null()) {
+    chain.goodput = *goodput;
+  }
   const nlohmann::json& factors = reader.required("factors");
   if (!factors.is_array() || factors.empty() || factors.size() > kMaxFactors) {
     reader.fail("factors", "must be a list of 1 to " + std::to_string(kMaxFactors) + " factors");
   }
+  std::vector<std::string> goodput_so_far = split_explain_assignments(chain.base_set).goodput;
+  const auto check_goodput = [&](const std::string& origin) {
+    if (goodput_so_far.empty() && !chain.goodput) return;
+    if (!chain.goodput) throw InputError(path, origin, "changes goodput settings, but the chain has no \"goodput\" object");
+    (void)read_explain_goodput(*chain.goodput, path, goodput_so_far, origin);
+  };
+  check_goodput(goodput_so_far.empty() ? "/goodput" : "/set");
   for (std::size_t i = 0; i < factors.size(); ++i) {
     const std::string pointer = "/factors/" + std::to_string(i);
     if (!factors[i].is_object()) throw InputError(path, pointer, "must be an object");
@@ -104,6 +186,9 @@ ExplainChain load_explain_chain(const std::string& path) {
     const std::vector<std::string> set = f.string_list("set");
     if (set.empty()) f.fail("set", "must change at least one field (\"parallel.tp=8\")");
     for (const std::string& assignment : set) (void)parse_override(assignment, path + " " + pointer + "/set");
+    const std::vector<std::string> goodput = split_explain_assignments(set).goodput;
+    goodput_so_far.insert(goodput_so_far.end(), goodput.begin(), goodput.end());
+    if (!goodput.empty()) check_goodput(pointer + "/set");
     factor.set = set;
     f.finish();
     chain.factors.push_back(std::move(factor));
@@ -115,8 +200,7 @@ ExplainChain load_explain_chain(const std::string& path) {
 ExplainResult evaluate_explain(const ExplainChain& chain, EvalContext& context, const ExplainQuery& query) {
   ExplainResult result;
   result.chain = chain;
-  const Scenario base = Scenario::load(resolve_named(chain.base, DataKind::kScenario, chain.file + " /base").string())
-                            .with_assignments(chain.base_set);
+  const Scenario base = Scenario::load(resolve_named(chain.base, DataKind::kScenario, chain.file + " /base").string());
   const std::size_t n = chain.factors.size();
   const std::size_t total = (query.reverse ? 2 * n : n) + 1;
   std::size_t done = 0;
@@ -125,25 +209,23 @@ ExplainResult evaluate_explain(const ExplainChain& chain, EvalContext& context, 
   };
   std::vector<std::size_t> forward(n);
   for (std::size_t i = 0; i < n; ++i) forward[i] = i;
-  std::vector<replay::StepReport> reports{replay_report(base, context)};  // the base's errors name its file
-  tick();
-  for (std::size_t i = 0; i < n; ++i) {
-    reports.push_back(replay_link(link_scenario(base, chain, forward, i + 1), chain, i, context));
+  for (std::size_t i = 0; i <= n; ++i) {
+    result.links.push_back(replay_link(base, chain, forward, i, context));
     tick();
   }
-  result.links = links_of(reports, chain, forward);
+  finish_links(result.links, chain, forward);
   result.total_gain = result.links.back().cumulative;
   if (query.reverse) {
     const std::vector<std::size_t> backward(forward.rbegin(), forward.rend());
-    std::vector<replay::StepReport> back{reports.front()};
-    for (std::size_t i = 0; i < n; ++i) {
-      back.push_back(replay_link(link_scenario(base, chain, backward, i + 1), chain, backward[i], context));
+    std::vector<ExplainLink> back{result.links.front()};
+    for (std::size_t i = 1; i <= n; ++i) {
+      back.push_back(replay_link(base, chain, backward, i, context));
       tick();
     }
+    finish_links(back, chain, backward);
     // Listed in the chain's order, so that factor i sits beside factor i.
-    std::vector<ExplainLink> in_reverse = links_of(back, chain, backward);
-    result.reversed.push_back(in_reverse.front());
-    for (std::size_t i = n; i >= 1; --i) result.reversed.push_back(in_reverse[i]);
+    result.reversed.push_back(back.front());
+    for (std::size_t i = n; i >= 1; --i) result.reversed.push_back(back[i]);
   }
   return result;
 }
@@ -154,8 +236,10 @@ nlohmann::json explain_json(const ExplainResult& result) {
                      {"sources", result.chain.sources},
                      {"base", result.chain.base},
                      {"set", result.chain.base_set},
+                     {"measure", result.chain.goodput ? "goodput_tokens_per_s" : "tokens_per_s"},
                      {"total_gain", result.total_gain},
                      {"links", nlohmann::json::array()}};
+  if (result.chain.goodput) out["goodput"] = *result.chain.goodput;
   for (const ExplainLink& link : result.links) out["links"].push_back(link_json(link));
   if (!result.reversed.empty()) {
     out["reversed"] = nlohmann::json::array();

@@ -6,14 +6,22 @@
 // the whole is its log-gain over the chain's (the shares add to 1 because the gains multiply).
 // Factors that interact give different gains in another order: `reverse` replays the chain
 // with the factors applied last to first and reports both (docs/explain.md).
+//
+// Beside the step's figures each link has its GPU utilisation (the share of the step a GPU
+// computes), its linearity (weak scaling from one node, or the smallest whole model replica
+// above it: tokens/s / (tokens/s there × the size ratio)) and, when the chain has `goodput`
+// settings, its goodput (explain_goodput.hpp); the gains are then of goodput tokens/s, so that
+// failures and checkpoints are a factor like the others.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ctwin/api/eval_context.hpp"
+#include "ctwin/studies/explain_goodput.hpp"
 #include "ctwin/replay/step_report.hpp"
 
 namespace ctwin::api {
@@ -22,7 +30,7 @@ namespace ctwin::api {
 struct ExplainFactor {
   std::string label;
   std::string factor;  ///< the kind of change ("network", "split", ...), for grouping in figures
-  std::vector<std::string> set;  ///< "field=value" assignments, as `ctwin run --set` takes them
+  std::vector<std::string> set;  ///< "field=value" assignments, as `ctwin run --set` takes them; "goodput.KEY=..." the goodput settings
 };
 
 struct ExplainChain {
@@ -32,6 +40,7 @@ struct ExplainChain {
   std::string base;  ///< the scenario file the chain starts from
   std::vector<std::string> base_set;  ///< assignments that make the base ("cluster.server.nics.bandwidth=10Gbps")
   std::vector<ExplainFactor> factors;
+  std::optional<nlohmann::json> goodput;  ///< the chain's "goodput" settings (explain_goodput.hpp), as written
   std::string file;  ///< where it was read from, for errors
 };
 
@@ -42,9 +51,15 @@ struct ExplainChain {
 struct ExplainLink {
   std::string label;   ///< "base" for the first
   std::string factor;
+  std::vector<std::string> set;  ///< every assignment that makes this link from the base file, in order
   replay::StepReport report;
-  double gain = 1;        ///< tokens/s over the previous link's
-  double cumulative = 1;  ///< tokens/s over the base's
+  double gpu_utilisation = 0;  ///< (compute + optimizer) / step: the share of the step a GPU computes
+  std::optional<double> linearity;  ///< none when the split cannot run on linearity_gpus
+  std::int64_t linearity_gpus = 0;  ///< the size linearity is measured from
+  std::optional<ExplainGoodput> goodput;  ///< chains with goodput settings only
+  double throughput = 0;  ///< what the gains compare: tokens/s, times goodput when there is one
+  double gain = 1;        ///< throughput over the previous link's
+  double cumulative = 1;  ///< throughput over the base's
   double share = 0;       ///< log(gain) / log(the chain's whole gain); 0 when the chain gains nothing
 };
 

@@ -106,6 +106,37 @@ double expected_straggler_loss_s(const GoodputStragglers& st, const analysis::Go
 
 }  // namespace
 
+analysis::StorageTier checkpoint_tier(const std::string& storage, const std::string& storage_file,
+                                      const fabric::ClusterSpec& cluster, const std::string& origin) {
+  // "auto": one checkpoint model with the loader's storage where the cluster's storage can take
+  // writes (a shared tier that gives write_per_server), else the file's parallel file system.
+  if (storage == "auto") {
+    if (cluster.storage) {
+      for (const auto& t : cluster.storage->tiers) {
+        if (t.shared() && t.write_per_server.bytes_per_second() > 0) {
+          return analysis::storage_tier_of_cluster(cluster, t.name, origin);
+        }
+      }
+    }
+    return checkpoint_tier("pfs", storage_file, cluster, origin);
+  }
+  // "cluster:NAME" checkpoints through a tier of the scenario's own storage (docs/io.md).
+  const std::string kClusterTier = "cluster:";
+  std::vector<analysis::StorageTier> tiers;
+  if (storage.rfind(kClusterTier, 0) == 0) {
+    tiers.push_back(analysis::storage_tier_of_cluster(cluster, storage.substr(kClusterTier.size()), origin));
+  } else {
+    tiers = analysis::load_storage_tiers(resolve_data_path(storage_file));
+  }
+  std::string names;
+  for (const auto& t : tiers) {
+    if (t.name == storage) return t;
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  throw InputError(origin, "", "unknown tier '" + storage + "' (expected " + names +
+                                   ", auto, or cluster:NAME for a tier of the cluster's storage)");
+}
+
 GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) {
   if (!q.scenario) throw InputError("scenario", "", "a scenario file is required (or --validate)");
   if (!(q.days > 0) || !std::isfinite(q.days)) throw InputError("--days", "", "give the run's length in days, e.g. --days 54");
@@ -118,23 +149,7 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
                           analysis::load_reliability_model(resolve_data_path(q.reliability))),
                       {}, {}, std::nullopt};
   const replay::Scenario& scenario = g.scenario;
-  // "cluster:NAME" checkpoints through a tier of the scenario's own storage (docs/io.md).
-  const std::string kClusterTier = "cluster:";
-  std::vector<analysis::StorageTier> tiers;
-  if (q.storage.rfind(kClusterTier, 0) == 0) {
-    tiers.push_back(analysis::storage_tier_of_cluster(scenario.cluster, q.storage.substr(kClusterTier.size()), "--storage"));
-  } else {
-    tiers = analysis::load_storage_tiers(resolve_data_path(q.storage_file));
-  }
-  const analysis::StorageTier* tier = nullptr;
-  std::string names;
-  for (const auto& t : tiers) {
-    if (t.name == q.storage) tier = &t;
-    names += (names.empty() ? "" : ", ") + t.name;
-  }
-  if (tier == nullptr) {
-    throw InputError("--storage", "", "unknown tier '" + q.storage + "' (expected " + names + ", or cluster:NAME for a tier of the cluster's storage)");
-  }
+  const analysis::StorageTier tier = checkpoint_tier(q.storage, q.storage_file, scenario.cluster, "--storage");
 
   const fabric::Fabric built(scenario.cluster, static_cast<int>(scenario.gpus));
   const fabric::FabricSummary summary = fabric::summarize(built);
@@ -186,7 +201,7 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
     effects.emplace(*q.scenario, context, q.straggler_speed);
     in.straggler_effect = [&effects](long long gpu) { return effects->effect(gpu); };
   }
-  g.study = analysis::run_goodput_study(scenario, summary, *g.model, *tier, in);
+  g.study = analysis::run_goodput_study(scenario, summary, *g.model, tier, in);
   g.study.config.replica_share = nullptr;  // the callbacks refer to this function's locals
   g.study.config.stragglers.effect = nullptr;
   if (shrunk) g.shrunk_jobs = shrunk->jobs();

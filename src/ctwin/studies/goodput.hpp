@@ -37,7 +37,7 @@ struct GoodputQuery {
   std::string on_empty = "wait";  ///< wait or shrink
   std::string reliability = "models/reliability/gpu-cluster.json";
   std::string storage_file = "models/reliability/storage.json";
-  std::string storage = "pfs";
+  std::string storage = "auto";  ///< a tier of storage_file, cluster:NAME, or auto (checkpoint_tier)
   bool fp32_master = true;
   std::string step_time;  ///< "8.5s" instead of the simulated step; empty: simulated
   std::string straggler_rate = "0/h";  ///< throttling events per GPU-hour
@@ -63,6 +63,13 @@ struct GoodputEvaluation {
   std::map<long long, ShrunkJob> shrunk_jobs;  ///< by replica count (shrink), the whole job's included
   std::optional<GoodputStragglers> stragglers;  ///< when the rate is not zero
 };
+
+/// The checkpoint tier `storage` names: "cluster:NAME", a shared tier of `cluster`'s storage, a
+/// tier of `storage_file` (models/reliability/storage.json), or "auto": the first shared tier of
+/// the cluster's storage that gives a write rate, else the file's "pfs". InputError naming
+/// `origin` if none is.
+[[nodiscard]] analysis::StorageTier checkpoint_tier(const std::string& storage, const std::string& storage_file,
+                                                   const fabric::ClusterSpec& cluster, const std::string& origin);
 
 [[nodiscard]] GoodputEvaluation evaluate_goodput(const GoodputQuery& query, EvalContext& context);
 

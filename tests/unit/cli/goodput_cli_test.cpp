@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -133,6 +134,28 @@ TEST_F(GoodputCli, BadInputGetsOneLineNamingIt) {
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--straggler-rate 1e-3")), {"--straggler-rate", "unit"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--straggler-rate 1e-3/h --straggler-speed 1.5")), {"--straggler-speed"}));
   EXPECT_TRUE(one_line_error(run_ctwin(quick("--straggler-rate 1e-3/h --straggler-duration -1h")), {"--straggler-duration"}));
+}
+
+// One checkpoint model with the loader's storage (issue 40): by default goodput writes through
+// the cluster's own shared tier when it gives a write rate, at the closed form's time; where it
+// gives none (the bundled RapidFS tier), the file's pfs, byte for byte as before.
+TEST_F(GoodputCli, DefaultTierIsTheClustersStorageWhereItTakesWrites) {
+  const std::string io = "goodput " + shell_quote(ctwin::kRoot + "/scenarios/io/llama3-70b-rapidfs.json") +
+                         " --days 1 --runs 10 --step-time 5s --checkpoint-interval 1h --format json ";
+  const Outcome bundled = run_ctwin(io);
+  ASSERT_EQ(bundled.status, 0) << bundled.output;
+  EXPECT_EQ(nlohmann::json::parse(bundled.output)["checkpoint"]["tier"], "pfs");
+  EXPECT_EQ(bundled.output, run_ctwin(io + "--storage pfs").output);
+  const Outcome writes = run_ctwin(io + "--set cluster.storage.tiers.0.write_per_server=10GiBps");
+  ASSERT_EQ(writes.status, 0) << writes.output;
+  const auto c = nlohmann::json::parse(writes.output)["checkpoint"];
+  EXPECT_EQ(c["tier"], "cluster:pfs");
+  // 20 servers x 10 GiB/s of writes, 15 GiB/s of reads; each node's 400 Gb/s of storage ports.
+  const double gib = 1024.0 * 1024 * 1024;
+  const double bytes = c["bytes"].get<double>();
+  const double writers = c["writer_nodes"].get<double>();
+  EXPECT_NEAR(c["blocking_s"].get<double>(), std::max(bytes / (200 * gib), bytes / writers / 50e9), 1e-9);
+  EXPECT_NEAR(c["load_s"].get<double>(), std::max(bytes / (300 * gib), bytes / 128 / 50e9), 1e-9);
 }
 
 }  // namespace
