@@ -21,15 +21,10 @@ constexpr std::size_t kWhyParts = 3;
 
 PlanScore score_of(const replay::StepReport& r) {
   PlanScore s;
-  s.step_time_s = r.step_time_s;
-  s.tokens_per_s = r.tokens_per_s;
-  s.mfu = r.mfu;
-  s.model_tflops_per_gpu = r.model_tflops_per_gpu;
-  s.memory_gib_per_gpu = r.memory_gib_per_gpu.total;
+  static_cast<replay::StepFigures&>(s) = replay::figures_of(r);
   const double hardware = r.hardware_flops_per_step;
   s.recompute_s = hardware > 0 ? r.breakdown.compute_s * (hardware - r.model_flops_per_step) / hardware : 0;
   s.compute_s = r.breakdown.compute_s - s.recompute_s;
-  s.bubble_s = r.breakdown.bubble_s;
   s.optimizer_s = r.breakdown.optimizer_s;
   s.exposed_s = r.breakdown.exposed_comm_s;
   return s;
@@ -41,17 +36,17 @@ double objective_value(const PlanScore& s, PlanObjective objective) {
   return objective == PlanObjective::kMfu ? s.mfu : s.tokens_per_s;
 }
 
-namespace {
-
-std::vector<std::pair<std::string, double>> parts_of(const PlanScore& s) {
+std::vector<std::pair<std::string, double>> plan_score_parts(const PlanScore& s) {
   return {{"compute", s.compute_s},         {"recompute", s.recompute_s},     {"bubble", s.bubble_s},
           {"exposed_tp", s.exposed_s.tp},   {"exposed_pp", s.exposed_s.pp},   {"exposed_dp", s.exposed_s.dp},
           {"exposed_cp", s.exposed_s.cp},   {"exposed_ep", s.exposed_s.ep},   {"optimizer", s.optimizer_s}};
 }
 
+namespace {
+
 std::vector<PartDelta> why_of(const PlanScore& mine, const PlanScore& first) {
-  const auto a = parts_of(mine);
-  const auto b = parts_of(first);
+  const auto a = plan_score_parts(mine);
+  const auto b = plan_score_parts(first);
   std::vector<PartDelta> deltas;
   for (std::size_t i = 0; i < a.size(); ++i) {
     const double delta = a[i].second - b[i].second;

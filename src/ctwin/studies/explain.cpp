@@ -8,6 +8,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -62,18 +63,16 @@ std::vector<ExplainLink> links_of(const std::vector<replay::StepReport>& reports
 
 nlohmann::json link_json(const ExplainLink& link) {
   const replay::StepReport& r = link.report;
-  return {{"label", link.label},
-          {"factor", link.factor},
-          {"step_time_s", r.step_time_s},
-          {"tokens_per_s", r.tokens_per_s},
-          {"mfu", r.mfu},
-          {"comm_ratio", r.comm_ratio},
-          {"exposed_io_s", r.breakdown.exposed_io_s},
-          {"bubble_s", r.breakdown.bubble_s},
-          {"fits_memory", r.fits_memory},
-          {"gain", link.gain},
-          {"cumulative_gain", link.cumulative},
-          {"share", link.share}};
+  using replay::Figure;
+  nlohmann::json out = replay::to_json(replay::figures_of(r), {Figure::kStepTime, Figure::kTokensPerS, Figure::kMfu,
+                                                               Figure::kCommRatio, Figure::kExposedIo, Figure::kBubble,
+                                                               Figure::kFitsMemory});
+  out.update({{"label", link.label},
+              {"factor", link.factor},
+              {"gain", link.gain},
+              {"cumulative_gain", link.cumulative},
+              {"share", link.share}});
+  return out;
 }
 
 }  // namespace
