@@ -2,8 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/calibration/nccl_calibration_file.hpp"
-#include "ctwin/fabric/cluster_spec.hpp"
+#include "ctwin/api/public_calibration.hpp"
+#include "ctwin/api/public_fabric.hpp"
 
 namespace ctwin::cli {
 

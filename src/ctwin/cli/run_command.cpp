@@ -20,7 +20,7 @@
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/node_pool.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {
