@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ctwin/core/error.hpp"
-#include "ctwin/network/network_model.hpp"
+#include "ctwin/api/public_network.hpp"
 
 namespace ctwin::python {
 

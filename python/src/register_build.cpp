@@ -12,7 +12,7 @@
 #include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
-#include "ctwin/calibration/nccl_comparison.hpp"
+#include "ctwin/api/public_calibration.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"

@@ -18,7 +18,7 @@
 #include "ctwin/validation/trace_calibration.hpp"
 #include "ctwin/validation/training_calibration.hpp"
 #include "ctwin/core/error.hpp"
-#include "ctwin/compute/gemm_limits.hpp"
+#include "ctwin/api/public_compute.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "arguments.hpp"
 #include "registry.hpp"

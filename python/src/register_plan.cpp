@@ -13,7 +13,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/flow_sample.hpp"
+#include "ctwin/api/public_replay.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;

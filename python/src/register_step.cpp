@@ -11,7 +11,7 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/flow_sample.hpp"
+#include "ctwin/api/public_replay.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;

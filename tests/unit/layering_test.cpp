@@ -1,7 +1,9 @@
 // Library layering (docs/architecture.md, Layers): a layer includes only layers to its left in
 //   core -> engine -> fabric -> network -> ... -> api -> {plan, acceptance, studies, validation} -> cli
 // with engine and fabric side by side (fabric does not use the engine). Checked on the sources
-// by scanning every #include "ctwin/<layer>/..." under src/ctwin/<layer>/.
+// by scanning every #include "ctwin/<layer>/..." under src/ctwin/<layer>/. The front ends (cli/
+// and the Python core, python/src/) include only the public boundary: core, api and the four
+// domains over it (docs/architecture.md, "The public boundary").
 
 #include <gtest/gtest.h>
 
@@ -18,6 +20,12 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// What a front end may include: the lower layers' types it uses reach it through api/public_*.hpp.
+const std::set<std::string>& public_boundary() {
+  static const std::set<std::string> kPublic{"core", "api", "plan", "acceptance", "studies", "validation"};
+  return kPublic;
+}
 
 // What each layer may include besides itself.
 const std::map<std::string, std::set<std::string>>& allowed() {
@@ -43,8 +51,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
                 "analysis", "api"}},
       {"validation", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
                    "analysis", "api"}},
-      {"cli", {"core", "engine", "fabric", "network", "collectives", "compute", "calibration", "workload", "replay",
-               "analysis", "api", "plan", "acceptance", "studies", "validation"}},
+      {"cli", public_boundary()},
   };
   return kAllowed;
 }
@@ -118,6 +125,46 @@ TEST(Layering, LayersIncludeOnlyLayersToTheirLeft) {
   // Not vacuous: the scan saw the sources and their includes.
   EXPECT_GE(files, 30U);
   EXPECT_GE(includes, 50U);
+}
+
+// Includes of `file` outside `allowed` (and `own`), as "file:line: ctwin/<layer>/".
+std::vector<std::string> outside(const fs::path& file, const fs::path& root, const std::string& own,
+                                 const std::set<std::string>& allowed) {
+  std::vector<std::string> found;
+  for (const Include& include : ctwin_includes(file, root)) {
+    if (include.layer != own && allowed.count(include.layer) == 0) {
+      found.push_back(include.file + ":" + std::to_string(include.line) + ": ctwin/" + include.layer + "/");
+    }
+  }
+  return found;
+}
+
+TEST(Layering, PythonCoreIncludesOnlyThePublicBoundary) {
+  const fs::path dir = fs::path(CTWIN_SOURCE_DIR) / "python" / "src";
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+    ++files;
+    for (const std::string& bad : outside(entry.path(), dir, "", public_boundary())) {
+      ADD_FAILURE() << "python/src/" << bad << " is below the public boundary: name it through an api/ header";
+    }
+  }
+  EXPECT_GE(files, 10U);
+}
+
+// The rule bites: a front end reaching into replay/ is caught, one through api/ is not.
+TEST(Layering, FrontEndBelowTheBoundaryIsCaught) {
+  const fs::path dir = fs::temp_directory_path() / ("ctwin-frontend-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "run_command.cpp";
+  std::ofstream(file) << "#include \"ctwin/api/evaluate.hpp\"\n"
+                         "#include \"ctwin/api/public_replay.hpp\"\n"
+                         "#include \"ctwin/studies/sweep.hpp\"\n"
+                         "#include \"ctwin/replay/training_step.hpp\"\n";
+  const auto bad = outside(file, dir, "cli", allowed().at("cli"));
+  fs::remove_all(dir);
+  ASSERT_EQ(bad.size(), 1U);
+  EXPECT_EQ(bad[0], "run_command.cpp:4: ctwin/replay/");
 }
 
 TEST(Layering, ScannerRecognisesIncludeForms) {

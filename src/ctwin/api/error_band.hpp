@@ -9,7 +9,7 @@
 
 #include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/replay/scenario.hpp"
-#include "ctwin/replay/step_report.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 
@@ -19,23 +19,14 @@ inline constexpr const char* kErrorBandsFile = "models/error_bands.json";
 /// models/error_bands.json under data_dir(), read strictly (an InputError naming it when broken).
 [[nodiscard]] analysis::ErrorBands load_bundled_error_bands();
 
-/// The figures a band is put on, as predicted.
-struct BandedFigures {
-  double step_time_s = 0;
-  double tokens_per_s = 0;
-  double mfu = 0;
-  double model_tflops_per_gpu = 0;  ///< 0: not reported (left out of the band)
-};
-
 /// {"step_time_s": {p10, p90}, "tokens_per_s": {…}, "mfu": {…}, ["model_tflops_per_gpu": {…}]}: what
-/// would be measured, p10 to p90. Lists of predictions carry these per entry and the class once.
-[[nodiscard]] nlohmann::json error_band_intervals_json(const analysis::ErrorBand& band, const BandedFigures& figures);
+/// would be measured, p10 to p90, around the predicted figures (model_tflops_per_gpu 0: not
+/// reported, left out). Lists of predictions carry these per entry and the class once.
+[[nodiscard]] nlohmann::json error_band_intervals_json(const analysis::ErrorBand& band,
+                                                       const replay::StepFigures& figures);
 /// The class's JSON (analysis::error_band_class_json) with the intervals: one prediction's band.
-[[nodiscard]] nlohmann::json error_band_json(const analysis::ErrorBand& band, const BandedFigures& figures);
+[[nodiscard]] nlohmann::json error_band_json(const analysis::ErrorBand& band, const replay::StepFigures& figures);
 /// The class's JSON alone, naming the bundled file.
 [[nodiscard]] nlohmann::json error_band_class_json(const analysis::ErrorBand& band);
-
-/// The same from a step report.
-[[nodiscard]] BandedFigures banded_figures(const replay::StepReport& report);
 
 }  // namespace ctwin::api

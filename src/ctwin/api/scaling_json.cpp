@@ -1,8 +1,17 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
+namespace {
+
+using replay::Figure;
+constexpr replay::FigureSet kScalingPointFigures{Figure::kDp,   Figure::kStepTime,  Figure::kTokensPerS,
+                                                 Figure::kModelTflopsPerGpu, Figure::kMfu, Figure::kCommRatio,
+                                                 Figure::kBubble, Figure::kFitsMemory};
+
+}  // namespace
 
 nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
   const analysis::ErrorBands bands = load_bundled_error_bands();
@@ -14,17 +23,11 @@ nlohmann::json scaling_points_json(const analysis::ScalingStudy& study) {
     if (!p.invalid.empty()) {
       entry["invalid"] = p.invalid;
     } else {
-      entry.update({{"dp", p.report.dp},
-                    {"step_time_s", p.report.step_time_s},
-                    {"tokens_per_s", p.report.tokens_per_s},
-                    {"model_tflops_per_gpu", p.report.model_tflops_per_gpu},
-                    {"mfu", p.report.mfu},
-                    {"comm_ratio", p.report.comm_ratio},
-                    {"bubble_s", p.report.breakdown.bubble_s},
-                    {"linearity", p.linearity},
-                    {"fits_memory", p.report.fits_memory},
+      const replay::StepFigures figures = replay::figures_of(p.report);
+      entry.update(replay::to_json(figures, kScalingPointFigures));
+      entry.update({{"linearity", p.linearity},
                     {"warnings", build_warnings_json(p.warnings)},
-                    {"error_band", error_band_intervals_json(band, banded_figures(p.report))}});
+                    {"error_band", error_band_intervals_json(band, figures)}});
     }
     points.push_back(entry);
   }

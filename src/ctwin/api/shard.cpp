@@ -1,6 +1,5 @@
 #include "ctwin/api/shard.hpp"
 
-#include <cmath>
 #include <cstdio>
 
 #include "ctwin/core/error.hpp"
@@ -40,15 +39,6 @@ void ShardSet::check_complete() const {
   if (seen_.size() != count_ || count_ == 0) {
     throw InputError("--merge", "", "got " + std::to_string(seen_.size()) + " of " + std::to_string(count_) + " shards");
   }
-}
-
-void check_shard_figure(double value, double low, double high, bool low_open, const std::string& source,
-                        const std::string& pointer) {
-  if (std::isfinite(value) && (low_open ? value > low : value >= low) && value <= high) return;
-  char text[160];
-  std::snprintf(text, sizeof text, "is %g, outside %s%g, %g]: not what a run reports (an edited or damaged shard)",
-                value, low_open ? "(" : "[", low, high);
-  throw InputError(source, pointer, text);
 }
 
 std::string scenario_fingerprint(const Scenario& scenario) {

@@ -30,12 +30,6 @@ class ShardSet {
   std::set<std::size_t> seen_;
 };
 
-/// A figure read back from a shard (`--merge`): InputError naming `source` and `pointer` unless
-/// it is finite and in [low, high] (above `low` when `low_open`). An edited shard printed a step
-/// of -5 s and an MFU of 750 % (issue 36): merged figures are checked as a run's report is.
-void check_shard_figure(double value, double low, double high, bool low_open, const std::string& source,
-                        const std::string& pointer);
-
 /// FNV-1a, 64 bits, as 16 hex digits: a fingerprint of a scenario's text that a merge compares,
 /// so that shards of different inputs with the same model and grid are not joined.
 [[nodiscard]] std::string fingerprint(const std::string& text);

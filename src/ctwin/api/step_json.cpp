@@ -3,10 +3,18 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/replay/node_pool.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 
 namespace {
+
+using replay::Figure;
+// The run report's headline figures; its breakdown and memory are its own, in full.
+constexpr replay::FigureSet kRunReportFigures{Figure::kStepTime,          Figure::kTokensPerS,
+                                              Figure::kModelTflopsPerGpu, Figure::kHardwareTflopsPerGpu,
+                                              Figure::kMfu,               Figure::kCommRatio,
+                                              Figure::kFitsMemory};
 
 nlohmann::json data_pipeline_json(const replay::DataPipelineSpec& spec, const replay::DataPipelineTiming& t) {
   const auto gbps = [](double bytes_per_s) { return bytes_per_s * 1e-9; };
@@ -57,12 +65,6 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
       {"parallel", {{"tp", s.split.tp}, {"pp", s.split.pp}, {"vpp", s.split.vpp}, {"cp", s.split.cp}, {"ep", s.split.ep},
                     {"dp", r.dp}, {"micro_batches", r.micro_batches},
                     {"schedule", workload::schedule_name(s.split.schedule)}}},
-      {"step_time_s", r.step_time_s},
-      {"tokens_per_s", r.tokens_per_s},
-      {"model_tflops_per_gpu", r.model_tflops_per_gpu},
-      {"hardware_tflops_per_gpu", r.hardware_tflops_per_gpu},
-      {"mfu", r.mfu},
-      {"comm_ratio", r.comm_ratio},
       {"model_flops_per_step", r.model_flops_per_step},
       {"hardware_flops_per_step", r.hardware_flops_per_step},
       {"breakdown",
@@ -77,10 +79,11 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
         {"other", m.other}, {"total", m.total}}},
       {"memory_pipeline_stage", r.memory_stage},
       {"memory_total_gib_per_stage", r.memory_total_gib_per_stage},
-      {"fits_memory", r.fits_memory},
       {"events", r.events}};
+  const replay::StepFigures figures = replay::figures_of(r);
+  out.update(replay::to_json(figures, kRunReportFigures));
   const analysis::ErrorBands bands = load_bundled_error_bands();
-  out["error_band"] = error_band_json(analysis::band_for(bands, analysis::error_band_key(s)), banded_figures(r));
+  out["error_band"] = error_band_json(analysis::band_for(bands, analysis::error_band_key(s)), figures);
   if (s.model.has_moe) out["parallel"]["expert_tp"] = s.split.expert_tp;  // dense reports keep their bytes
   if (r.data_pipeline) {  // likewise scenarios without a data pipeline
     out["breakdown"]["exposed_io_s"] = b.exposed_io_s;

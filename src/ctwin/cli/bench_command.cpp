@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "ctwin/analysis/goodput_study.hpp"
+#include "ctwin/api/public_analysis.hpp"
 #include "ctwin/acceptance/acceptance.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/gpu_profile.hpp"
@@ -24,16 +24,13 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/peak_rss.hpp"
-#include "ctwin/collectives/predict.hpp"
+#include "ctwin/api/public_collectives.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/core/unit_parse.hpp"
-#include "ctwin/fabric/cluster_spec.hpp"
-#include "ctwin/fabric/summary.hpp"
-#include "ctwin/network/flow_model.hpp"
-#include "ctwin/network/traffic_pattern.hpp"
-#include "ctwin/replay/scenario.hpp"
-#include "ctwin/replay/training_step.hpp"
+#include "ctwin/api/public_fabric.hpp"
+#include "ctwin/api/public_network.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "ctwin/api/calibration_json.hpp"
 #include "ctwin/api/compute_eval.hpp"
-#include "ctwin/calibration/calibration_bundle.hpp"
+#include "ctwin/api/public_calibration.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"

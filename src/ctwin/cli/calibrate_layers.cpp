@@ -9,7 +9,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/layer_calibration.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {

@@ -10,10 +10,10 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_training.hpp"
-#include "ctwin/compute/gpu_spec.hpp"
+#include "ctwin/api/public_compute.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/training_calibration.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {

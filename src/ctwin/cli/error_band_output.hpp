@@ -5,7 +5,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "ctwin/analysis/error_bands.hpp"
+#include "ctwin/api/public_analysis.hpp"
 
 namespace ctwin::cli {
 

@@ -14,7 +14,7 @@
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/unit_parse.hpp"
-#include "ctwin/fabric/summary.hpp"
+#include "ctwin/api/public_fabric.hpp"
 
 namespace ctwin::cli {
 namespace {

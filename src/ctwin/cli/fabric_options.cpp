@@ -2,9 +2,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/calibration/nccl_calibration_file.hpp"
+#include "ctwin/api/public_calibration.hpp"
+#include "ctwin/api/public_fabric.hpp"
 #include "ctwin/cli/routing_option.hpp"
-#include "ctwin/fabric/cluster_spec.hpp"
 
 namespace ctwin::cli {
 

@@ -8,8 +8,8 @@
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/evaluate.hpp"
-#include "ctwin/calibration/nccl_fit.hpp"
-#include "ctwin/fabric/fabric.hpp"
+#include "ctwin/api/public_calibration.hpp"
+#include "ctwin/api/public_fabric.hpp"
 
 namespace CLI {
 class App;

@@ -11,8 +11,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/gpu_option.hpp"
 #include "ctwin/cli/output.hpp"
-#include "ctwin/compute/gemm_limits.hpp"
-#include "ctwin/compute/gemm_model.hpp"
+#include "ctwin/api/public_compute.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 

@@ -11,8 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "ctwin/analysis/goodput_study.hpp"
-#include "ctwin/analysis/reliability_validation.hpp"
+#include "ctwin/api/public_analysis.hpp"
 #include "ctwin/studies/goodput.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
@@ -23,9 +22,8 @@
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/rate_parse.hpp"
 #include "ctwin/core/unit_parse.hpp"
-#include "ctwin/fabric/fabric.hpp"
-#include "ctwin/fabric/summary.hpp"
-#include "ctwin/replay/training_step.hpp"
+#include "ctwin/api/public_fabric.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {

@@ -11,7 +11,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/layer_times.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {

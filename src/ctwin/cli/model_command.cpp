@@ -12,10 +12,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/workload/flops.hpp"
-#include "ctwin/workload/memory_model.hpp"
-#include "ctwin/workload/parameter_count.hpp"
-#include "ctwin/workload/pipeline_layout.hpp"
+#include "ctwin/api/public_workload.hpp"
 
 namespace ctwin::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/network/network_model.hpp"
+#include "ctwin/api/public_network.hpp"
 
 namespace ctwin::cli {
 

@@ -21,7 +21,7 @@
 #include "ctwin/cli/routing_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/node_pool.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {

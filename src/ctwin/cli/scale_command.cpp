@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include <CLI/CLI.hpp>
-#include "ctwin/analysis/scaling.hpp"
+#include "ctwin/api/public_analysis.hpp"
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"

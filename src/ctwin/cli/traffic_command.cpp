@@ -14,7 +14,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/unit_parse.hpp"
-#include "ctwin/network/traffic_pattern.hpp"
+#include "ctwin/api/public_network.hpp"
 
 namespace ctwin::cli {
 namespace {

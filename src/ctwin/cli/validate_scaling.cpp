@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ctwin/analysis/scaling_validation.hpp"
+#include "ctwin/api/public_analysis.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/validation/scaling_validation.hpp"
 #include "ctwin/cli/fabric_options.hpp"

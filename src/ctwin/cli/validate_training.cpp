@@ -20,10 +20,10 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
-#include "ctwin/compute/gpu_spec.hpp"
+#include "ctwin/api/public_compute.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/training_validation.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 

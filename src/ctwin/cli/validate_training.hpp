@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/replay/training_calibration.hpp"
-#include "ctwin/replay/training_validation.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 

@@ -15,7 +15,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/replay/training_calibration.hpp"
+#include "ctwin/api/public_replay.hpp"
 
 namespace ctwin::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ctwin/fabric/build_checks.hpp"
+#include "ctwin/api/public_fabric.hpp"
 
 namespace ctwin::cli {
 

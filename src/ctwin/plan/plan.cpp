@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <mutex>
 #include <numeric>
 
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/plan/plan_bound.hpp"
+#include "ctwin/plan/plan_progress.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 #include "ctwin/replay/step_limits.hpp"
@@ -21,15 +21,10 @@ constexpr std::size_t kWhyParts = 3;
 
 PlanScore score_of(const replay::StepReport& r) {
   PlanScore s;
-  s.step_time_s = r.step_time_s;
-  s.tokens_per_s = r.tokens_per_s;
-  s.mfu = r.mfu;
-  s.model_tflops_per_gpu = r.model_tflops_per_gpu;
-  s.memory_gib_per_gpu = r.memory_gib_per_gpu.total;
+  static_cast<replay::StepFigures&>(s) = replay::figures_of(r);
   const double hardware = r.hardware_flops_per_step;
   s.recompute_s = hardware > 0 ? r.breakdown.compute_s * (hardware - r.model_flops_per_step) / hardware : 0;
   s.compute_s = r.breakdown.compute_s - s.recompute_s;
-  s.bubble_s = r.breakdown.bubble_s;
   s.optimizer_s = r.breakdown.optimizer_s;
   s.exposed_s = r.breakdown.exposed_comm_s;
   return s;
@@ -41,17 +36,17 @@ double objective_value(const PlanScore& s, PlanObjective objective) {
   return objective == PlanObjective::kMfu ? s.mfu : s.tokens_per_s;
 }
 
-namespace {
-
-std::vector<std::pair<std::string, double>> parts_of(const PlanScore& s) {
+std::vector<std::pair<std::string, double>> plan_score_parts(const PlanScore& s) {
   return {{"compute", s.compute_s},         {"recompute", s.recompute_s},     {"bubble", s.bubble_s},
           {"exposed_tp", s.exposed_s.tp},   {"exposed_pp", s.exposed_s.pp},   {"exposed_dp", s.exposed_s.dp},
           {"exposed_cp", s.exposed_s.cp},   {"exposed_ep", s.exposed_s.ep},   {"optimizer", s.optimizer_s}};
 }
 
+namespace {
+
 std::vector<PartDelta> why_of(const PlanScore& mine, const PlanScore& first) {
-  const auto a = parts_of(mine);
-  const auto b = parts_of(first);
+  const auto a = plan_score_parts(mine);
+  const auto b = plan_score_parts(first);
   std::vector<PartDelta> deltas;
   for (std::size_t i = 0; i < a.size(); ++i) {
     const double delta = a[i].second - b[i].second;
@@ -177,26 +172,10 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
                                                 std::size_t needed, const PlanOptions& options, EvalContext& context,
                                                 const Report& report, double& bound_wall_s) {
   const auto start = std::chrono::steady_clock::now();
-  struct Bounded {
-    std::string invalid;
-    double best = 0;  ///< the objective's upper bound
-    bool replay = false;  ///< must be replayed whatever its bound
-  };
-  std::vector<Bounded> bounds(mine.size());
+  std::vector<ObjectiveBound> bounds(mine.size());
   replay::LayerOpsCache layers;  // the candidates share one base: their layers' ops, built once each
   parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
-    replay::Scenario s = base.resolved;
-    s.split = mine[i]->split;
-    s.network = network::ModelKind::kAnalytical;
-    try {
-      const CandidateBound b = bound_candidate(s, context, &layers);
-      bounds[i].best = options.objective == PlanObjective::kMfu ? b.mfu : b.tokens_per_s;
-      // The report refuses an MFU above 1 (an impossible GPU profile): only the replay says which
-      // candidates it refuses, so one whose bound allows it is replayed.
-      bounds[i].replay = b.mfu > 1;
-    } catch (const InputError& e) {
-      bounds[i].invalid = e.what();
-    }
+    bounds[i] = bound_objective(base.resolved, mine[i]->split, options.objective, context, &layers);
     report("bound", mine.size());
   });
   bound_wall_s = seconds_since(start);
@@ -323,18 +302,7 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   for (const auto& c : space.survivors) {
     if (static_cast<std::size_t>(c.index) % options.shard_count == options.shard_index) mine.push_back(&c);
   }
-  std::mutex progress_mutex;
-  std::size_t done = 0;
-  const char* counting = nullptr;  // the phase `done` counts
-  const auto report = [&](const char* phase, std::size_t total) {
-    if (!options.progress) return;
-    const std::lock_guard lock(progress_mutex);
-    if (phase != counting) {
-      counting = phase;
-      done = 0;
-    }
-    options.progress(phase, ++done, total);
-  };
+  const PlanProgress report(options.progress);
   const auto analytical_start = std::chrono::steady_clock::now();
   const std::size_t needed = options.top == 0 ? 0 : std::max(options.top, options.flow_top);
   if (options.note && !options.exhaustive && options.shard_count == 1 && options.top > mine.size()) {
@@ -367,7 +335,6 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   for (std::size_t i = 0; i < result.entries.size() && best.size() < keep; ++i) {
     if (result.entries[i].invalid.empty()) best.push_back(i);
   }
-  done = 0;
   parallel_for(best.size(), options.jobs, [&](std::size_t b) {
     PlanEntry& entry = result.entries[best[b]];
     const PlanCandidate candidate{entry.index, entry.split};

@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,7 @@
 #include "ctwin/plan/plan_space.hpp"
 #include "ctwin/api/shard.hpp"
 #include "ctwin/fabric/build_checks.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 
@@ -71,18 +73,18 @@ struct PlanOptions {
 [[nodiscard]] std::string plan_top_note(std::size_t top, std::size_t candidates, unsigned jobs);
 
 /// One phase's result for a candidate, seconds per step (the breakdown adds up to step_time_s).
-struct PlanScore {
-  double step_time_s = 0;
-  double tokens_per_s = 0;
-  double mfu = 0;
-  double model_tflops_per_gpu = 0;
-  double memory_gib_per_gpu = 0;  ///< the worst pipeline stage
+/// A candidate's step: its headline figures (the plan prints step time, tokens/s, MFU, model
+/// TFLOP/s per GPU, memory and bubble) and the rest of its breakdown.
+struct PlanScore : replay::StepFigures {
   double compute_s = 0;    ///< kernels other than recomputation
   double recompute_s = 0;  ///< the compute time's share of recomputed FLOPs (from FLOP counts, an estimate)
-  double bubble_s = 0;
   double optimizer_s = 0;
   replay::ExposedComm exposed_s;
 };
+
+/// The parts of a candidate's step, under the names its JSON's breakdown_s and its `why` give them
+/// ("compute", "recompute", "bubble", "exposed_tp" … "optimizer"): they add up to the step time.
+[[nodiscard]] std::vector<std::pair<std::string, double>> plan_score_parts(const PlanScore& score);
 
 struct PartDelta {
   std::string part;  ///< "bubble", "exposed_tp", "recompute", ...

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "ctwin/core/error.hpp"
+#include "ctwin/plan/plan.hpp"
 #include "ctwin/replay/step_bound.hpp"
 #include "ctwin/replay/step_limits.hpp"
 #include "ctwin/workload/flops.hpp"
@@ -29,6 +31,24 @@ CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& co
   bound.tokens_per_s = static_cast<double>(flops.tokens) / step;
   bound.mfu = flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second());
   return bound;
+}
+
+ObjectiveBound bound_objective(const replay::Scenario& base, const workload::ParallelConfig& split,
+                               PlanObjective objective, EvalContext& context, replay::LayerOpsCache* layers) {
+  replay::Scenario s = base;
+  s.split = split;
+  s.network = network::ModelKind::kAnalytical;
+  ObjectiveBound out;
+  try {
+    const CandidateBound b = bound_candidate(s, context, layers);
+    out.best = objective == PlanObjective::kMfu ? b.mfu : b.tokens_per_s;
+    // The report refuses an MFU above 1 (an impossible GPU profile): only the replay says which
+    // candidates it refuses, so one whose bound allows it is replayed.
+    out.replay = b.mfu > 1;
+  } catch (const InputError& e) {
+    out.invalid = e.what();
+  }
+  return out;
 }
 
 }  // namespace ctwin::api

@@ -6,6 +6,7 @@
 // the printed ranking is the exhaustive one (plan/plan.cpp; oracle: plan_bound_test.cpp).
 
 #include <cstddef>
+#include <string>
 
 #include "ctwin/api/eval_context.hpp"
 #include "ctwin/core/units.hpp"
@@ -30,6 +31,20 @@ struct CandidateBound {
 /// operation graph does not model). `layers`: one cache for the candidates of one base
 /// (replay/layer_ops_cache.hpp): the same bound, bit for bit, sooner.
 [[nodiscard]] CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& context,
+                                             replay::LayerOpsCache* layers = nullptr);
+
+enum class PlanObjective;  // plan/plan.hpp
+
+/// A candidate's place in the bounded order, as the plan and one split's rank both use it.
+struct ObjectiveBound {
+  std::string invalid;  ///< the bound's InputError: the candidate cannot run
+  double best = 0;      ///< the objective's upper bound
+  bool replay = false;  ///< the report may refuse it (an MFU bound above 1): replayed whatever its bound
+};
+
+/// `split` on the resolved `base`, bounded on the analytical network, for `objective`.
+[[nodiscard]] ObjectiveBound bound_objective(const replay::Scenario& base, const workload::ParallelConfig& split,
+                                             PlanObjective objective, EvalContext& context,
                                              replay::LayerOpsCache* layers = nullptr);
 
 }  // namespace ctwin::api

@@ -3,7 +3,6 @@
 // shortest-round-trip by nlohmann::json).
 
 #include <initializer_list>
-#include <limits>
 #include <optional>
 #include <set>
 #include <utility>
@@ -20,22 +19,18 @@ namespace {
 
 using nlohmann::json;
 
+using replay::Figure;
+// A candidate's headline figures; its bubble is in breakdown_s with the other parts.
+constexpr replay::FigureSet kPlanScoreFigures{Figure::kStepTime, Figure::kTokensPerS, Figure::kMfu,
+                                              Figure::kModelTflopsPerGpu, Figure::kMemoryTotal};
+constexpr const char* kPlanShardDocument = "a shard of `ctwin plan --shard`";
+
 json score_json(const PlanScore& s) {
-  return {{"step_time_s", s.step_time_s},
-          {"tokens_per_s", s.tokens_per_s},
-          {"mfu", s.mfu},
-          {"model_tflops_per_gpu", s.model_tflops_per_gpu},
-          {"memory_gib_per_gpu", s.memory_gib_per_gpu},
-          {"breakdown_s",
-           {{"compute", s.compute_s},
-            {"recompute", s.recompute_s},
-            {"bubble", s.bubble_s},
-            {"exposed_tp", s.exposed_s.tp},
-            {"exposed_pp", s.exposed_s.pp},
-            {"exposed_dp", s.exposed_s.dp},
-            {"exposed_cp", s.exposed_s.cp},
-            {"exposed_ep", s.exposed_s.ep},
-            {"optimizer", s.optimizer_s}}}};
+  json out = replay::to_json(s, kPlanScoreFigures);
+  json parts = json::object();
+  for (const auto& [part, seconds] : plan_score_parts(s)) parts[part] = seconds;
+  out["breakdown_s"] = std::move(parts);
+  return out;
 }
 
 json split_json(const PlanEntry& e) {
@@ -76,7 +71,6 @@ analysis::ErrorBandKey on_network(analysis::ErrorBandKey key, const char* networ
   return key;
 }
 
-BandedFigures score_figures(const PlanScore& s) { return {s.step_time_s, s.tokens_per_s, s.mfu, s.model_tflops_per_gpu}; }
 
 // ---- reading back (merge) ----
 
@@ -87,13 +81,9 @@ const json& plan_shard_field(const json& object, const char* key, const std::str
   return object[key];
 }
 
-PlanScore read_score(const json& j, const std::string& source) {
+PlanScore read_score(const json& j, const std::string& source, const std::string& at) {
   PlanScore s;
-  s.step_time_s = plan_shard_field(j, "step_time_s", source).get<double>();
-  s.tokens_per_s = plan_shard_field(j, "tokens_per_s", source).get<double>();
-  s.mfu = plan_shard_field(j, "mfu", source).get<double>();
-  s.model_tflops_per_gpu = plan_shard_field(j, "model_tflops_per_gpu", source).get<double>();
-  s.memory_gib_per_gpu = plan_shard_field(j, "memory_gib_per_gpu", source).get<double>();
+  static_cast<replay::StepFigures&>(s) = replay::figures_from_json(j, kPlanScoreFigures, source, at, kPlanShardDocument);
   const json& b = plan_shard_field(j, "breakdown_s", source);
   s.compute_s = plan_shard_field(b, "compute", source).get<double>();
   s.recompute_s = plan_shard_field(b, "recompute", source).get<double>();
@@ -107,7 +97,7 @@ PlanScore read_score(const json& j, const std::string& source) {
   return s;
 }
 
-PlanEntry read_entry(const json& j, const std::string& source) {
+PlanEntry read_entry(const json& j, const std::string& source, const std::string& at) {
   PlanEntry e;
   e.index = plan_shard_field(j, "index", source).get<std::int64_t>();
   const json& s = plan_shard_field(j, "split", source);
@@ -132,26 +122,17 @@ PlanEntry read_entry(const json& j, const std::string& source) {
     e.invalid = j["invalid"].get<std::string>();
     return e;
   }
-  e.analytical = read_score(plan_shard_field(j, "analytical", source), source);
-  if (const json& flow = plan_shard_field(j, "flow", source); !flow.is_null()) e.flow = read_score(flow, source);
+  e.analytical = read_score(plan_shard_field(j, "analytical", source), source, at + "/analytical");
+  if (const json& flow = plan_shard_field(j, "flow", source); !flow.is_null()) e.flow = read_score(flow, source, at + "/flow");
   return e;
 }
 
 // A merged result, checked against the plan it belongs to and as a run's report is: an edited
-// shard printed a step of -5 s and an MFU of 750 % (issue 36).
+// shard printed a step of -5 s and an MFU of 750 % (issue 36). The headline figures are checked
+// as they are read (replay::figures_from_json), the parts here.
 void check_score(const PlanScore& s, const std::string& source, const std::string& at) {
-  const double huge = std::numeric_limits<double>::max();
-  check_shard_figure(s.step_time_s, 0, huge, true, source, at + "/step_time_s");
-  check_shard_figure(s.tokens_per_s, 0, huge, true, source, at + "/tokens_per_s");
-  check_shard_figure(s.mfu, 0, 1, false, source, at + "/mfu");
-  check_shard_figure(s.model_tflops_per_gpu, 0, huge, false, source, at + "/model_tflops_per_gpu");
-  check_shard_figure(s.memory_gib_per_gpu, 0, huge, false, source, at + "/memory_gib_per_gpu");
-  const std::pair<const char*, double> parts[] = {
-      {"compute", s.compute_s},       {"recompute", s.recompute_s},   {"bubble", s.bubble_s},
-      {"exposed_tp", s.exposed_s.tp}, {"exposed_pp", s.exposed_s.pp}, {"exposed_dp", s.exposed_s.dp},
-      {"exposed_cp", s.exposed_s.cp}, {"exposed_ep", s.exposed_s.ep}, {"optimizer", s.optimizer_s}};
-  for (const auto& [name, value] : parts) {
-    check_shard_figure(value, 0, s.step_time_s, false, source, at + "/breakdown_s/" + name);
+  for (const auto& [name, value] : plan_score_parts(s)) {
+    replay::check_reported_figure(value, 0, s.step_time_s, false, source, at + "/breakdown_s/" + name);
   }
 }
 
@@ -261,8 +242,8 @@ json plan_entry_banded_json(const PlanEntry& entry, std::size_t rank, const Plan
   json out = entry_json(entry, rank);
   if (!entry.invalid.empty()) return out;
   const auto band_on = [&](const char* network) { return analysis::band_for(bands, on_network(header.error_band, network)); };
-  out["analytical"]["error_band"] = error_band_intervals_json(band_on("analytical"), score_figures(entry.analytical));
-  if (entry.flow) out["flow"]["error_band"] = error_band_intervals_json(band_on("flow"), score_figures(*entry.flow));
+  out["analytical"]["error_band"] = error_band_intervals_json(band_on("analytical"), entry.analytical);
+  if (entry.flow) out["flow"]["error_band"] = error_band_intervals_json(band_on("flow"), *entry.flow);
   if (best != nullptr) out["distinguishable_from_best"] = distinguishable_from_best(entry, *best, header.objective, bands, header.error_band);
   return out;
 }
@@ -371,8 +352,8 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
       }
       const json& results = plan_shard_field(j, "results", source);
       for (std::size_t r = 0; r < results.size(); ++r) {
-        PlanEntry entry = read_entry(results[r], source);
         const std::string at = "/results/" + std::to_string(r);
+        PlanEntry entry = read_entry(results[r], source, at);
         check_entry(entry, merged, source, at);
         if (!indices.insert(entry.index).second) {
           throw InputError(source, at + "/index", "candidate " + std::to_string(entry.index) + " is in more than one result");

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/plan/plan_bound.hpp"
+#include "ctwin/plan/plan_progress.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
@@ -129,12 +129,6 @@ double objective_of(const PlanEntry& e, PlanObjective objective) {
   return objective == PlanObjective::kMfu ? e.analytical.mfu : e.analytical.tokens_per_s;
 }
 
-struct Bound {
-  std::string invalid;
-  double best = 0;      ///< the objective's upper bound
-  bool replay = false;  ///< the report may refuse it (an MFU bound above 1): replayed whatever its bound
-};
-
 
 }  // namespace
 
@@ -188,18 +182,7 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
     }
   }
 
-  std::mutex progress_mutex;
-  std::size_t done = 0;
-  const char* counting = nullptr;
-  const auto report = [&](const char* phase, std::size_t total) {
-    if (!options.progress) return;
-    const std::lock_guard lock(progress_mutex);
-    if (phase != counting) {
-      counting = phase;
-      done = 0;
-    }
-    options.progress(phase, ++done, total);
-  };
+  const PlanProgress report(options.progress);
 
   const PlanCandidate* named = matches.empty() ? nullptr : matches.front();
   std::vector<PlanEntry> entries;  // every replayed candidate
@@ -218,18 +201,9 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
   for (const auto& c : space.survivors) {
     if (&c != named) others.push_back(&c);
   }
-  std::vector<Bound> bounds(others.size());
+  std::vector<ObjectiveBound> bounds(others.size());
   parallel_for(others.size(), options.jobs, [&](std::size_t i) {
-    replay::Scenario s = setup.resolved;
-    s.split = others[i]->split;
-    s.network = network::ModelKind::kAnalytical;
-    try {
-      const CandidateBound b = bound_candidate(s, context);
-      bounds[i].best = options.objective == PlanObjective::kMfu ? b.mfu : b.tokens_per_s;
-      bounds[i].replay = b.mfu > 1;
-    } catch (const InputError& e) {
-      bounds[i].invalid = e.what();
-    }
+    bounds[i] = bound_objective(setup.resolved, others[i]->split, options.objective, context);
     report("bound", others.size());
   });
   rank.bounded = static_cast<std::int64_t>(others.size());
@@ -251,7 +225,7 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
     // Everything whose bound can rank at or ahead of the named split, in the plan's tie order.
     std::vector<std::size_t> which;
     for (std::size_t i = 0; i < others.size(); ++i) {
-      const Bound& b = bounds[i];
+      const ObjectiveBound& b = bounds[i];
       if (!b.invalid.empty()) continue;
       if (b.replay || b.best > threshold || (b.best == threshold && others[i]->index < named->index)) {
         which.push_back(i);

@@ -7,6 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/limits.hpp"
 #include "ctwin/replay/node_pool.hpp"
+#include "ctwin/replay/step_figures.hpp"
 #include "ctwin/workload/flops.hpp"
 #include "ctwin/workload/memory_model.hpp"
 
@@ -139,9 +140,13 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
 
 void check_step_report(const StepReport& r, const Scenario& scenario) {
   const std::pair<const char*, double> fields[] = {
-      {"step_time_s", r.step_time_s}, {"tokens_per_s", r.tokens_per_s},
-      {"model_tflops_per_gpu", r.model_tflops_per_gpu}, {"hardware_tflops_per_gpu", r.hardware_tflops_per_gpu},
-      {"mfu", r.mfu}, {"comm_ratio", r.comm_ratio}, {"compute_s", r.breakdown.compute_s},
+      {figure_name(Figure::kStepTime), r.step_time_s},
+      {figure_name(Figure::kTokensPerS), r.tokens_per_s},
+      {figure_name(Figure::kModelTflopsPerGpu), r.model_tflops_per_gpu},
+      {figure_name(Figure::kHardwareTflopsPerGpu), r.hardware_tflops_per_gpu},
+      {figure_name(Figure::kMfu), r.mfu},
+      {figure_name(Figure::kCommRatio), r.comm_ratio},
+      {"compute_s", r.breakdown.compute_s},
       {"exposed_comm_s.tp", r.breakdown.exposed_comm_s.tp}, {"exposed_comm_s.pp", r.breakdown.exposed_comm_s.pp},
       {"exposed_comm_s.dp", r.breakdown.exposed_comm_s.dp}, {"exposed_comm_s.cp", r.breakdown.exposed_comm_s.cp},
       {"exposed_comm_s.ep", r.breakdown.exposed_comm_s.ep}, {"bubble_s", r.breakdown.bubble_s},

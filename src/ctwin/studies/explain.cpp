@@ -9,6 +9,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/overrides.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -126,23 +127,20 @@ void finish_links(std::vector<ExplainLink>& links, const ExplainChain& chain, co
 
 nlohmann::json link_json(const ExplainLink& link) {
   const replay::StepReport& r = link.report;
-  nlohmann::json out{{"label", link.label},
-                     {"factor", link.factor},
-                     {"step_time_s", r.step_time_s},
-                     {"tokens_per_s", r.tokens_per_s},
-                     {"mfu", r.mfu},
-                     {"comm_ratio", r.comm_ratio},
-                     {"exposed_io_s", r.breakdown.exposed_io_s},
-                     {"bubble_s", r.breakdown.bubble_s},
-                     {"fits_memory", r.fits_memory},
-                     {"gpu_utilisation", link.gpu_utilisation},
-                     {"linearity", nullptr},
-                     {"linearity_from_gpus", link.linearity_gpus},
-                     {"throughput", link.throughput},
-                     {"gain", link.gain},
-                     {"cumulative_gain", link.cumulative},
-                     {"share", link.share},
-                     {"set", link.set}};
+  using replay::Figure;
+  nlohmann::json out = replay::to_json(replay::figures_of(r), {Figure::kStepTime, Figure::kTokensPerS, Figure::kMfu,
+                                                               Figure::kCommRatio, Figure::kExposedIo, Figure::kBubble,
+                                                               Figure::kFitsMemory});
+  out.update({{"label", link.label},
+              {"factor", link.factor},
+              {"gpu_utilisation", link.gpu_utilisation},
+              {"linearity", nullptr},
+              {"linearity_from_gpus", link.linearity_gpus},
+              {"throughput", link.throughput},
+              {"gain", link.gain},
+              {"cumulative_gain", link.cumulative},
+              {"share", link.share},
+              {"set", link.set}});
   if (link.linearity) out["linearity"] = *link.linearity;
   if (link.goodput) out["goodput"] = explain_goodput_json(*link.goodput);
   return out;

@@ -1,6 +1,7 @@
 #include "ctwin/studies/goodput.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "ctwin/core/unit_parse.hpp"
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/fabric/summary.hpp"
+#include "ctwin/replay/step_figures.hpp"
 #include "ctwin/replay/training_step.hpp"
 
 namespace ctwin::api {
@@ -29,6 +31,15 @@ double hours_option(const std::string& text, const std::string& flag, double lim
     throw InputError(flag, "", "'" + text + "' is more than " + std::to_string(static_cast<long long>(limit_hours)) + " h");
   }
   return hours;
+}
+
+// A step's time and throughput under the names every report gives them (replay/step_figures.hpp).
+nlohmann::json goodput_step_json(double step_time_s, std::optional<double> tokens_per_s) {
+  replay::StepFigures f;
+  f.step_time_s = step_time_s;
+  f.tokens_per_s = tokens_per_s.value_or(0);
+  if (!tokens_per_s) return replay::to_json(f, {replay::Figure::kStepTime});
+  return replay::to_json(f, {replay::Figure::kStepTime, replay::Figure::kTokensPerS});
 }
 
 nlohmann::json spread_json(const analysis::Spread& s) {
@@ -56,8 +67,6 @@ nlohmann::json study_json(const replay::Scenario& scenario, const analysis::Reli
       {"seed", c.seed},
       {"gpus", s.counts.gpus},
       {"nodes", s.counts.nodes},
-      {"step_time_s", s.step_time_s},
-      {"tokens_per_s", s.tokens_per_s},
       {"failures_per_hour", s.failures_per_hour},
       {"model_mtbf_h", s.mtbf_s / 3600},
       {"checkpoint",
@@ -86,6 +95,7 @@ nlohmann::json study_json(const replay::Scenario& scenario, const analysis::Reli
         {"switchover", r.time.switchover_s / 3600}, {"restart", r.time.restart_s / 3600},
         {"shrunk_equivalent", r.time.shrunk_s / 3600}}},
       {"causes", causes}};
+  out.update(goodput_step_json(s.step_time_s, s.tokens_per_s));
   if (r.time.straggler_s > 0) out["time_h_per_run"]["stragglers"] = r.time.straggler_s / 3600;
   if (s.search) {
     nlohmann::json grid = nlohmann::json::array();
@@ -223,8 +233,8 @@ nlohmann::json goodput_json(const GoodputEvaluation& g) {
   if (!g.shrunk_jobs.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& [replicas, j] : g.shrunk_jobs) {
-      nlohmann::json row{{"replicas", replicas}, {"gpus", j.gpus}, {"global_batch", j.global_batch},
-                         {"step_time_s", j.step_time_s}, {"tokens_per_s", j.tokens_per_s}, {"share", j.share}};
+      nlohmann::json row{{"replicas", replicas}, {"gpus", j.gpus}, {"global_batch", j.global_batch}, {"share", j.share}};
+      row.update(goodput_step_json(j.step_time_s, j.tokens_per_s));
       if (!j.invalid.empty()) row["invalid"] = j.invalid;
       rows.push_back(row);
     }
@@ -234,7 +244,9 @@ nlohmann::json goodput_json(const GoodputEvaluation& g) {
     const GoodputStragglers& st = *g.stragglers;
     nlohmann::json stages = nlohmann::json::array();
     for (const auto& [stage, e] : st.effects) {
-      stages.push_back({{"stage", stage}, {"gpu", e.gpu}, {"step_time_s", e.step_time_s}, {"effect", e.effect}});
+      nlohmann::json row{{"stage", stage}, {"gpu", e.gpu}, {"effect", e.effect}};
+      row.update(goodput_step_json(e.step_time_s, std::nullopt));
+      stages.push_back(std::move(row));
     }
     const auto& s = g.study;
     out["stragglers"] = {

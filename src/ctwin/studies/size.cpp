@@ -71,10 +71,7 @@ SizeWorkload run_workload(const std::string& file, const nlohmann::json& cluster
     out.global_batch = point.global_batch;
     out.invalid = point.invalid;
     if (point.invalid.empty()) {
-      out.step_time_s = point.report.step_time_s;
-      out.tokens_per_s = point.report.tokens_per_s;
-      out.mfu = point.report.mfu;
-      out.model_tflops_per_gpu = point.report.model_tflops_per_gpu;
+      static_cast<replay::StepFigures&>(out) = replay::figures_of(point.report);
       out.linearity = point.linearity;
     }
     workload.points.push_back(out);

@@ -24,6 +24,7 @@
 #include "ctwin/fabric/build_checks.hpp"
 #include "ctwin/network/network_model.hpp"
 #include "ctwin/replay/flow_sample.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 
@@ -53,16 +54,17 @@ struct SizeQuery {
   std::function<void(std::size_t, std::size_t)> progress;  ///< options done, options in all
 };
 
-struct SizeWorkloadPoint {
+/// One scale of a workload: its step's figures (kSizePointFigures are printed), 0 when invalid.
+struct SizeWorkloadPoint : replay::StepFigures {
   std::int64_t gpus = 0;
   std::int64_t global_batch = 0;
   std::string invalid;
-  double step_time_s = 0;
-  double tokens_per_s = 0;
-  double mfu = 0;
-  double model_tflops_per_gpu = 0;
   double linearity = 0;
 };
+
+/// The figures `size` prints for each workload point.
+inline constexpr replay::FigureSet kSizePointFigures{replay::Figure::kStepTime, replay::Figure::kTokensPerS,
+                                                     replay::Figure::kMfu, replay::Figure::kModelTflopsPerGpu};
 
 struct SizeWorkload {
   std::string scenario;

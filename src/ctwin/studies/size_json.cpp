@@ -101,12 +101,9 @@ nlohmann::json size_json(const SizeResult& result) {
         if (!p.invalid.empty()) {
           point["invalid"] = p.invalid;
         } else {
-          point["step_time_s"] = p.step_time_s;
-          point["tokens_per_s"] = p.tokens_per_s;
-          point["mfu"] = p.mfu;
-          point["model_tflops_per_gpu"] = p.model_tflops_per_gpu;
+          point.update(replay::to_json(p, kSizePointFigures));
           point["linearity"] = p.linearity;
-          point["error_band"] = error_band_intervals_json(band, {p.step_time_s, p.tokens_per_s, p.mfu, p.model_tflops_per_gpu});
+          point["error_band"] = error_band_intervals_json(band, p);
         }
         w["points"].push_back(std::move(point));
       }

@@ -1,6 +1,5 @@
 #include "ctwin/studies/sweep.hpp"
 
-#include <limits>
 #include <mutex>
 #include <sstream>
 
@@ -17,20 +16,6 @@ constexpr std::size_t kMaxPoints = 1'000'000;
 
 using nlohmann::json;
 
-SweepFigures figures_of(const replay::StepReport& r) {
-  return {r.dp,
-          r.micro_batches,
-          r.step_time_s,
-          r.tokens_per_s,
-          r.model_tflops_per_gpu,
-          r.mfu,
-          r.comm_ratio,
-          r.breakdown.exposed_comm_s.total(),
-          r.breakdown.bubble_s,
-          r.memory_gib_per_gpu.total,
-          r.fits_memory};
-}
-
 const json& sweep_shard_field(const json& object, const char* key, const std::string& source) {
   if (!object.is_object() || !object.contains(key)) {
     throw InputError(source, "", "not a shard of `ctwin sweep --shard` (no '" + std::string(key) + "')");
@@ -45,20 +30,6 @@ T read(const json& object, const char* key, const std::string& source) {
   } catch (const json::exception&) {
     throw InputError(source, std::string("/") + key, "has the wrong type for a sweep shard");
   }
-}
-
-// A merged point's figures, checked as a run's report is (replay::check_step_report).
-void check_merged_figures(const SweepFigures& f, const std::string& source, const std::string& at) {
-  const double huge = std::numeric_limits<double>::max();
-  if (f.dp < 1 || f.micro_batches < 1) throw InputError(source, at, "dp and micro_batches are at least 1");
-  check_shard_figure(f.step_time_s, 0, huge, true, source, at + "/step_time_s");
-  check_shard_figure(f.tokens_per_s, 0, huge, true, source, at + "/tokens_per_s");
-  check_shard_figure(f.model_tflops_per_gpu, 0, huge, false, source, at + "/model_tflops_per_gpu");
-  check_shard_figure(f.mfu, 0, 1, false, source, at + "/mfu");
-  check_shard_figure(f.comm_ratio, 0, 1, false, source, at + "/comm_ratio");
-  check_shard_figure(f.exposed_comm_s, 0, f.step_time_s, false, source, at + "/exposed_comm_s");
-  check_shard_figure(f.bubble_s, 0, f.step_time_s, false, source, at + "/bubble_s");
-  check_shard_figure(f.memory_gib_per_gpu, 0, huge, false, source, at + "/memory_gib_per_gpu");
 }
 
 }  // namespace
@@ -129,7 +100,7 @@ SweepResult evaluate_sweep(const Scenario& base, const std::vector<GridAxis>& ax
     try {
       const StepResult step = evaluate(scenario, context);
       point.report = step.step.report;
-      point.figures = figures_of(point.report);
+      point.figures = replay::figures_of(point.report);
       point.warnings = step_warnings(step.scenario);
     } catch (const InputError& e) {
       point.invalid = e.what();
@@ -154,18 +125,7 @@ json sweep_json(const SweepResult& result) {
     if (!p.invalid.empty()) {
       entry["invalid"] = p.invalid;
     } else {
-      const auto& f = p.figures;
-      entry.update({{"dp", f.dp},
-                    {"micro_batches", f.micro_batches},
-                    {"step_time_s", f.step_time_s},
-                    {"tokens_per_s", f.tokens_per_s},
-                    {"model_tflops_per_gpu", f.model_tflops_per_gpu},
-                    {"mfu", f.mfu},
-                    {"comm_ratio", f.comm_ratio},
-                    {"exposed_comm_s", f.exposed_comm_s},
-                    {"bubble_s", f.bubble_s},
-                    {"memory_gib_per_gpu", f.memory_gib_per_gpu},
-                    {"fits_memory", f.fits_memory}});
+      entry.update(replay::to_json(p.figures, kSweepFigures));
     }
     entry["warnings"] = build_warnings_json(p.warnings);
     points.push_back(std::move(entry));
@@ -254,19 +214,8 @@ SweepResult merge_sweeps(const std::vector<json>& shards, const std::vector<std:
         point.invalid = read<std::string>(p, "invalid", source);
         continue;
       }
-      SweepFigures& fig = point.figures;
-      fig.dp = read<std::int64_t>(p, "dp", source);
-      fig.micro_batches = read<std::int64_t>(p, "micro_batches", source);
-      fig.step_time_s = read<double>(p, "step_time_s", source);
-      fig.tokens_per_s = read<double>(p, "tokens_per_s", source);
-      fig.model_tflops_per_gpu = read<double>(p, "model_tflops_per_gpu", source);
-      fig.mfu = read<double>(p, "mfu", source);
-      fig.comm_ratio = read<double>(p, "comm_ratio", source);
-      fig.exposed_comm_s = read<double>(p, "exposed_comm_s", source);
-      fig.bubble_s = read<double>(p, "bubble_s", source);
-      fig.memory_gib_per_gpu = read<double>(p, "memory_gib_per_gpu", source);
-      fig.fits_memory = read<bool>(p, "fits_memory", source);
-      check_merged_figures(fig, source, at);
+      // Checked as a run's report is (replay::check_step_report).
+      point.figures = replay::figures_from_json(p, kSweepFigures, source, at, "a shard of `ctwin sweep --shard`");
     }
   }
   seen.check_complete();

@@ -22,6 +22,7 @@
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/fabric/build_checks.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 
@@ -34,26 +35,18 @@ struct GridAxis {
 /// "parallel.tp=1,2,4,8"; InputError naming `origin` when malformed.
 [[nodiscard]] GridAxis parse_grid_axis(const std::string& text, const std::string& origin = "--grid");
 
-/// The run report's figures a sweep prints: what a merge reads back from the shards' JSON.
-struct SweepFigures {
-  std::int64_t dp = 0;
-  std::int64_t micro_batches = 0;
-  double step_time_s = 0;
-  double tokens_per_s = 0;
-  double model_tflops_per_gpu = 0;
-  double mfu = 0;
-  double comm_ratio = 0;
-  double exposed_comm_s = 0;
-  double bubble_s = 0;
-  double memory_gib_per_gpu = 0;
-  bool fits_memory = false;
-};
+/// The run report's figures a sweep prints for each point.
+inline constexpr replay::FigureSet kSweepFigures{
+    replay::Figure::kDp,          replay::Figure::kMicroBatches, replay::Figure::kStepTime,
+    replay::Figure::kTokensPerS,  replay::Figure::kModelTflopsPerGpu, replay::Figure::kMfu,
+    replay::Figure::kCommRatio,   replay::Figure::kExposedComm,  replay::Figure::kBubble,
+    replay::Figure::kMemoryTotal, replay::Figure::kFitsMemory};
 
 struct SweepPoint {
   std::size_t index = 0;            ///< in the whole grid (nested-loop order)
   std::vector<std::string> values;  ///< one per axis, as given
   std::string invalid;              ///< why the combination cannot run; empty when it ran
-  SweepFigures figures;
+  replay::StepFigures figures;  ///< those a sweep prints (kSweepFigures): what a merge reads back from the shards' JSON
   /// The point's build and split warnings, as `ctwin run` prints them (800G NICs behind a Gen5 x16
   /// slot run at the slot's rate: a sweep over NIC speeds must say so at the points it concerns).
   std::vector<fabric::BuildWarning> warnings;

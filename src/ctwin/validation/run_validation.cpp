@@ -13,6 +13,7 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/units.hpp"
 #include "ctwin/core/path_checks.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -128,24 +129,27 @@ RunValidation validate_run(const std::string& file, const std::string& calibrati
 }
 
 nlohmann::json run_validation_json(const RunValidation& v) {
+  using replay::Figure;
   const auto row = [](const RunPrediction& p) {
-    nlohmann::json out{{"step_time_s", p.report.step_time_s},
-                       {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
-                       {"mfu", p.report.mfu},
-                       {"error", p.error}};
+    replay::StepFigures figures = replay::figures_of(p.report);
+    figures.tokens_per_s_per_gpu = p.tokens_per_s_per_gpu;
+    nlohmann::json out = replay::to_json(figures, {Figure::kStepTime, Figure::kTokensPerSPerGpu, Figure::kMfu});
+    out["error"] = p.error;
     if (!p.calibration.empty()) out["calibration"] = p.calibration;
     return out;
   };
+  replay::StepFigures measured;
+  measured.step_time_s = v.measured_step_time_s;
+  measured.tokens_per_s_per_gpu = v.measured_tokens_per_s_per_gpu;
+  nlohmann::json measured_json = replay::to_json(measured, {Figure::kStepTime, Figure::kTokensPerSPerGpu});
+  measured_json["given_as"] = v.measured_as;
   nlohmann::json out{{"run", v.source},
                      {"description", v.description},
                      {"model", v.model},
                      {"gpu", v.gpu},
                      {"cluster", v.cluster},
                      {"gpus", v.gpus},
-                     {"measured",
-                      {{"given_as", v.measured_as},
-                       {"step_time_s", v.measured_step_time_s},
-                       {"tokens_per_s_per_gpu", v.measured_tokens_per_s_per_gpu}}},
+                     {"measured", measured_json},
                      {"uncalibrated", row(v.uncalibrated)}};
   if (v.megatron_log) {
     const MegatronLogSummary& log = *v.megatron_log;

@@ -9,9 +9,16 @@
 #include "ctwin/compute/gpu_spec.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/path_checks.hpp"
+#include "ctwin/replay/step_figures.hpp"
 
 namespace ctwin::api {
 namespace {
+
+using replay::Figure;
+// What a training case's row shows of its predicted step beside the measured metric.
+constexpr replay::FigureSet kTrainingCaseFigures{Figure::kStepTime,   Figure::kModelTflopsPerGpu,
+                                                 Figure::kHardwareTflopsPerGpu, Figure::kMfu,
+                                                 Figure::kCommRatio,  Figure::kBubble, Figure::kFitsMemory};
 
 // Profiles in `folder` stand in for the cases' profiles with the same name (the datasheet name a
 // calibrated profile keeps from its base). Returns the names replaced.
@@ -84,22 +91,17 @@ nlohmann::json training_validation_json(const TrainingValidation& validation, co
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : validation.results) {
     const auto& c = *r.training_case;
-    rows.push_back({{"id", c.id},
-                    {"group", c.group},
-                    {"gpus", c.scenario.gpus},
-                    {"split", training_split_text(c.scenario, r.report)},
-                    {"metric", replay::metric_name(c.metric)},
-                    {"measured", c.measured},
-                    {"predicted", r.predicted},
-                    {"error", r.error},
-                    {"step_time_s", r.report.step_time_s},
-                    {"model_tflops_per_gpu", r.report.model_tflops_per_gpu},
-                    {"hardware_tflops_per_gpu", r.report.hardware_tflops_per_gpu},
-                    {"mfu", r.report.mfu},
-                    {"comm_ratio", r.report.comm_ratio},
-                    {"bubble_s", r.report.breakdown.bubble_s},
-                    {"fits_memory", r.report.fits_memory},
-                    {"source", c.source}});
+    nlohmann::json row = replay::to_json(replay::figures_of(r.report), kTrainingCaseFigures);
+    row.update({{"id", c.id},
+                {"group", c.group},
+                {"gpus", c.scenario.gpus},
+                {"split", training_split_text(c.scenario, r.report)},
+                {"metric", replay::metric_name(c.metric)},
+                {"measured", c.measured},
+                {"predicted", r.predicted},
+                {"error", r.error},
+                {"source", c.source}});
+    rows.push_back(std::move(row));
   }
   nlohmann::json groups = nlohmann::json::object();
   const replay::TrainingErrors errors = replay::training_errors(validation.results);

@@ -41,7 +41,12 @@ TEST(ErrorBandPlan, CandidatesAreDistinguishableWhenTheirBandsMiss) {
 TEST(ErrorBandPlan, BandJsonHoldsTheIntervalsOfEveryFigure) {
   const analysis::ErrorBands bands = symmetric_bands(-0.2, 0.25);
   const analysis::ErrorBand band = analysis::band_for(bands, {false, false, "hopper", "flow"});
-  const nlohmann::json j = error_band_json(band, {2.0, 1000.0, 0.5, 400.0});
+  replay::StepFigures figures;
+  figures.step_time_s = 2.0;
+  figures.tokens_per_s = 1000.0;
+  figures.mfu = 0.5;
+  figures.model_tflops_per_gpu = 400.0;
+  const nlohmann::json j = error_band_json(band, figures);
   EXPECT_DOUBLE_EQ(j["step_time_s"]["p10"].get<double>(), 1.6);
   EXPECT_DOUBLE_EQ(j["step_time_s"]["p90"].get<double>(), 2.5);
   EXPECT_DOUBLE_EQ(j["tokens_per_s"]["p10"].get<double>(), 800.0);
