@@ -1,12 +1,32 @@
 #pragma once
 // Keyword arguments several registrations read the same way.
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "ctwin/core/error.hpp"
+#include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/public_network.hpp"
+#include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 
 namespace ctwin::python {
+
+using Changes = std::vector<std::pair<std::string, std::string>>;  // (dotted path, JSON value)
+
+/// The build the build-taking calls name: a topology, its GPU count, changes to it (their JSON
+/// values parsed against the topology's name) and a calibration.
+inline api::Build build_of(const std::string& cluster, std::int64_t gpus, const Changes& changes,
+                           const std::string& calibration) {
+  api::Build build;
+  build.cluster = cluster;
+  build.gpus = gpus;
+  build.changes_origin = cluster;
+  for (const auto& [path, value] : changes) build.changes.push_back({path, parse_json_text(value, cluster)});
+  build.calibration = calibration;
+  return build;
+}
 
 /// The network a training step runs on: analytical or flow; InputError naming `network` otherwise.
 inline network::ModelKind step_network_arg(const std::string& network) {

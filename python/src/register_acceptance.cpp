@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "arguments.hpp"
 #include "call.hpp"
 #include "ctwin/acceptance/acceptance_check.hpp"
 #include "ctwin/api/data_dir.hpp"
@@ -31,12 +32,7 @@ void register_acceptance(py::module_& m) {
         if (!(noise >= 0 && noise <= 0.5)) throw InputError("noise", "", "a share in [0, 0.5]");
         if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "between 1 and 1024");
         if (!measured.empty() && synthesize) throw InputError("measured", "", "give a folder or degraded parts, not both");
-        api::Build build;
-        build.cluster = cluster;
-        build.gpus = gpus;
-        build.changes_origin = cluster;
-        for (const auto& [path, value] : changes) build.changes.push_back({path, parse_json_text(value, cluster)});
-        build.calibration = calibration;
+        const api::Build build = build_of(cluster, gpus, changes, calibration);
         return call_interruptibly([&] {
           const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(plan_path, DataKind::kAcceptancePlan, "plan").string());
           const api::AcceptanceExpectation expectation = api::evaluate_acceptance(build, plan, context, {jobs, {}});

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "arguments.hpp"
 #include "call.hpp"
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/degraded_build.hpp"
@@ -23,18 +24,6 @@ namespace py = pybind11;
 
 namespace ctwin::python {
 namespace {
-
-using Changes = std::vector<std::pair<std::string, std::string>>;  // (dotted path, JSON value)
-
-api::Build build_of(const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& calibration) {
-  api::Build build;
-  build.cluster = cluster;
-  build.gpus = gpus;
-  build.changes_origin = cluster;
-  for (const auto& [path, value] : changes) build.changes.push_back({path, parse_json_text(value, cluster)});
-  build.calibration = calibration;
-  return build;
-}
 
 Bytes bytes_arg(const std::string& name, const std::string& text) {
   try {

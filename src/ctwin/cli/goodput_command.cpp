@@ -18,6 +18,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/seed_option.hpp"
+#include "ctwin/cli/step_flags.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/rate_parse.hpp"
@@ -267,11 +268,7 @@ Action add_goodput_command(CLI::App& app) {
       return;
     }
     api::GoodputQuery q = o->query;
-    std::vector<std::string> overrides = o->overrides;
-    if (!o->network.empty()) {
-      (void)step_network(o->network);
-      overrides.push_back("network=" + o->network);
-    }
+    const std::vector<std::string> overrides = with_step_flags(o->overrides, {"", "", o->network});
     if (!o->scenario.empty()) q.scenario = api::Scenario::load(o->scenario).with_assignments(overrides);
     q.fp32_master = !o->no_fp32_master;
     api::EvalContext context;

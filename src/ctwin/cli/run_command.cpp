@@ -18,6 +18,7 @@
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/placement_option.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/step_flags.hpp"
 #include "ctwin/cli/routing_option.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -167,15 +168,7 @@ Action add_run_command(CLI::App& app) {
     const Format format = parse_format(o->format);
     if (!o->table.empty() && format != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
     if (!o->figure.empty()) check_figure_path(o->figure);
-    std::vector<std::string> overrides = o->overrides;
-    if (!o->placement.empty()) overrides.push_back(placement_assignment(o->placement));
-    if (const std::string routing = routing_assignment(o->routing, "cluster.fabric."); !routing.empty()) {
-      overrides.push_back(routing);
-    }
-    if (!o->network.empty()) {
-      (void)step_network(o->network);
-      overrides.push_back("network=" + o->network);
-    }
+    const std::vector<std::string> overrides = with_step_flags(o->overrides, {o->placement, o->routing, o->network});
     api::EvalContext context;
     api::StepQuery query;
     query.comm = api::parse_comm_model(o->comm, "--comm");

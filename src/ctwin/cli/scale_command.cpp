@@ -17,6 +17,7 @@
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/placement_option.hpp"
+#include "ctwin/cli/step_flags.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -76,12 +77,7 @@ Action add_scale_command(CLI::App& app) {
   return [o] {
     const Format format = parse_format(o->format);
     if (!o->figure.empty()) check_figure_path(o->figure);
-    std::vector<std::string> overrides = o->overrides;
-    if (!o->placement.empty()) overrides.push_back(placement_assignment(o->placement));
-    if (!o->network.empty()) {
-      (void)step_network(o->network);
-      overrides.push_back("network=" + o->network);
-    }
+    const std::vector<std::string> overrides = with_step_flags(o->overrides, {o->placement, "", o->network});
     api::ScalingOptions query;
     query.gpus = parse_sizes(o->gpus);
     if (o->weak && !o->batch.empty() && o->batch != "per-replica") {

@@ -16,6 +16,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/step_flags.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
@@ -132,11 +133,7 @@ Action add_sweep_command(CLI::App& app) {
     if (o->grid.empty()) throw InputError("--grid", "", "at least one --grid field=v1,v2,... is required");
     api::SweepOptions options{o->jobs, item_progress("points")};
     if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
-    std::vector<std::string> overrides = o->overrides;
-    if (!o->network.empty()) {
-      (void)step_network(o->network);
-      overrides.push_back("network=" + o->network);
-    }
+    const std::vector<std::string> overrides = with_step_flags(o->overrides, {"", "", o->network});
     std::vector<api::GridAxis> axes;
     for (const auto& text : o->grid) axes.push_back(api::parse_grid_axis(text));
     api::EvalContext context;
