@@ -1,5 +1,6 @@
 #include "ctwin/studies/cluster_policies.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "ctwin/core/error.hpp"
@@ -18,7 +19,7 @@ nlohmann::json with_policy(const nlohmann::json& document, const std::string& po
   return out;
 }
 
-// Job `j` alone, packed on the empty build: the best step it can have there.
+// Job `j` alone, packed on the empty build: its best step unless a policy placed it faster.
 double best_step_of(const ClusterQuery& query, std::size_t j, EvalContext& context) {
   ClusterQuery alone = query;
   alone.document.erase("fragmentation");
@@ -54,6 +55,10 @@ ClusterPolicyComparison compare_cluster_policies(const ClusterQuery& query, Eval
   out.free_gpus = first.build_gpus - first.busy_nodes * gpus_per_node;
   std::map<std::string, double> best;
   for (std::size_t j = 0; j < out.jobs.size(); ++j) best[out.jobs[j]] = out.best_step_s[j];
+  for (const auto& outcome : out.policies) {
+    for (const auto& job : outcome.study.jobs) best[job.name] = std::min(best[job.name], job.alone.step_time_s);
+  }
+  for (std::size_t j = 0; j < out.jobs.size(); ++j) out.best_step_s[j] = best[out.jobs[j]];
   for (auto& outcome : out.policies) {
     double useful = 0;
     for (const auto& job : outcome.study.jobs) {

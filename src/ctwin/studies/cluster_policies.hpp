@@ -3,7 +3,8 @@
 // each node policy in turn on the same build and busy map, replayed together on its fabric
 // (cluster_jobs.hpp). Per policy: the jobs that did not fit, each placed job's throughput, and
 // the free GPUs' utilisation: the GPU-seconds the placed jobs would need at their best (each
-// alone, packed on the empty build) over the free GPU-seconds of the window.
+// alone: packed on the empty build, or on any placement the policies gave it if that is faster)
+// over the free GPU-seconds of the window.
 
 #include <string>
 #include <vector>
@@ -26,7 +27,10 @@ struct ClusterPolicyOutcome {
 
 struct ClusterPolicyComparison {
   std::vector<std::string> jobs;     ///< in file order
-  std::vector<double> best_step_s;   ///< each job alone, packed on the empty build
+  /// Each job's fastest step alone: packed on the empty build, or a policy's placement where that is
+  /// faster (one node per idle leaf can beat packed on oversubscribed leaves), so that utilisation
+  /// never exceeds the allocated share for a job that no neighbour slows.
+  std::vector<double> best_step_s;
   std::int64_t free_gpus = 0;
   std::vector<ClusterPolicyOutcome> policies;  ///< packed, spread, topology_aware, fragmented
 };
