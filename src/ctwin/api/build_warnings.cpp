@@ -56,13 +56,13 @@ std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario
                             " per GPU instead of " + (server.nvlink ? "NVLink's " : "PCIe's ") + gbytes(nvlink),
                         "keep tp <= " + std::to_string(server.gpus) + " and raise pp or cp instead (parallel.tp)"});
   }
-  // Storage reads over the compute fabric are timed by the closed form on both network models;
-  // flow does not yet put them on the links beside the step's collectives (docs/io.md).
-  if (scenario.data && scenario.network != network::ModelKind::kAnalytical &&
+  // Storage reads over the compute fabric share its links with the step's collectives on flow
+  // (replay/storage_reads.hpp); simgrid still times them by the closed form (docs/io.md).
+  if (scenario.data && scenario.network == network::ModelKind::kSimgrid &&
       scenario.cluster.storage->find(scenario.data->tier)->attach == fabric::StorageAttach::kComputeFabric) {
     warnings.push_back({"storage_reads_not_shared",
                         "storage tier '" + scenario.data->tier +
-                            "' attaches to the compute fabric, but flow times its reads alone (the analytical "
+                            "' attaches to the compute fabric, but simgrid times its reads alone (the analytical "
                             "closed form), not sharing links with the step's collectives: exposed io is a lower bound",
                         "attach the tier to a storage network, or read exposed io as a lower bound (data.tier)"});
   }

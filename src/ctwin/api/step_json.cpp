@@ -34,6 +34,7 @@ nlohmann::json data_pipeline_json(const replay::DataPipelineSpec& spec, const re
                      {"exposed_io_s", t.exposed_s},
                      {"limit", t.limit}};
   if (!spec.cache_tier.empty()) out["cache"] = {{"tier", spec.cache_tier}, {"hit_rate", spec.cache_hit_rate}};
+  if (t.fabric_read_s) out["fabric_read_s"] = *t.fabric_read_s;  // reads on the flow fabric only
   return out;
 }
 

@@ -78,7 +78,7 @@ void FlowModel::for_each_binding_hop(const Flow& flow, Visit visit) const {
 FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator, FlowModelOptions options)
     : NetworkModel(fabric, simulator),
       options_(options),
-      links_(fabric.links().size()),
+      links_(fabric.links().size() + options.extra_links),
       representative_(options.lockstep ? fabric::lockstep_representatives(fabric) : identity_links(fabric)),
       folded_((fabric.links().size() + 63) / 64) {
   // Room for a flow per GPU, as a collective step or an exchange starts at once: growing by
@@ -89,15 +89,15 @@ FlowModel::FlowModel(const fabric::Fabric& fabric, engine::Simulator& simulator,
   rate_of_.reserve(expected_flows);
   in_flow_set_.reserve(expected_flows);
   // A lockstep set is tracked as its slowest link, which carries the whole set's latency.
-  std::vector<SimTime> latency(links_.size());
-  for (std::size_t id = 0; id < links_.size(); ++id) {
+  std::vector<SimTime> latency(fabric.links().size());
+  for (std::size_t id = 0; id < latency.size(); ++id) {
     links_[id].capacity = fabric.links()[id].achieved().bytes_per_second();
     latency[representative_[id]] += fabric.links()[id].latency;
     if (representative_[id] != id) folded_[id / 64] |= std::uint64_t{1} << (id % 64);
   }
   const std::size_t classes = std::min<std::size_t>(options_.latency_classes, kOwnLatency);
   std::map<SimTime, std::uint16_t> class_of;
-  for (std::size_t id = 0; id < links_.size(); ++id) {
+  for (std::size_t id = 0; id < latency.size(); ++id) {
     const auto [known, added] = class_of.try_emplace(latency[id], static_cast<std::uint16_t>(latencies_.size()));
     if (added) latencies_.push_back(latency[id]);
     links_[id].latency_class = known->second;
@@ -161,6 +161,43 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
     fabric::append_split_route(fabric_, request.src, request.dst, request.route, index, route_scratch_);
     start_flow(Bytes(each + (index < rest ? 1 : 0)), [this, split] { part_arrived(split); }, true);
   }
+}
+
+fabric::LinkId FlowModel::add_link(double capacity_Bps, SimTime latency) {
+  CTWIN_ASSERT(flows_.empty(), "links are added before the first flow");
+  CTWIN_ASSERT(capacity_Bps > 0, "an added link carries bytes");
+  const auto id = static_cast<fabric::LinkId>(representative_.size());
+  CTWIN_ASSERT(id < links_.size(), "options.extra_links counts the links added");
+  LinkState& added = links_[id];
+  added.capacity = capacity_Bps;
+  representative_.push_back(id);
+  if (folded_.size() * 64 <= id) folded_.push_back(0);
+  if (!link_latency_.empty()) {
+    link_latency_.push_back(latency);
+    added.latency_class = kOwnLatency;
+    return id;
+  }
+  const auto known = std::find(latencies_.begin(), latencies_.end(), latency);
+  if (known == latencies_.end() && latencies_.size() >= std::min<std::size_t>(options_.latency_classes, kOwnLatency)) {
+    // No class left: every link keeps its own latency from now on.
+    for (fabric::LinkId l = 0; l < id; ++l) link_latency_.push_back(latencies_[links_[l].latency_class]);
+    link_latency_.push_back(latency);
+    latencies_.clear();
+    for (fabric::LinkId l = 0; l <= id; ++l) links_[l].latency_class = kOwnLatency;
+    return id;
+  }
+  if (known == latencies_.end()) latencies_.push_back(latency);
+  added.latency_class =
+      static_cast<std::uint16_t>(known == latencies_.end() ? latencies_.size() - 1 : known - latencies_.begin());
+  return id;
+}
+
+void FlowModel::start_path_transfer(std::span<const fabric::LinkId> path, Bytes size, Completion done) {
+  CTWIN_ASSERT(size >= Bytes(0), "transfer sizes are not negative");
+  ++stats_.started;
+  stats_.bytes_started += size;
+  route_scratch_.assign(path.begin(), path.end());
+  start_flow(size, std::move(done), false);
 }
 
 void FlowModel::part_arrived(std::uint32_t split) {

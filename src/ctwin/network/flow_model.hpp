@@ -60,6 +60,9 @@ struct FlowModelOptions {
   /// Track one link per lockstep set (see above); false tracks every link. Only the speed
   /// differs; tests turn it off to compare.
   bool lockstep = true;
+  /// Links outside the fabric that add_link() may add (a storage tier's ports): their states
+  /// are allocated with the fabric's, as a link's state never moves.
+  std::size_t extra_links = 0;
 };
 
 class FlowModel final : public NetworkModel {
@@ -72,6 +75,13 @@ class FlowModel final : public NetworkModel {
   [[nodiscard]] std::uint64_t solves() const { return solves_; }
   [[nodiscard]] std::uint64_t solved_flows() const { return solved_flows_; }
   [[nodiscard]] std::size_t active_flows() const { return active_; }
+  /// A link outside the fabric (a storage server's port, a tier's aggregate read rate), added
+  /// before any flow starts, at most options.extra_links of them; its id follows the fabric's (and earlier added) links. Endpoints the
+  /// fabric does not hold reach it through such links (replay/storage_reads.hpp).
+  fabric::LinkId add_link(double capacity_Bps, SimTime latency);
+  /// A transfer over `path` as given (fabric links and added ones), not routed: a lone one takes
+  /// the path's latency + size / its slowest link, as a routed transfer.
+  void start_path_transfer(std::span<const fabric::LinkId> path, Bytes size, Completion done);
   /// Bytes that have crossed `link` so far; a flow's bytes count once it has drained.
   [[nodiscard]] double link_bytes(fabric::LinkId link) const { return links_[representative_[link]].carried; }
 

@@ -18,6 +18,9 @@ constexpr double kMaxFilesPerSample = 1000;
 constexpr long long kMaxWorkers = 10000;
 constexpr long long kMaxPrefetch = 1024;
 constexpr double kMaxBytesPerToken = 64;
+// Reads on the fabric take their path's latency (microseconds) on top of the closed form; the
+// fabric is named the limit only when sharing slowed them by more than this share.
+constexpr double kFabricLimitShare = 1e-3;
 
 void read_sample_size(JsonObjectReader& r, DataPipelineSpec& spec, std::int64_t seq_len) {
   // null counts as absent, so that `--set data.bytes_per_token=null --set data.sample_bytes=2MiB` switches form.
@@ -80,7 +83,8 @@ DataPipelineSpec read_data_pipeline(const nlohmann::json& object, const std::str
 }
 
 DataPipelineTiming time_data_pipeline(const DataPipelineSpec& spec, const fabric::ClusterSpec& cluster,
-                                      std::int64_t gpus, std::int64_t pp, std::int64_t global_batch, double step_s) {
+                                      std::int64_t gpus, std::int64_t pp, std::int64_t global_batch, double step_s,
+                                      std::optional<double> fabric_read_s) {
   CTWIN_ASSERT(cluster.storage.has_value(), "a data pipeline reads from the cluster's storage");
   const fabric::StorageTierSpec* tier = cluster.storage->find(spec.tier);
   CTWIN_ASSERT(tier != nullptr && tier->shared(), "read_data_pipeline checked the tier");
@@ -99,7 +103,9 @@ DataPipelineTiming time_data_pipeline(const DataPipelineSpec& spec, const fabric
   t.cluster_read_cap_Bps = std::min(aggregate, readers * t.node_path_Bps);
 
   const double h = spec.cache_tier.empty() ? 0.0 : spec.cache_hit_rate;
-  const double remote_s = k * (1 - h) * b / t.node_remote_Bps;
+  const double closed_remote_s = k * (1 - h) * b / t.node_remote_Bps;
+  t.fabric_read_s = fabric_read_s;
+  const double remote_s = fabric_read_s.value_or(closed_remote_s);
   double cache_s = 0;
   if (h > 0) cache_s = k * h * b / cluster.storage->find(spec.cache_tier)->read_per_node.bytes_per_second();
   t.read_s = std::max(remote_s, cache_s);
@@ -116,6 +122,8 @@ DataPipelineTiming time_data_pipeline(const DataPipelineSpec& spec, const fabric
     t.limit = "metadata";
   } else if (t.loader_s == cache_s && cache_s > remote_s) {
     t.limit = "cache";
+  } else if (fabric_read_s && remote_s > closed_remote_s * (1 + kFabricLimitShare)) {
+    t.limit = "fabric";  // the shared links held the reads below the tier's and the path's rates
   } else {
     t.limit = t.node_remote_Bps < t.node_path_Bps ? "storage tier" : "node path";
   }

@@ -21,6 +21,7 @@
 // loader time. A deeper queue only absorbs bursts, which this steady-state model has none of.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -60,12 +61,17 @@ struct DataPipelineTiming {
   double read_s = 0, metadata_s = 0, preprocess_s = 0;
   double loader_s = 0;
   double exposed_s = 0;  ///< what the step waits for the loader
-  std::string limit;     ///< which term sets loader_s: "storage tier", "node path", "cache", "metadata", "preprocess"
+  std::string limit;     ///< which term sets loader_s: "storage tier", "node path", "cache", "metadata", "preprocess", "fabric"
+  /// `flow` with a tier on the compute fabric: the remote reads' time simulated on the fabric
+  /// beside the step (storage_reads.hpp), which replaces the closed form's; "fabric" is the
+  /// limit when it sets the loader and exceeds the closed form.
+  std::optional<double> fabric_read_s;
 };
 
-/// The loader's time against a step of `step_s` seconds (see the file comment).
+/// The loader's time against a step of `step_s` seconds (see the file comment); the remote
+/// reads take `fabric_read_s` where given (simulated on the fabric) instead of k(1−h)b / r.
 [[nodiscard]] DataPipelineTiming time_data_pipeline(const DataPipelineSpec& spec, const fabric::ClusterSpec& cluster,
                                                     std::int64_t gpus, std::int64_t pp, std::int64_t global_batch,
-                                                    double step_s);
+                                                    double step_s, std::optional<double> fabric_read_s = std::nullopt);
 
 }  // namespace ctwin::replay

@@ -95,12 +95,12 @@ StepBreakdown breakdown_of(const ReplayResult& replay) {
   return mean;
 }
 
-StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay) {
+StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay, std::optional<double> fabric_read_s) {
   StepReport r;
   double step = replay.step_time.seconds();
   if (scenario.data) {
     r.data_pipeline = time_data_pipeline(*scenario.data, scenario.cluster, scenario.gpus, scenario.split.pp,
-                                         scenario.split.global_batch, step);
+                                         scenario.split.global_batch, step, fabric_read_s);
     step += r.data_pipeline->exposed_s;
   }
   const double gpus = static_cast<double>(scenario.gpus);

@@ -58,8 +58,10 @@ struct StepReport {
 /// The breakdown of one replayed step (see the file comment).
 [[nodiscard]] StepBreakdown breakdown_of(const ReplayResult& replay);
 
-/// The report of `replay`, a step of `scenario`.
-[[nodiscard]] StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay);
+/// The report of `replay`, a step of `scenario`; `fabric_read_s`: its loader's remote reads as
+/// simulated on the flow fabric (storage_reads.hpp), none for the closed form.
+[[nodiscard]] StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay,
+                                          std::optional<double> fabric_read_s = std::nullopt);
 
 /// Every reported time, rate, ratio and size finite and not negative (InternalError if not),
 /// and the MFU at most 100% (InputError naming the scenario's GPU profile if not).

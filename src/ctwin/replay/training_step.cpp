@@ -9,6 +9,7 @@
 #include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
+#include "ctwin/replay/storage_reads.hpp"
 
 namespace ctwin::replay {
 
@@ -69,6 +70,10 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   step.shared_fabric = shared;
   replay_options.repeat_lists = options.repeat_lists && !shared && !options.all_ranks;
   engine::Simulator simulator;
+  // Declared before the executor, which moves its traffic on the same flow model: destroyed after it.
+  std::unique_ptr<network::FlowModel> storage_network;
+  std::unique_ptr<FabricStorageReads> storage_reads;
+  std::optional<double> fabric_read_s;
   std::unique_ptr<CommExecutor> executor;
   const SharedFabricExecutor* spine_counter = nullptr;
   if (shared) {
@@ -82,8 +87,13 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
                                     ? sampled_stage_gpus(options.flow_sample, scenario.cluster, step.work.stage_gpus,
                                                          scenario.split.tp * scenario.split.cp)
                                     : step.work.stage_gpus;
+    if (scenario.network == network::ModelKind::kFlow && reads_on_compute_fabric(scenario)) {
+      fabric_read_s = start_fabric_reads(scenario, built, step.placement, step.work.stage_gpus, simulator,
+                                         storage_network, storage_reads);
+    }
     auto shared_executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
-                                                                  options.healthy_fabric, sample, &step.placement);
+                                                                  options.healthy_fabric, sample, &step.placement,
+                                                                  storage_network.get());
     if (step.placement.footprint() != nullptr) shared_executor->count_cross_spine();
     spine_counter = shared_executor.get();
     executor = std::move(shared_executor);
@@ -101,7 +111,8 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     executor = std::make_unique<IsolatedExecutor>(simulator, alike ? nullptr : &comm);
   }
   step.replay = replay_step(step.work, order, replay_options, simulator, *executor);
-  step.report = make_step_report(scenario, step.replay);
+  if (storage_reads) fabric_read_s = storage_reads->result().read_s;
+  step.report = make_step_report(scenario, step.replay, fabric_read_s);
   if (spine_counter != nullptr && step.placement.footprint() != nullptr) {
     step.cross_spine_bytes = spine_counter->cross_spine_bytes();
     step.fabric_bytes = spine_counter->stats().bytes_started;
