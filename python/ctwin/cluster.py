@@ -21,7 +21,10 @@ class ClusterResult(_TextReport):
     ``window_end_s``, ``events`` and ``jobs``: per job its ``name``, ``scenario``, ``gpus``,
     ``placement``, ``nodes``, ``leaves``, ``start_s``, ``alone`` and ``shared`` (``step_time_s``,
     ``exposed_comm_s``, ``tokens_per_s``), ``slowdown``, ``shared_steps``, ``fabric_bytes`` and
-    ``contended_links``. :meth:`to_dict` equals ``ctwin cluster --format json``; :meth:`to_json` is its text.
+    ``contended_links``. With background traffic (the file's ``background``) each job also has
+    ``alone_with_background`` and ``background_slowdown``, and ``background`` lists every directed stream
+    with its ``rate_Gbps``, ``achieved_Gbps`` and ``less_than_asked``. :meth:`to_dict` equals
+    ``ctwin cluster --format json``; :meth:`to_json` is its text.
     """
 
     __slots__ = ()

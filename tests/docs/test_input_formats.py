@@ -57,7 +57,7 @@ LOADERS = {
     "layers": ["src/ctwin/replay/layer_times.cpp"],
     "stack": ["src/ctwin/replay/stack_profile.cpp"],
     "error_bands": ["src/ctwin/analysis/error_bands.cpp"],
-    "jobs": ["src/ctwin/studies/cluster_jobs.cpp"],
+    "jobs": ["src/ctwin/studies/cluster_jobs.cpp", "src/ctwin/studies/cluster_background.cpp"],
 }
 
 # Documents inside documents: the object under this path is read by another format's loader.

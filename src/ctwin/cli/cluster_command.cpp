@@ -41,6 +41,24 @@ std::string node_range_text(const std::vector<std::int64_t>& nodes) {
   return out;
 }
 
+// Only with background traffic, so that every other report keeps its bytes.
+void print_background_table(const api::ClusterStudy& study) {
+  if (study.background.empty()) return;
+  std::cout << "background streams (rate asked, mean rate got in the shared window):\n";
+  bool any_less = false;
+  for (const auto& b : study.background) {
+    any_less = any_less || b.less_than_asked;
+    std::cout << "  " << b.label << ": " << fixed(b.rate_Gbps, 2) << " Gb/s asked, " << fixed(b.achieved_Gbps, 2)
+              << " Gb/s got" << (b.less_than_asked ? " (less: its links are full)" : "") << '\n';
+  }
+  if (any_less) std::cout << "  a stream takes its max-min share of full links, not its whole rate\n";
+  std::cout << "each job alone beside the background:\n";
+  for (const auto& job : study.jobs) {
+    std::cout << "  " << job.name << ": " << fixed(job.alone_with_background->step_time_s, 4) << " s against "
+              << fixed(job.alone.step_time_s, 4) << " s alone, slowdown " << fixed(job.background_slowdown, 3) << '\n';
+  }
+}
+
 void print_cluster_table(const api::ClusterStudy& study) {
   std::cout << study.jobs.size() << " jobs on " << study.build_nodes << " nodes (" << study.build_gpus << " GPUs) of "
             << study.cluster;
@@ -55,6 +73,7 @@ void print_cluster_table(const api::ClusterStudy& study) {
                    fixed(job.shared_mean.exposed_comm_s, 4)});
   }
   table.print(std::cout, Format::kTable, "  ");
+  print_background_table(study);
   for (const auto& job : study.jobs) {
     if (job.contended.empty()) continue;
     std::cout << job.name << " shares with other jobs:\n";
@@ -66,13 +85,26 @@ void print_cluster_table(const api::ClusterStudy& study) {
 }
 
 void print_cluster_csv(const api::ClusterStudy& study) {
-  Table table({"job", "scenario", "gpus", "placement", "nodes", "leaves", "start_s", "alone_step_s", "shared_step_s",
-               "slowdown", "alone_exposed_comm_s", "shared_exposed_comm_s", "fabric_bytes"});
+  std::vector<std::string> columns{"job", "scenario", "gpus", "placement", "nodes", "leaves", "start_s", "alone_step_s",
+                                   "shared_step_s", "slowdown", "alone_exposed_comm_s", "shared_exposed_comm_s",
+                                   "fabric_bytes"};
+  const bool background = !study.background.empty();  // its columns only then: other files keep their bytes
+  if (background) {
+    columns.emplace_back("alone_with_background_step_s");
+    columns.emplace_back("background_slowdown");
+  }
+  Table table(columns);
   for (const auto& job : study.jobs) {
-    table.add_row({job.name, job.scenario, std::to_string(job.resolved.gpus), job.placement, node_range_text(job.nodes),
-                   std::to_string(job.leaves), fixed(job.start_s, 9), fixed(job.alone.step_time_s, 9),
-                   fixed(job.shared_mean.step_time_s, 9), fixed(job.slowdown, 6), fixed(job.alone.exposed_comm_s, 9),
-                   fixed(job.shared_mean.exposed_comm_s, 9), fixed(job.fabric_bytes, 0)});
+    std::vector<std::string> row{job.name, job.scenario, std::to_string(job.resolved.gpus), job.placement,
+                                 node_range_text(job.nodes), std::to_string(job.leaves), fixed(job.start_s, 9),
+                                 fixed(job.alone.step_time_s, 9), fixed(job.shared_mean.step_time_s, 9),
+                                 fixed(job.slowdown, 6), fixed(job.alone.exposed_comm_s, 9),
+                                 fixed(job.shared_mean.exposed_comm_s, 9), fixed(job.fabric_bytes, 0)};
+    if (background) {
+      row.push_back(fixed(job.alone_with_background->step_time_s, 9));
+      row.push_back(fixed(job.background_slowdown, 6));
+    }
+    table.add_row(row);
   }
   table.print(std::cout, Format::kCsv);
 }
@@ -106,7 +138,7 @@ Action add_cluster_command(CLI::App& app) {
       "cluster", "Several jobs on one build, replayed together on one flow simulation of its fabric: each job's step "
                  "alone and shared, its slowdown and the links it shares (docs/cluster.md)");
   auto options = std::make_shared<ClusterOptions>();
-  command->add_option("jobs", options->jobs, "JOBS file: the build (cluster, nodes) and its jobs (docs/input-formats.md)")
+  command->add_option("jobs", options->jobs, "JOBS file: the build (cluster, nodes), its jobs and any background streams (docs/input-formats.md)")
       ->required();
   command->add_option("--steps", options->steps, "steps each job runs together with the others (default: the file's steps, else 1)");
   command->add_flag("--compare-policies", options->compare_policies,

@@ -79,15 +79,9 @@ Degradation parse_degradation(const std::string& text, const std::string& flag, 
   } else if (kind == "link") {
     d.kind = PartKind::kLink;
     std::string problem;
-    if (const auto nic = nic_cable(id)) {
-      if (nic->first >= fabric.nodes() || nic->second >= fabric.server().nics()) throw bad("no such NIC cable in the build");
-      d.index = static_cast<int>(fabric.access_link(nic->first, nic->second));
-    } else if (const auto cable = fabric.topology().find_cable(fabric, id, problem)) {
-      d.index = static_cast<int>(*cable);
-    } else {
-      if (!problem.empty()) throw bad(problem);
-      throw bad("a link is named nN.nicR or " + fabric.topology().cable_forms());
-    }
+    const auto cable = find_named_cable(fabric, id, problem);
+    if (!cable) throw bad(problem);
+    d.index = static_cast<int>(*cable);
   } else {
     throw bad("unknown part '" + kind + "'");
   }
@@ -104,6 +98,18 @@ Degradation parse_degradation(const std::string& text, const std::string& flag, 
     }
   }
   return d;
+}
+
+std::optional<LinkId> find_named_cable(const Fabric& fabric, std::string_view name, std::string& problem) {
+  problem.clear();
+  if (const auto nic = nic_cable(name)) {
+    if (nic->first < fabric.nodes() && nic->second < fabric.server().nics()) return fabric.access_link(nic->first, nic->second);
+    problem = "no such NIC cable in the build";
+    return std::nullopt;
+  }
+  if (const auto cable = fabric.topology().find_cable(fabric, name, problem)) return *cable;
+  if (problem.empty()) problem = "a link is named nN.nicR or " + fabric.topology().cable_forms();
+  return std::nullopt;
 }
 
 std::string cable_name(const Fabric& fabric, LinkId link) {

@@ -10,7 +10,9 @@
 // nN.nicR (node N's NIC R to its leaf), leafL.upK (leaf L's uplink K), spineS.upK (spine S's
 // uplink K to a core).
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ctwin/fabric/fabric.hpp"
@@ -41,6 +43,10 @@ struct Degradation {
 /// The name of a network cable (NIC to leaf, leaf to spine, spine to core) in link:NAME; empty
 /// for links inside a node.
 [[nodiscard]] std::string cable_name(const Fabric& fabric, LinkId link);
+
+/// The cable named `name` as link:NAME takes it (nN.nicR or the topology's forms): its even
+/// direction (from the lower tier up). Empty, with `problem` saying why, for no such cable.
+[[nodiscard]] std::optional<LinkId> find_named_cable(const Fabric& fabric, std::string_view name, std::string& problem);
 
 /// Scales the part's links. A GPU changes nothing here.
 void apply_degradation(Fabric& fabric, const Degradation& degradation);

@@ -132,9 +132,10 @@ int split_route_count(const Fabric& fabric, GpuId src, GpuId dst, const RouteOpt
                                               fabric.switch_of_nic(fabric.node_of(dst), dst_nic));
 }
 
-void append_split_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, int index,
+void append_split_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, int index, int count,
                         std::vector<LinkId>& out) {
-  if (split_route_count(fabric, src, dst, options) == 1) {
+  CTWIN_ASSERT(index >= 0 && index < count, "a split route's index is below its count");
+  if (count == 1) {
     CTWIN_ASSERT(index == 0, "a transfer that is not split has one route");
     append_route(fabric, src, dst, options, out);
     return;

@@ -56,9 +56,11 @@ void append_spread_route(const Fabric& fabric, GpuId src, GpuId dst, const Route
 /// inside a node, between GPUs on one switch, and on kinds that do not enumerate their paths.
 [[nodiscard]] int split_route_count(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options);
 
-/// Appends route `index` (< split_route_count()) of that split: append_route()'s way out and in,
-/// the switch part the Topology's path `index` (fabric::Topology::append_split_switch_path).
-void append_split_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, int index,
+/// Appends route `index` (< `count`) of that split: append_route()'s way out and in, the switch
+/// part the Topology's path `index` (fabric::Topology::append_split_switch_path). `count` is
+/// split_route_count() for the same transfer, which the caller has already asked: each part of
+/// a split would otherwise count the paths again.
+void append_split_route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options, int index, int count,
                         std::vector<LinkId>& out);
 
 [[nodiscard]] std::vector<LinkId> route(const Fabric& fabric, GpuId src, GpuId dst, const RouteOptions& options = {});

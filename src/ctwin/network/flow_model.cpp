@@ -158,7 +158,7 @@ void FlowModel::start_transfer(const TransferRequest& request, Completion done) 
   const std::int64_t rest = request.size.count() % parts;
   for (int index = 0; index < parts; ++index) {
     route_scratch_.clear();
-    fabric::append_split_route(fabric_, request.src, request.dst, request.route, index, route_scratch_);
+    fabric::append_split_route(fabric_, request.src, request.dst, request.route, index, parts, route_scratch_);
     start_flow(Bytes(each + (index < rest ? 1 : 0)), [this, split] { part_arrived(split); }, true);
   }
 }
@@ -209,7 +209,24 @@ void FlowModel::part_arrived(std::uint32_t split) {
   whole.done();
 }
 
-void FlowModel::start_flow(Bytes size, Completion done, bool part) {
+void FlowModel::start_capped_flow(std::span<const fabric::LinkId> links, Bytes size, Bandwidth max_rate,
+                                  Completion done) {
+  CTWIN_ASSERT(size >= Bytes(0), "transfer sizes are not negative");
+  CTWIN_ASSERT(max_rate.bytes_per_second() > 0, "a flow's cap is positive");
+  ++stats_.started;
+  stats_.bytes_started += size;
+  // A link in lockstep with a slower one is tracked as that one, which carries its flows.
+  route_scratch_.clear();
+  for (const fabric::LinkId link : links) {
+    const fabric::LinkId tracked = representative_[link];
+    if (std::find(route_scratch_.begin(), route_scratch_.end(), tracked) == route_scratch_.end()) {
+      route_scratch_.push_back(tracked);
+    }
+  }
+  start_flow(size, std::move(done), false, max_rate.bytes_per_second());
+}
+
+void FlowModel::start_flow(Bytes size, Completion done, bool part, double rate_cap) {
   std::uint32_t id = 0;
   if (free_ids_.empty()) {
     if (flows_.size() >= FlowOnLink::kFlowLimit) {
@@ -238,7 +255,7 @@ void FlowModel::start_flow(Bytes size, Completion done, bool part) {
   Flow& flow = flows_[id];
   flow.assign_path(route_scratch_);
   flow.latency = latency;
-  flow.cap = cap;
+  flow.cap = std::min(cap, rate_cap);
   flow.size = size;
   flow.done = std::move(done);
   flow.part = part;

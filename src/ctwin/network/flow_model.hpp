@@ -37,6 +37,7 @@
 // follows it is tiny instead of spanning the saturated fabric.
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -82,6 +83,13 @@ class FlowModel final : public NetworkModel {
   /// A transfer over `path` as given (fabric links and added ones), not routed: a lone one takes
   /// the path's latency + size / its slowest link, as a routed transfer.
   void start_path_transfer(std::span<const fabric::LinkId> path, Bytes size, Completion done);
+  /// Starts one flow of `size` bytes over `links` (a path the caller chose, in order) that runs
+  /// at most at `max_rate`: a background stream on chosen links (replay/background_traffic.hpp).
+  /// Progressive filling freezes it at its cap when the cap is below its fair share, and the
+  /// rest of its links goes to the others (the cap is the solver's private link,
+  /// max_min_solver.hpp). Links in lockstep with another stand for it as routes do. `done` runs
+  /// when its last byte has arrived, after the path's latency, as for a transfer.
+  void start_capped_flow(std::span<const fabric::LinkId> links, Bytes size, Bandwidth max_rate, Completion done);
   /// Bytes that have crossed `link` so far; a flow's bytes count once it has drained.
   [[nodiscard]] double link_bytes(fabric::LinkId link) const { return links_[representative_[link]].carried; }
 
@@ -94,6 +102,7 @@ class FlowModel final : public NetworkModel {
   static constexpr std::size_t kMaxHops = 64;  // one bit per hop in Flow::binding_hops
   static_assert(kMaxHops <= FlowOnLink::kHopLimit, "a link's entry holds any hop");
   static constexpr int kLocalRounds = 3;       // rounds of one-link growth before growing wide
+  static constexpr double kUncapped = std::numeric_limits<double>::infinity();
 
   // Three cache lines, in the order a flow's users read them. Solves read the first (which
   // hops bind, and the path); settling a rate and a drain's delivery the second; a drain's
@@ -102,7 +111,7 @@ class FlowModel final : public NetworkModel {
     std::uint64_t binding_hops = 0;  // bit h: the link at hop h is binding
     std::uint32_t hops = 0;
     bool active = false;
-    double cap = 0;  // the path's slowest link, bytes/s
+    double cap = 0;  // the path's slowest link, or the flow's own cap where lower: bytes/s
     std::array<fabric::LinkId, kInlineHops> inline_path{};
     alignas(64) double remaining = 0;  // bytes, as of settled_at
     SimTime settled_at;
@@ -168,8 +177,8 @@ class FlowModel final : public NetworkModel {
   [[nodiscard]] bool binding(const LinkState& link) const;
   [[nodiscard]] bool saturated(const LinkState& link) const;
   void settle(Flow& flow, double rate);
-  /// Starts a flow of `size` bytes over route_scratch_.
-  void start_flow(Bytes size, Completion done, bool part);
+  /// Starts a flow of `size` bytes over route_scratch_, at most `rate_cap` bytes/s.
+  void start_flow(Bytes size, Completion done, bool part, double rate_cap = kUncapped);
   void part_arrived(std::uint32_t split);
   /// Takes a drained flow, already popped from the drain queue, off its links.
   void detach(std::uint32_t id);

@@ -1,11 +1,12 @@
 #include "ctwin/replay/cluster_replay.hpp"
 
+#include <optional>
 #include <utility>
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/engine/simulator.hpp"
 #include "ctwin/fabric/degradation.hpp"
-#include "ctwin/network/network_model.hpp"
+#include "ctwin/network/flow_model.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
 #include "ctwin/replay/training_step.hpp"
 
@@ -35,9 +36,14 @@ std::string link_label(const fabric::Fabric& build, fabric::LinkId link) {
 }
 
 ClusterReplayResult replay_jobs(const std::vector<ClusterJob>& jobs, const std::shared_ptr<const fabric::Fabric>& build,
-                                bool count_links) {
+                                bool count_links, const ClusterBackground* background) {
   engine::Simulator simulator;
-  const auto network = network::make_network_model(network::ModelKind::kFlow, *build, simulator);
+  const auto network = std::make_unique<network::FlowModel>(*build, simulator);
+  std::optional<BackgroundTraffic> streams;
+  if (background != nullptr && !background->streams.empty()) {
+    streams.emplace(background->streams, *network, simulator, background->chunk);
+    streams->start();
+  }
   std::vector<RunningClusterJob> running(jobs.size());
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     RunningClusterJob& r = running[j];
@@ -68,6 +74,7 @@ ClusterReplayResult replay_jobs(const std::vector<ClusterJob>& jobs, const std::
         done.executor->count_link_bytes(nullptr);
         done.window_bytes = done.executor->bytes_started().count();
         --windows_left;
+        if (windows_left == 0 && streams) streams->stop();
       }
       if (windows_left > 0) next_step(j);
     });
@@ -76,6 +83,7 @@ ClusterReplayResult replay_jobs(const std::vector<ClusterJob>& jobs, const std::
   simulator.run();
   ClusterReplayResult result;
   result.events = simulator.events_processed();
+  if (streams) result.background = streams->results();
   for (RunningClusterJob& r : running) {
     JobReplay out;
     for (int s = 0; s < r.job->steps; ++s) {

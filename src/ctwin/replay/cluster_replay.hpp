@@ -21,6 +21,7 @@
 
 #include "ctwin/core/units.hpp"
 #include "ctwin/fabric/fabric.hpp"
+#include "ctwin/replay/background_traffic.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
 
@@ -40,15 +41,24 @@ struct JobReplay {
   Bytes fabric_bytes;              ///< bytes it put on the fabric over the window (paced, shared_fabric.hpp)
 };
 
+/// Streams that run beside the jobs from time 0 to the window's end (background_traffic.hpp).
+struct ClusterBackground {
+  std::vector<BackgroundStream> streams;
+  SimTime chunk;  ///< a chunk's time at its stream's rate
+};
+
 struct ClusterReplayResult {
   std::vector<JobReplay> jobs;
+  std::vector<BackgroundStreamResult> background;  ///< per stream, when there was background
   std::uint64_t events = 0;
 };
 
 /// Replays `jobs` together on `build` (their scenarios' cluster, built whole). `count_links`:
-/// tally each job's bytes per link (routes every flow once more).
+/// tally each job's bytes per link (routes every flow once more). `background`: streams beside
+/// the jobs until every job's window has ended, if any.
 [[nodiscard]] ClusterReplayResult replay_jobs(const std::vector<ClusterJob>& jobs,
-                                              const std::shared_ptr<const fabric::Fabric>& build, bool count_links);
+                                              const std::shared_ptr<const fabric::Fabric>& build, bool count_links,
+                                              const ClusterBackground* background = nullptr);
 
 /// "leaf3.up1 (leaf -> spine)", "n5.nic2 (nic -> leaf)": a link of `build` by its cable's name
 /// (the one --degrade link: takes, fabric/degradation.hpp) and its direction.

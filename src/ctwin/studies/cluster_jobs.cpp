@@ -17,6 +17,7 @@
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/replay/cluster_replay.hpp"
 #include "ctwin/replay/node_placement.hpp"
+#include "ctwin/studies/cluster_background.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -25,6 +26,13 @@ namespace {
 constexpr std::size_t kContendedLinks = 3;
 // Steps a window may hold: each is a full step replay of every job.
 constexpr int kMostClusterSteps = 100;
+// A background stream's chunks each last this share of the shortest job's step alone at the
+// stream's rate: enough chunks per window that its rate is measured over nearly all of it, few
+// enough that the gaps between them (a path's latency each) stay far below 1 % of the time.
+constexpr double kBackgroundChunksPerStep = 32;
+// A stream that got less than this share of its rate is reported as held back by full links
+// (the gaps between chunks alone cost it far less).
+constexpr double kBackgroundFullShare = 0.99;
 
 // One job as the file gives it, before it is placed.
 struct ClusterJobEntry {
@@ -177,6 +185,7 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
   }
   const double fragmentation = reader.number_or("fragmentation", 0, 0.99, 0);
   const auto seed = static_cast<std::uint64_t>(reader.integer_or("seed", 0, limits::kMaxGpus, 1));
+  const nlohmann::json* background_list = reader.optional("background");
   const auto& list = reader.required("jobs");
   if (!list.is_array() || list.empty()) throw InputError(source, "/jobs", "expected a list of jobs");
 
@@ -265,19 +274,38 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
   const replay::Scenario& first = entries.front().resolved;
   const auto build = context.fabric(first.cluster_key, first.cluster, study.build_gpus);
   network::require_ecmp_routing(*build, "flow");
+  const std::vector<ClusterBackgroundStream> streams =
+      background_list ? read_cluster_background(*background_list, source, *build) : std::vector<ClusterBackgroundStream>{};
   // Alone: one step of each job by itself on the build.
   std::vector<ClusterStepFigures> alone;
   for (const ClusterJobEntry& job : entries) {
     const auto replayed = replay::replay_jobs({{&job.resolved, SimTime(), 1}}, build, false);
     alone.push_back(cluster_figures_of(job.resolved, replayed.jobs.front().steps.front()));
   }
+  replay::ClusterBackground background;
+  std::vector<ClusterStepFigures> alone_with_background;
+  if (!streams.empty()) {
+    double shortest_s = alone.front().step_time_s;
+    for (const auto& a : alone) shortest_s = std::min(shortest_s, a.step_time_s);
+    background.chunk = std::max(SimTime::from_ps(1000000), SimTime::from_seconds(shortest_s / kBackgroundChunksPerStep));
+    for (const auto& s : streams) background.streams.push_back(s.stream);
+    for (const ClusterJobEntry& job : entries) {
+      const auto replayed = replay::replay_jobs({{&job.resolved, SimTime(), 1}}, build, false, &background);
+      alone_with_background.push_back(cluster_figures_of(job.resolved, replayed.jobs.front().steps.front()));
+    }
+  }
   std::vector<replay::ClusterJob> jobs;
   for (std::size_t j = 0; j < entries.size(); ++j) {
     const double start = entries[j].phase_shift ? *entries[j].phase_shift * alone[j].step_time_s : entries[j].start_s;
     jobs.push_back({&entries[j].resolved, SimTime::from_seconds(start), study.steps});
   }
-  const auto shared = replay::replay_jobs(jobs, build, true);
+  const auto shared = replay::replay_jobs(jobs, build, true, &background);
   study.events = shared.events;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const double asked = streams[i].stream.rate.gigabits_per_second();
+    const double got = shared.background[i].achieved().gigabits_per_second();
+    study.background.push_back({streams[i].entry, streams[i].label, asked, got, got < kBackgroundFullShare * asked});
+  }
   for (std::size_t j = 0; j < entries.size(); ++j) {
     ClusterJobEntry& entry = entries[j];
     const replay::JobReplay& replayed = shared.jobs[j];
@@ -300,6 +328,10 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
     out.slowdown = out.shared_mean.step_time_s / out.alone.step_time_s;
     out.fabric_bytes = static_cast<double>(replayed.fabric_bytes.count());
     out.contended = cluster_contended_links(*build, shared.jobs, j);
+    if (!streams.empty()) {
+      out.alone_with_background = alone_with_background[j];
+      out.background_slowdown = alone_with_background[j].step_time_s / out.alone.step_time_s;
+    }
     out.resolved = std::move(entry.resolved);
     study.jobs.push_back(std::move(out));
   }

@@ -65,6 +65,19 @@ struct ClusterJobResult {
   double slowdown = 1;  ///< shared mean step / alone step
   double fabric_bytes = 0;  ///< paced bytes it put on the fabric over the window
   std::vector<ContendedLink> contended;  ///< the most contended first, at most 3
+  /// With background traffic: its first step alone on the build beside the background alone,
+  /// and that step over `alone`'s (the slowdown the background causes it).
+  std::optional<ClusterStepFigures> alone_with_background;
+  double background_slowdown = 1;
+};
+
+/// A directed background stream (studies/cluster_background.hpp) and what the fabric gave it.
+struct ClusterBackgroundFigures {
+  int entry = 0;          ///< index in the file's "background" list
+  std::string label;      ///< its link, or its two nodes
+  double rate_Gbps = 0;   ///< asked
+  double achieved_Gbps = 0;  ///< its mean rate in the shared replay, to its last chunk in the window
+  bool less_than_asked = false;  ///< got under 99 % of its rate: its links are full
 };
 
 struct ClusterStudy {
@@ -76,6 +89,7 @@ struct ClusterStudy {
   int steps = 1;
   std::vector<ClusterJobResult> jobs;
   std::vector<std::string> unplaced;  ///< with drop_unplaced: jobs no free nodes could hold, in file order
+  std::vector<ClusterBackgroundFigures> background;  ///< every directed stream, in file order
   double window_end_s = 0;  ///< when the last job's window ended
   std::uint64_t events = 0;  ///< of the shared replay
 };

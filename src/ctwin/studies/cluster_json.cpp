@@ -29,6 +29,10 @@ nlohmann::json cluster_job_json(const ClusterJobResult& job) {
   out["shared_steps"] = std::move(steps);
   out["fabric_bytes"] = job.fabric_bytes;
   out["contended_links"] = std::move(links);
+  if (job.alone_with_background) {
+    out["alone_with_background"] = cluster_step_json(*job.alone_with_background);
+    out["background_slowdown"] = job.background_slowdown;
+  }
   return out;
 }
 
@@ -41,6 +45,14 @@ nlohmann::json cluster_json(const ClusterStudy& study) {
                      {"busy_nodes", study.busy_nodes}, {"steps", study.steps},             {"window_end_s", study.window_end_s},
                      {"events", study.events},         {"jobs", std::move(jobs)}};
   if (!study.unplaced.empty()) out["unplaced"] = study.unplaced;
+  if (!study.background.empty()) {
+    nlohmann::json streams = nlohmann::json::array();
+    for (const auto& b : study.background) {
+      streams.push_back({{"entry", b.entry}, {"label", b.label}, {"rate_Gbps", b.rate_Gbps},
+                         {"achieved_Gbps", b.achieved_Gbps}, {"less_than_asked", b.less_than_asked}});
+    }
+    out["background"] = std::move(streams);
+  }
   return out;
 }
 

@@ -408,7 +408,7 @@ TEST(Router, AdaptiveSplitRoutesLoadEachTierAsTheSpread) {
       std::map<LinkId, double> load;
       for (int index = 0; index < parts; ++index) {
         std::vector<LinkId> part;
-        append_split_route(adaptive, src, dst, options, index, part);
+        append_split_route(adaptive, src, dst, options, index, parts, part);
         ASSERT_TRUE(is_valid_path(adaptive, src, dst, part)) << index;
         EXPECT_EQ(kinds(adaptive, part), kinds(ecmp, hashed)) << src << " -> " << dst << " part " << index;
         for (LinkId link : part) load[link] += 1.0 / parts;

@@ -1,0 +1,68 @@
+#pragma once
+// Background traffic on a shared build (docs/cluster.md, "Background traffic"): constant-rate
+// streams of other tenants or storage on chosen links, which take their max-min share of the
+// fabric beside the jobs for the whole window.
+//
+// A stream is a flow capped at its rate (network/flow_model.hpp's start_capped_flow), so it
+// gets min(rate, its max-min share): less than asked where its links are full. It is sent as
+// back-to-back chunks of `chunk` seconds at its rate, each started when the one before has
+// arrived, so that the bytes it moved are known as the window goes (each chunk's delivery) and
+// it stops with the window. Between two chunks its links are free for the path's latency
+// (microseconds against chunks of milliseconds).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ctwin/core/units.hpp"
+#include "ctwin/engine/simulator.hpp"
+#include "ctwin/fabric/fabric.hpp"
+
+namespace ctwin::network {
+class FlowModel;
+}
+
+namespace ctwin::replay {
+
+/// One stream: a path of the build's links, in order, and the rate it asks for.
+struct BackgroundStream {
+  std::vector<fabric::LinkId> links;
+  Bandwidth rate;
+};
+
+/// What a stream moved over the window.
+struct BackgroundStreamResult {
+  Bytes delivered;     ///< bytes of its chunks that arrived before the window's end
+  SimTime last_arrival;  ///< when the last of them arrived (0 when none did)
+  /// Mean rate from the window's start to its last chunk's arrival: what the fabric gave it.
+  /// Zero when no chunk arrived in the window (it got less than a chunk's worth).
+  [[nodiscard]] Bandwidth achieved() const {
+    return last_arrival > SimTime() ? Bandwidth::bytes_per_second(static_cast<double>(delivered.count()) / last_arrival.seconds())
+                                    : Bandwidth();
+  }
+};
+
+/// Runs streams on a flow model from now until stop().
+class BackgroundTraffic {
+ public:
+  /// `chunk`: the time a chunk takes at the stream's rate (positive).
+  BackgroundTraffic(const std::vector<BackgroundStream>& streams, network::FlowModel& network,
+                    engine::Simulator& simulator, SimTime chunk);
+  /// Starts every stream's first chunk.
+  void start();
+  /// The window has ended: no chunk starts from now on, and later arrivals are not counted.
+  void stop() { stopped_ = true; }
+  [[nodiscard]] const std::vector<BackgroundStreamResult>& results() const { return results_; }
+
+ private:
+  void send_chunk(std::size_t stream);
+
+  const std::vector<BackgroundStream>& streams_;
+  network::FlowModel& network_;
+  engine::Simulator& simulator_;
+  std::vector<Bytes> chunk_bytes_;
+  std::vector<BackgroundStreamResult> results_;
+  bool stopped_ = false;
+};
+
+}  // namespace ctwin::replay
