@@ -21,6 +21,7 @@ from .context import EvalContext, default_context
 from .errors import InputError
 from .results import _TextReport
 from .scenario import Scenario, as_scenario
+from .step import _placed
 
 _BREAKDOWN = ("compute", "recompute", "bubble", "exposed_tp", "exposed_pp", "exposed_dp", "exposed_cp", "exposed_ep",
               "optimizer")
@@ -233,7 +234,7 @@ MAX_FLOW_TOP = 100_000
 def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: int = 10, objective: str = "throughput",
          fix: Mapping[str, Any] | Sequence[str] | None = None, flow_top: int = 32, jobs: int | None = None,
          client: Any = None, context: EvalContext | None = None, flow_sample: str = "full",
-         memory_margin: float | str = "10%") -> PlanResult:
+         memory_margin: float | str = "10%", placement: str | Mapping | None = None) -> PlanResult:
     """The best splits of ``scenario``'s model on its cluster, GPU count and global batch
     (``ctwin plan``): every valid split that fits in memory ranked on the analytical network,
     the best ``flow_top`` again on the shared flow fabric.
@@ -250,6 +251,10 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     of each stage on the fabric; their measured errors are in docs/plan.md); the JSON then
     carries ``flow_sample``. ``memory_margin``: the share of each GPU's HBM the memory rule keeps
     free ("10%" or 0.1, the default; 0: the memory model alone; docs/plan.md says why).
+    ``placement``: where every candidate runs, as ``ctwin plan --placement`` and :func:`ctwin.run`'s
+    ``placement`` (a policy name or the scenario's placement object, e.g. ``{"policy": "spread",
+    "build_nodes": 32}`` or ``{"nodes": [0, 9, 17, 30]}``); the JSON then carries ``placement``, and
+    candidates the placement cannot hold count under the rule ``placement``.
     :attr:`PlanResult.calibrated` says whether the figures rest on a calibrated GPU profile.
 
     Returns a :class:`PlanResult` whose :meth:`~PlanResult.to_json` is what ``ctwin plan
@@ -266,7 +271,7 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     margin = _margin_text(memory_margin)
     jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
-    s = _scenario(scenario)
+    s = _placed(_scenario(scenario), placement)
     if client is None:
         return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1,
                                      flow_sample, margin))
@@ -280,7 +285,8 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
 
 
 def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[Any]] | Sequence[str],
-          jobs: int | None = None, client: Any = None, context: EvalContext | None = None) -> SweepResult:
+          jobs: int | None = None, client: Any = None, context: EvalContext | None = None,
+          placement: str | Mapping | None = None) -> SweepResult:
     """One training step per point of ``grid`` (``ctwin sweep``): every combination of the
     fields' values, the first field varying slowest.
 
@@ -290,7 +296,8 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
     calibration on the scenario first (:meth:`Scenario.with_`). ``jobs``: points simulated at
     once (default: one per core; per worker with a client). ``client``: a
     ``dask.distributed.Client``; the points are cut into one shard per worker and merged here,
-    giving the same result as a local run. ``context``: caches for a local run.
+    giving the same result as a local run. ``context``: caches for a local run. ``placement``:
+    where the job sits at every point, as ``ctwin sweep --placement`` and :func:`ctwin.run`'s.
 
     Returns a :class:`SweepResult` whose :meth:`~SweepResult.to_json` is what ``ctwin sweep
     --format json`` prints. A value that cannot stand alone (an unknown field, a bandwidth
@@ -302,7 +309,7 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
         raise InputError("grid: at least one field and its values are required", file="grid")
     jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
-    s = _scenario(scenario)
+    s = _placed(_scenario(scenario), placement)
     if client is None:
         return SweepResult(_core.sweep(s._core, ctx._core, texts, _jobs(jobs), 0, 1))
     shards = _on_workers(client, _sweep_shard, (_portable(s), texts), jobs)

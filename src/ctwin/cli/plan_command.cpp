@@ -20,10 +20,12 @@
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/phase_progress.hpp"
+#include "ctwin/cli/placement_option.hpp"
 #include "ctwin/cli/plan_rank_output.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
+#include "ctwin/core/overrides.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -35,6 +37,7 @@ struct PlanOptions {
   std::size_t top = 10;
   std::string objective = "throughput";
   std::vector<std::string> fixes;
+  std::string placement;
   std::size_t flow_top = 32;
   std::string flow_sample = "full";
   std::string memory_margin = "10%";
@@ -67,6 +70,20 @@ std::unique_ptr<TerminalProgress> terminal_progress() {
   return progress;
 }
 
+// --placement as the JSON value the scenario's "placement" takes (null: the scenario's own).
+nlohmann::json plan_placement_value(const std::string& placement) {
+  return placement.empty() ? nlohmann::json() : parse_override(placement_assignment(placement), "--placement").value;
+}
+
+// "h100>h200 even", "a100>h100 speed 10/10/30/30": the groups in the order they take the ranks.
+std::string pool_text(const api::PlanPoolChoice& pool) {
+  std::string text;
+  for (const auto& g : pool.order) text += (text.empty() ? "" : ">") + g;
+  text += " " + pool.balance;
+  for (std::size_t i = 0; i < pool.layers.size(); ++i) text += (i == 0 ? " " : "/") + std::to_string(pool.layers[i]);
+  return text;
+}
+
 std::string optimizer_name(const workload::ParallelConfig& s) {
   if (s.distributed_optimizer) return "distopt";
   return "zero" + std::to_string(s.zero);
@@ -93,6 +110,13 @@ void print_plan_header(const api::PlanResult& result) {
             << "), global batch " << result.global_batch << ", seq " << result.seq_len << ", objective "
             << api::plan_objective_name(result.objective) << ", memory margin " << fixed(100 * result.memory_margin, 0)
             << " % of HBM\n";
+  if (!result.placement.is_null()) std::cout << "placement: " << json_text(result.placement, -1) << " (every candidate)\n";
+  if (result.pool_assignments > 0) {
+    std::cout << "pool: groups";
+    for (const auto& g : result.pool_groups) std::cout << ' ' << g;
+    std::cout << "; " << result.pool_assignments << " assignments per split (every order of the groups, balance even "
+              << "and speed)\n";
+  }
   const std::string note = api::calibration_note(result);
   if (!note.empty()) std::cout << "UNCALIBRATED figures: " << note.substr(note.find(": ") + 2) << "\n";
 }
@@ -131,6 +155,8 @@ void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
   // a sound build's table keeps its columns.
   const std::string checks = warning_checks(result.warnings);
   if (!checks.empty()) headers.push_back("warnings");
+  const bool pooled = result.pool_assignments > 0;  // a column only where the plan searched a pool's assignment
+  if (pooled) headers.push_back("pool");
   Table table(std::move(headers));
   const analysis::ErrorBands bands = api::load_bundled_error_bands();
   const auto band_on = [&](const char* network) {
@@ -155,6 +181,7 @@ void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
                    fixed(s.bubble_s, 4), fixed(s.exposed_s.tp, 4), fixed(s.exposed_s.pp, 4), fixed(s.exposed_s.dp, 4),
                    fixed(s.exposed_s.cp, 4), fixed(s.exposed_s.ep, 4), fixed(s.recompute_s, 4), why_text(e)});
     if (!checks.empty()) row.push_back(checks);
+    if (pooled) row.push_back(e.pool ? pool_text(*e.pool) : "");
     table.add_row(std::move(row));
   }
   table.print(std::cout, format, format == Format::kTable ? "  " : "");
@@ -183,6 +210,7 @@ Action add_plan_command(CLI::App& app) {
                       "parallel.vpp=2, parallel.cp=2, parallel.ep=8, parallel.dp=16, training.micro_batch=2, "
                       "parallel.recompute=full, parallel.schedule=1f1b, parallel.zero=1, "
                       "parallel.distributed_optimizer=true) or any other scenario field set (training.global_batch=512)");
+  add_placement_option(*command, o->placement);
   command->add_option("--flow-top", o->flow_top, "best candidates re-ranked on the shared flow fabric")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
@@ -259,6 +287,7 @@ Action add_plan_command(CLI::App& app) {
       if (o->gpus > 0) options.gpus = o->gpus;
       options.objective = api::parse_plan_objective(o->objective);
       options.fixes = o->fixes;
+      options.placement = plan_placement_value(o->placement);
       options.key = parse_rank_key(o->rank_of);
       options.memory_margin = memory_margin;
       options.jobs = o->jobs;
@@ -274,6 +303,7 @@ Action add_plan_command(CLI::App& app) {
     if (o->gpus > 0) options.gpus = o->gpus;
     options.objective = api::parse_plan_objective(o->objective);
     options.fixes = o->fixes;
+    options.placement = plan_placement_value(o->placement);
     options.flow_top = o->flow_top;
     options.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
     options.jobs = o->jobs;

@@ -16,6 +16,7 @@
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
+#include "ctwin/cli/placement_option.hpp"
 #include "ctwin/cli/step_flags.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/core/error.hpp"
@@ -32,6 +33,7 @@ struct SweepOptions {
   std::vector<std::string> overrides;
   std::string calibration;
   std::string network;
+  std::string placement;
   std::string format = "table";
   unsigned jobs = default_jobs();
   std::string shard;
@@ -107,6 +109,7 @@ Action add_sweep_command(CLI::App& app) {
                       "cluster.server.nics.bandwidth=400Gbps,800Gbps (repeatable: every combination)");
   command->add_option("--set", o->overrides, "override a scenario field at every point: training.global_batch=256");
   command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
+  add_placement_option(*command, o->placement);
   command->add_option("--calibration", o->calibration,
                       "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
                       "replace the scenario's");
@@ -133,7 +136,7 @@ Action add_sweep_command(CLI::App& app) {
     if (o->grid.empty()) throw InputError("--grid", "", "at least one --grid field=v1,v2,... is required");
     api::SweepOptions options{o->jobs, item_progress("points")};
     if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
-    const std::vector<std::string> overrides = with_step_flags(o->overrides, {"", "", o->network});
+    const std::vector<std::string> overrides = with_step_flags(o->overrides, {o->placement, "", o->network});
     std::vector<api::GridAxis> axes;
     for (const auto& text : o->grid) axes.push_back(api::parse_grid_axis(text));
     api::EvalContext context;

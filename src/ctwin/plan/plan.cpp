@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/plan/plan_bound.hpp"
+#include "ctwin/plan/plan_placement.hpp"
+#include "ctwin/plan/plan_pool.hpp"
 #include "ctwin/plan/plan_progress.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -120,7 +123,10 @@ Base resolve_base(const Scenario& scenario, const std::vector<Override>& setting
                   EvalContext& context) {
   Scenario set = scenario;
   for (const auto& s : settings) set = set.with(s.path, s.value);
-  const replay::Scenario read = set.resolve_for_split(&context.profiles());
+  replay::Scenario read = set.resolve_for_split(&context.profiles());
+  // The placeholder split of one GPU is checked without the placement, which is for the planned job
+  // (a node list of its nodes): each candidate is placed on it (plan_placement.hpp).
+  const replay::PlacementSpec placement = std::exchange(read.placement, replay::PlacementSpec{});
   Base base;
   base.gpus = options.gpus ? *options.gpus : read.gpus;
   if (base.gpus < 1 || base.gpus > (std::int64_t{1} << 24)) {
@@ -128,18 +134,26 @@ Base resolve_base(const Scenario& scenario, const std::vector<Override>& setting
   }
   base.global_batch = read.split.global_batch;
   base.resolved = read.with_split(searched_fields_cleared(read.split), 1);
+  base.resolved.placement = placement;
   base.resolved.gpus = base.gpus;
   base.resolved.split.global_batch = base.global_batch;
   return base;
 }
 
+// The scenario a candidate runs on: the plan's, or its pool assignment's.
+const replay::Scenario& resolved_for(const Base& base, std::size_t assignment) {
+  return base.assigned.empty() ? base.resolved : base.assigned[assignment];
+}
+
 PlanEntry evaluate_candidate(const Base& base, const PlanCandidate& candidate, network::ModelKind network,
                              EvalContext& context, PlanEntry entry) {
-  replay::Scenario s = base.resolved;
+  replay::Scenario s = resolved_for(base, candidate.assignment);
   s.split = candidate.split;
   s.network = network;
   entry.index = candidate.index;
   entry.split = candidate.split;
+  entry.assignment = candidate.assignment;
+  if (!base.assigned.empty()) entry.pool = pool_choice_of(s, candidate.split);
   entry.dp = s.split.data_parallel(s.gpus);
   entry.micro_batches = s.split.micro_batches(s.gpus);
   try {
@@ -175,7 +189,8 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
   std::vector<ObjectiveBound> bounds(mine.size());
   replay::LayerOpsCache layers;  // the candidates share one base: their layers' ops, built once each
   parallel_for(mine.size(), options.jobs, [&](std::size_t i) {
-    bounds[i] = bound_objective(base.resolved, mine[i]->split, options.objective, context, &layers);
+    bounds[i] = bound_objective(resolved_for(base, mine[i]->assignment), mine[i]->split, options.objective, context,
+                                &layers);
     report("bound", mine.size());
   });
   bound_wall_s = seconds_since(start);
@@ -187,6 +202,8 @@ std::vector<PlanEntry> bounded_analytical_phase(const Base& base, const std::vec
       PlanEntry e;
       e.index = mine[i]->index;
       e.split = mine[i]->split;
+      e.assignment = mine[i]->assignment;
+      if (!base.assigned.empty()) e.pool = pool_choice_of(base.assigned[e.assignment], e.split);
       e.dp = e.split.data_parallel(base.gpus);
       e.micro_batches = e.split.micro_batches(base.gpus);
       e.invalid = bounds[i].invalid;
@@ -240,13 +257,17 @@ std::string plan_objective_name(PlanObjective objective) {
 
 PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, const PlanOptions& options) {
   PlannedSpace out;
-  out.space = enumerate_plan_space({setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus,
-                                    setup.resolved.split, setup.memory_margin},
+  out.space = enumerate_plan_space({setup.resolved.model, setup.resolved.cluster, plan_memory_gpu(setup.resolved),
+                                    setup.gpus, setup.resolved.split, setup.memory_margin},
                                    setup.axes);
+  if (setup.assigned.empty()) drop_pool_unfit(out.space, setup.resolved, setup.memory_margin);
+  else expand_pool_assignments(out.space, setup.assigned, setup.memory_margin);
+  drop_unplaceable(out.space, setup.resolved);
   const PlanSpace& space = out.space;
   if (space.survivors.empty()) {
     const RuleCount* last = space.rules.last_removing();
-    throw InputError(options.fixes.empty() ? scenario.source() : "--fix", "",
+    const bool placed = last != nullptr && last->rule == "placement" && !options.placement.is_null();
+    throw InputError(placed ? "--placement" : options.fixes.empty() ? scenario.source() : "--fix", "",
                      "no split is left of " + std::to_string(space.enumerated) + " candidates" +
                          (last ? ": rule '" + last->rule + "' removed the last " + std::to_string(last->removed) +
                                      " (" + last->example + ")"
@@ -261,6 +282,11 @@ PlannedSpace plan_space_of(const PlanSetup& setup, const Scenario& scenario, con
   h.seq_len = setup.resolved.split.seq_len;
   h.objective = options.objective;
   h.fixes = options.fixes;
+  h.placement = plan_placement_json(setup.resolved.placement);
+  if (!setup.assigned.empty()) {
+    for (const auto& g : setup.resolved.pool.groups) h.pool_groups.push_back(g.name);
+    h.pool_assignments = static_cast<std::int64_t>(setup.assigned.size());
+  }
   h.memory_margin = setup.memory_margin;
   const auto& sources = setup.resolved.gpu.sources;
   if (const auto scale = sources.find("training_time_scale"); scale != sources.end()) {
@@ -281,10 +307,12 @@ std::string plan_top_note(std::size_t top, std::size_t candidates, unsigned jobs
          std::to_string(jobs) + (jobs == 1 ? " at a time" : " at once");
 }
 
-PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const PlanOptions& options) {
+PlanResult evaluate_plan(const Scenario& given, EvalContext& context, const PlanOptions& options) {
   if (options.shard_count < 1 || options.shard_index >= options.shard_count) {
     throw InputError("--shard", "", "shard index outside the shard count");
   }
+  // The placement is a field of the planned scenario, so shards of another placement have another fingerprint.
+  const Scenario scenario = with_plan_placement(given, options.placement);
   const PlanSetup base = prepare_plan(scenario, context, options);
   PlannedSpace planned = plan_space_of(base, scenario, options);
   PlanSpace& space = planned.space;
@@ -337,7 +365,7 @@ PlanResult evaluate_plan(const Scenario& scenario, EvalContext& context, const P
   }
   parallel_for(best.size(), options.jobs, [&](std::size_t b) {
     PlanEntry& entry = result.entries[best[b]];
-    const PlanCandidate candidate{entry.index, entry.split};
+    const PlanCandidate candidate{entry.index, entry.split, entry.assignment};
     entry = evaluate_candidate(base, candidate, network::ModelKind::kFlow, context, entry);
     report("flow", best.size());
   });
@@ -366,6 +394,7 @@ PlanSetup prepare_plan(const Scenario& scenario, EvalContext& context, const Pla
     if (settings.empty()) throw;
     throw InputError("--fix", "", e.what());
   }
+  base.assigned = pool_assignments(base.resolved);
   base.axes = default_axes(base.resolved.model, base.gpus);
   for (const auto& fix : fixes) (void)apply_fix(base.axes, fix);
   base.flow_sample = options.flow_sample;

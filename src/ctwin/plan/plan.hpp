@@ -29,6 +29,7 @@
 
 #include "ctwin/analysis/error_bands.hpp"
 #include "ctwin/api/evaluate.hpp"
+#include "ctwin/plan/plan_pool.hpp"
 #include "ctwin/plan/plan_space.hpp"
 #include "ctwin/api/shard.hpp"
 #include "ctwin/fabric/build_checks.hpp"
@@ -46,6 +47,9 @@ struct PlanOptions {
   std::optional<std::int64_t> gpus;  ///< the scenario's when not given
   PlanObjective objective = PlanObjective::kThroughput;
   std::vector<std::string> fixes;    ///< "parallel.tp=8": an axis narrowed, or any scenario field set
+  /// Where every candidate runs (`--placement`): a policy name or the scenario's placement object
+  /// (docs/cluster.md); null keeps the scenario's own. plan_placement.hpp.
+  nlohmann::json placement;
   /// Share of each GPU's HBM the memory rule keeps free (`--memory-margin`; plan_rules.hpp says why 10 %).
   double memory_margin = kDefaultMemoryMargin;
   std::size_t flow_top = 32;         ///< M: candidates re-ranked on the flow fabric (0: none)
@@ -102,6 +106,9 @@ struct PlanEntry {
   std::int64_t analytical_rank = 0;  ///< 1-based
   std::vector<PartDelta> why;        ///< largest differences from the first result, at most 3
   bool replayed = false;             ///< went through the bounded phase's replay (not in the JSON)
+  /// On a pool of several GPU kinds: the plan's assignment it ran (plan_pool.hpp) and what it is.
+  std::size_t assignment = 0;
+  std::optional<PlanPoolChoice> pool;
 };
 
 /// How far a plan's figures can be trusted: which parts of the twin were calibrated on
@@ -128,6 +135,13 @@ struct PlanHeader {
   std::int64_t seq_len = 0;
   PlanObjective objective = PlanObjective::kThroughput;
   std::vector<std::string> fixes;
+  /// The placement every candidate ran on, as the scenario writes it; null for the default (and
+  /// then not in the JSON, so that such plans keep their bytes).
+  nlohmann::json placement;
+  /// On a pool of several GPU kinds: its groups and how many assignments each split was tried
+  /// in (plan_pool.hpp); 0 assignments (and nothing in the JSON) otherwise.
+  std::vector<std::string> pool_groups;
+  std::int64_t pool_assignments = 0;
   double memory_margin = 0;
   PlanCalibration calibration;
   /// The class of every candidate's prediction (analysis/error_bands.hpp); its network is the
@@ -199,6 +213,8 @@ struct PlanSetup {
   PlanAxes axes;
   replay::FlowSample flow_sample = replay::FlowSample::kFull;  ///< of the flow replays
   double memory_margin = 0;
+  /// `resolved` once per assignment of a pool of several GPU kinds (plan_pool.hpp); empty otherwise.
+  std::vector<replay::Scenario> assigned;
 };
 
 /// evaluate_plan's first step (options: gpus and fixes), with its errors.

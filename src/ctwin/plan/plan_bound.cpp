@@ -4,6 +4,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/plan/plan.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/step_bound.hpp"
 #include "ctwin/replay/step_limits.hpp"
 #include "ctwin/workload/flops.hpp"
@@ -29,7 +30,9 @@ CandidateBound bound_candidate(const replay::Scenario& scenario, EvalContext& co
                                : scenario.split.precision == workload::Precision::kFp16 ? compute::Dtype::kFp16
                                                                                          : compute::Dtype::kBf16;
   bound.tokens_per_s = static_cast<double>(flops.tokens) / step;
-  bound.mfu = flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second());
+  // A pool's MFU is over its groups' own peaks, as the report's (replay/step_report.cpp).
+  bound.mfu = scenario.pool.groups.empty() ? flops.model.count() / (step * gpus * scenario.gpu.peak(dtype).per_second())
+                                           : flops.model.count() / (step * replay::pool_peak(scenario, dtype));
   return bound;
 }
 

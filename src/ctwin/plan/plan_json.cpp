@@ -53,6 +53,10 @@ json split_json(const PlanEntry& e) {
 
 json entry_json(const PlanEntry& e, std::size_t rank) {
   json out = {{"rank", rank}, {"index", e.index}, {"split", split_json(e)}};
+  if (e.pool) {  // a pool's assignment (plan_pool.hpp): only on such plans, so that the others keep their bytes
+    out["pool"] = {{"order", e.pool->order}, {"balance", e.pool->balance}, {"layers", e.pool->layers},
+                   {"assignment", e.assignment}};
+  }
   if (!e.invalid.empty()) {
     out["invalid"] = e.invalid;
     return out;
@@ -118,6 +122,14 @@ PlanEntry read_entry(const json& j, const std::string& source, const std::string
   e.micro_batches = plan_shard_field(s, "micro_batches", source).get<std::int64_t>();
   e.split.zero = plan_shard_field(s, "zero", source).get<int>();
   e.split.distributed_optimizer = plan_shard_field(s, "distributed_optimizer", source).get<bool>();
+  if (j.contains("pool")) {
+    const json& p = j["pool"];
+    e.pool = PlanPoolChoice{plan_shard_field(p, "order", source).get<std::vector<std::string>>(),
+                            plan_shard_field(p, "balance", source).get<std::string>(),
+                            plan_shard_field(p, "layers", source).get<std::vector<std::int64_t>>()};
+    e.assignment = plan_shard_field(p, "assignment", source).get<std::size_t>();
+    e.split.pipeline_layout = e.pool->layers;
+  }
   if (j.contains("invalid")) {
     e.invalid = j["invalid"].get<std::string>();
     return e;
@@ -189,12 +201,15 @@ json plan_header_json(const PlanHeader& h) {
   json calibrated = {{"compute", h.calibration.compute}, {"network", h.calibration.network}};
   if (h.calibration.compute) calibrated["compute_source"] = h.calibration.compute_source;
   calibrated["note"] = calibration_note(h);
-  return {{"model", h.model},       {"cluster", h.cluster},
-          {"gpu", h.gpu},           {"gpus", h.gpus},
-          {"global_batch", h.global_batch}, {"seq_len", h.seq_len},
-          {"objective", plan_objective_name(h.objective)}, {"fixes", h.fixes},
-          {"memory_margin", h.memory_margin}, {"calibrated", calibrated},
-          {"warnings", build_warnings_json(h.warnings)}, {"enumerated", h.enumerated}, {"survivors", h.survivors}};
+  json out = {{"model", h.model},       {"cluster", h.cluster},
+              {"gpu", h.gpu},           {"gpus", h.gpus},
+              {"global_batch", h.global_batch}, {"seq_len", h.seq_len},
+              {"objective", plan_objective_name(h.objective)}, {"fixes", h.fixes},
+              {"memory_margin", h.memory_margin}, {"calibrated", calibrated},
+              {"warnings", build_warnings_json(h.warnings)}, {"enumerated", h.enumerated}, {"survivors", h.survivors}};
+  if (!h.placement.is_null()) out["placement"] = h.placement;  // only when named: other plans keep their bytes
+  if (h.pool_assignments > 0) out["pool"] = {{"groups", h.pool_groups}, {"assignments", h.pool_assignments}};
+  return out;
 }
 
 json plan_json(const PlanResult& result, std::size_t top) {
@@ -304,6 +319,12 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
           merged.flow_sample = replay::parse_flow_sample(plan_shard_field(j, "flow_sample", source).get<std::string>(), source);
         }
         merged.fixes = plan_shard_field(j, "fixes", source).get<std::vector<std::string>>();
+        if (j.contains("placement")) merged.placement = j["placement"];
+        if (j.contains("pool")) {
+          const json& p = j["pool"];
+          merged.pool_groups = plan_shard_field(p, "groups", source).get<std::vector<std::string>>();
+          merged.pool_assignments = plan_shard_field(p, "assignments", source).get<std::int64_t>();
+        }
         // Shards written before the margin and the calibration were recorded have neither.
         if (j.contains("memory_margin")) merged.memory_margin = j["memory_margin"].get<double>();
         if (j.contains("calibrated")) {
@@ -334,7 +355,7 @@ PlanResult merge_plans(const std::vector<json>& shards, const std::vector<std::s
                          "is a shard of another scenario than " + sources.front() + " (its document or the changes made to it differ)");
       } else if (header != first_header || n != count) {
         throw InputError(source, "", "is a shard of another plan than " + sources.front() +
-                                         " (model, GPUs, batch, objective, --fix, --flow-top and shard count must match)");
+                                         " (model, GPUs, batch, objective, --fix, --placement, --flow-top and shard count must match)");
       }
       if (index < 1 || index > n || !seen.insert(index).second) {
         throw InputError(source, "/shard/index", "shard " + std::to_string(index) + "/" + std::to_string(n) +

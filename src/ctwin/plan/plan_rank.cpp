@@ -6,6 +6,8 @@
 
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/plan/plan_bound.hpp"
+#include "ctwin/plan/plan_placement.hpp"
+#include "ctwin/plan/plan_pool.hpp"
 #include "ctwin/plan/plan_progress.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -132,15 +134,21 @@ double objective_of(const PlanEntry& e, PlanObjective objective) {
 
 }  // namespace
 
-SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankOptions& options) {
+SplitRank rank_split(const Scenario& given, EvalContext& context, const RankOptions& options) {
+  const Scenario scenario = with_plan_placement(given, options.placement);
   PlanOptions plan_options;
   plan_options.gpus = options.gpus;
   plan_options.fixes = options.fixes;
+  plan_options.placement = options.placement;
   plan_options.objective = options.objective;
   plan_options.memory_margin = options.memory_margin;
   const PlanSetup setup = prepare_plan(scenario, context, plan_options);
+  if (!setup.assigned.empty()) {
+    throw InputError(kOrigin, "", "does not rank on a pool of several GPU kinds: a split runs there in several "
+                                  "assignments of the groups, which `ctwin plan` searches");
+  }
   const PlanAxes key_axes = narrowed(setup.axes, options.key);
-  const SpaceInputs inputs{setup.resolved.model, setup.resolved.cluster, setup.resolved.gpu, setup.gpus,
+  const SpaceInputs inputs{setup.resolved.model, setup.resolved.cluster, plan_memory_gpu(setup.resolved), setup.gpus,
                            setup.resolved.split, setup.memory_margin};
   // Nothing left to rank against ends as evaluate_plan does.
   PlannedSpace planned = plan_space_of(setup, scenario, plan_options);
@@ -159,7 +167,10 @@ SplitRank rank_split(const Scenario& scenario, EvalContext& context, const RankO
   }
   if (matches.empty()) {
     // The plan's rules on the key's splits alone say which one removed them.
-    const PlanSpace named_space = enumerate_plan_space(inputs, key_axes);
+    PlanSpace named_space = enumerate_plan_space(inputs, key_axes);
+    // The plan's late rules (a pool's groups, the placement) as plan_space_of applies them.
+    drop_pool_unfit(named_space, setup.resolved, setup.memory_margin);
+    drop_unplaceable(named_space, setup.resolved);
     if (!named_space.survivors.empty()) {
       // A split that passes every rule on its own was removed by comparison with its neighbours:
       // an MoE rule (plan_space.hpp), which the key's narrowed axes turn off.

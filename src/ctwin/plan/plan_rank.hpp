@@ -29,6 +29,7 @@ struct RankOptions {
   std::optional<std::int64_t> gpus;  ///< the scenario's when not given
   PlanObjective objective = PlanObjective::kThroughput;
   std::vector<std::string> fixes;    ///< as PlanOptions::fixes
+  nlohmann::json placement;          ///< as PlanOptions::placement
   /// The split: "name=value" with the names of a plan result's "split" (tp, pp, vpp, cp, ep,
   /// schedule, pipeline_accounting, micro_batch, recompute, zero, distributed_optimizer). With
   /// the fixes they must name one candidate; names left out may take any value a single

@@ -46,10 +46,30 @@ constexpr RuleName kRules[] = {
     {"replay", "the step replay accepts the split (what it does not model is refused)"},
 };
 
+// Listed only where they removed something (a plan on one GPU kind without --placement keeps its
+// rule list): applied after every rule above, in this order, and before the replay.
+constexpr RuleName kLateRules[] = {
+    {"pool.balance", "balance \"speed\" sets the layers per stage itself (not with the embedding and loss slots)"},
+    {"pool.memory", "every pipeline stage fits the HBM, less the memory margin, of each pool group it sits on "
+                    "(plan_pool.hpp)"},
+    {"placement", "the placement holds the split's ranks (a node or GPU list long enough, a build large enough "
+                  "for its NVLink blocks; plan_placement.hpp)"},
+    {"pool.duplicate", "an assignment of the pool giving the same GPU kinds and layers per stage as an earlier one "
+                       "of the same split (the same step, listed once)"},
+};
+
+const RuleName* late_rule(const std::string& rule) {
+  for (const auto& r : kLateRules) {
+    if (r.rule == rule) return &r;
+  }
+  return nullptr;
+}
+
 std::string description_of(const std::string& rule) {
   for (const auto& r : kRules) {
     if (r.rule == rule) return std::string(r.description);
   }
+  if (const RuleName* late = late_rule(rule)) return std::string(late->description);
   return "the scenario's check on " + rule;
 }
 
@@ -67,9 +87,15 @@ void RuleCounts::add(const std::string& rule, std::int64_t removed, const std::s
     return;
   }
   // A check not listed (a new rule in workload::validate) goes before memory, which is applied
-  // after every check; several such keep the order they were met in.
-  const auto memory = std::find_if(rules_.begin(), rules_.end(), [](const RuleCount& r) { return r.rule == "memory"; });
-  rules_.insert(memory, {rule, description_of(rule), removed, example});
+  // after every check; several such keep the order they were met in. The late rules are met
+  // last, in kLateRules' order, before the replay.
+  const RuleName* late = late_rule(rule);
+  const auto place = std::find_if(rules_.begin(), rules_.end(), [&](const RuleCount& r) {
+    if (late == nullptr) return r.rule == "memory";
+    const RuleName* other = late_rule(r.rule);
+    return r.rule == "replay" || (other != nullptr && other > late);  // late rules in their own order
+  });
+  rules_.insert(place, {rule, description_of(rule), removed, example});
 }
 
 void RuleCounts::merge(const RuleCounts& other) {

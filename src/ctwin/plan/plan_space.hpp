@@ -34,6 +34,7 @@
 // then the schedule; then each full candidate. A combination that fails at a level fails for
 // every value of the axes below it, and all of them count against that level's rule.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -76,6 +77,8 @@ bool apply_fix(PlanAxes& axes, const Override& fix);
 struct PlanCandidate {
   std::int64_t index = 0;  ///< position among the survivors, in enumeration order
   workload::ParallelConfig split;
+  /// On a pool of several GPU kinds, which of the plan's assignments it runs (plan_pool.hpp); else 0.
+  std::size_t assignment = 0;
 };
 
 struct PlanSpace {

@@ -138,8 +138,7 @@ void check_pool_memory(const Scenario& s) {
   }
 }
 
-std::vector<std::int64_t> speed_layout(const Scenario& s) {
-  const auto groups = stage_groups(s);
+std::vector<double> group_layer_seconds(const Scenario& s) {
   // One middle layer (dense or MoE as most layers are) per group, communication free: kernel time only.
   CollectiveTimes free_comm(s.cluster, s.network, true, nullptr, s.tuning);
   const std::int64_t layer = s.model.layers / 2;
@@ -150,6 +149,13 @@ std::vector<std::int64_t> speed_layout(const Scenario& s) {
     const ChunkWork work = build_layer_work(on, free_comm, layer);
     layer_s[g] = (compute_time_of(work.forward, false, false) + compute_time_of(work.backward, false, false)).seconds();
   }
+  return layer_s;
+}
+
+std::vector<std::int64_t> speed_layout(const Scenario& s) { return speed_layout(s, group_layer_seconds(s)); }
+
+std::vector<std::int64_t> speed_layout(const Scenario& s, const std::vector<double>& layer_s) {
+  const auto groups = stage_groups(s);
   const auto pp = static_cast<std::size_t>(s.split.pp);
   const auto virtual_stages = pp * static_cast<std::size_t>(s.split.vpp);
   std::vector<double> weight(virtual_stages);

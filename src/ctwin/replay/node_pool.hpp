@@ -34,6 +34,12 @@ void check_pool_memory(const Scenario& scenario);
 /// 1 / the compute time of one middle layer on its slowest GPU kind; largest remainders first,
 /// ties to the lower virtual stage, at least one layer each.
 [[nodiscard]] std::vector<std::int64_t> speed_layout(const Scenario& scenario);
+/// The same from each group's layer time (group_layer_seconds), for a caller that reuses them
+/// across splits with the same layer (the planner).
+[[nodiscard]] std::vector<std::int64_t> speed_layout(const Scenario& scenario, const std::vector<double>& layer_s);
+/// One middle layer's kernel time (forward and backward, communication free) on each group's GPU,
+/// in the pool's order, seconds: what balance "speed" weighs stages by.
+[[nodiscard]] std::vector<double> group_layer_seconds(const Scenario& scenario);
 
 /// Replaces each stage of `work` (built for scenario.gpu) by the same stage built for its slowest
 /// GPU kind.

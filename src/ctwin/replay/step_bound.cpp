@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/replay/node_pool.hpp"
 
 namespace ctwin::replay {
 namespace {
@@ -146,7 +147,14 @@ SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& optio
   }
   CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache,
                        scenario.tuning);
-  const StepWork work = build_step_work(scenario, comm, layers);
+  // As prepare_step prices a placed job's groups and a pool's stages, so that the bound stays below
+  // the replay; the layers' cache assumes the default placement (its key holds no placement).
+  const bool placed = scenario.placement.named;
+  if (placed) {
+    comm.place(place_ranks(scenario), scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus));
+  }
+  StepWork work = build_step_work(scenario, comm, placed ? nullptr : layers);
+  apply_pool(work, scenario, comm);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
                                     static_cast<int>(scenario.split.vpp), static_cast<int>(work.micro_batches));
   return step_time_lower_bound(work, order, scenario.overlap.pp_p2p);
