@@ -130,17 +130,20 @@ BenchRow bench_collective(const std::string& name, const std::string& cluster, i
 // One training step at 16,384 GPUs, from reading the scenario to the report: issue 5's case,
 // Llama 3 405B on H100 with tp 8, cp 1, pp 16, dp 128, sequence 8192, global batch 2048 (its 126
 // layers as 7 + 14 × 8 + 7 over the stages).
-BenchRow bench_run(const std::string& name, const std::string& network, double target_s, bool adaptive = false) {
+BenchRow bench_run(const std::string& name, const std::string& network, double target_s, bool adaptive = false,
+                   const std::string& cluster = "") {
   const auto start = Clock::now();
   std::vector<std::string> overrides{"network=" + network};
   if (adaptive) overrides.emplace_back("cluster.fabric.routing=adaptive");
+  if (!cluster.empty()) overrides.emplace_back("cluster=" + cluster);
   const auto scenario =
       replay::load_scenario(resolve_data_path("scenarios/llama3-405b-h100-16k.json"), CTWIN_DATA_DIR, overrides);
   const auto step = replay::simulate_step(scenario);
   const double wall = seconds_since(start);
   const double rss = peak_rss_gib();
   return {name,
-          "Llama 3 405B, 16384 H100, tp 8 pp 16 dp 128, " + network + (adaptive ? ", adaptive routing" : "") + "; step " + fixed(step.report.step_time_s, 3) +
+          "Llama 3 405B, 16384 H100, tp 8 pp 16 dp 128, " + network + (adaptive ? ", adaptive routing" : "") +
+              (cluster.empty() ? "" : ", " + cluster) + "; step " + fixed(step.report.step_time_s, 3) +
               " s, MFU " + fixed(100 * step.report.mfu, 1) + " %",
           wall, step.report.events, "< " + fixed(target_s, 0) + " s, < 4 GiB", wall < target_s && rss < 4.0, rss};
 }
@@ -383,7 +386,7 @@ Action add_bench_command(CLI::App& app) {
                       "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
                       "goodput-16k, sweep-64, or "
-                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k, explain-seed000 (only when "
+                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, run-flow-16k-2site, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k, explain-seed000 (only when "
                       "named: each 15 s to minutes)");
   command->add_option("--repeat", *repeat,
                       "runs of each case; the row shown is the run with the median wall time (on a shared "
@@ -486,6 +489,9 @@ Action add_bench_command(CLI::App& app) {
       });
     }
     if (*only == "run-flow-16k-adaptive") measure([&] { return bench_run("run-flow-16k-adaptive", "flow", 30, true); });
+    if (*only == "run-flow-16k-2site") {  // issue 38: the DP crosses the DCI site by site
+      measure([&] { return bench_run("run-flow-16k-2site", "flow", 30, false, "topologies/two-site-h100-roce.json"); });
+    }
     if (chosen == Format::kJson) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto& row : rows) {

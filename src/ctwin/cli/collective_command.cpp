@@ -78,7 +78,7 @@ Action add_collective_command(CLI::App& app) {
   add_routing_option(*command, options->fabric.routing);
   command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv")
       ->capture_default_str();
-  command->add_option("--algo", options->algorithm, "auto, ring, tree, nvls, nvlstree, hd, direct or pat (like NCCL_ALGO)")
+  command->add_option("--algo", options->algorithm, "auto, ring, tree, nvls, nvlstree, hd, direct, pat (like NCCL_ALGO) or hierarchical (all_reduce across the sites of a build)")
       ->capture_default_str();
   command->add_option("--proto", options->protocol, "auto, simple, ll or ll128 (like NCCL_PROTO)")->capture_default_str();
   command->add_option("-b,--begin", options->begin, "smallest size, nccl-tests style (8, 1K, 64M)")->capture_default_str();

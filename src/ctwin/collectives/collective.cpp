@@ -15,14 +15,15 @@ constexpr std::array<std::pair<Op, std::string_view>, 7> kOps{{{Op::kAllReduce, 
                                                                {Op::kBroadcast, "broadcast"},
                                                                {Op::kReduce, "reduce"},
                                                                {Op::kSendRecv, "sendrecv"}}};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 8> kAlgorithms{{{Algorithm::kAuto, "auto"},
+constexpr std::array<std::pair<Algorithm, std::string_view>, 9> kAlgorithms{{{Algorithm::kAuto, "auto"},
                                                                              {Algorithm::kRing, "ring"},
                                                                              {Algorithm::kTree, "tree"},
                                                                              {Algorithm::kNvls, "nvls"},
                                                                              {Algorithm::kNvlsTree, "nvlstree"},
                                                                              {Algorithm::kHalvingDoubling, "hd"},
                                                                              {Algorithm::kDirect, "direct"},
-                                                                             {Algorithm::kPat, "pat"}}};
+                                                                             {Algorithm::kPat, "pat"},
+                                                                             {Algorithm::kHierarchical, "hierarchical"}}};
 constexpr std::array<std::pair<Protocol, std::string_view>, 4> kProtocols{
     {{Protocol::kAuto, "auto"}, {Protocol::kSimple, "simple"}, {Protocol::kLL, "ll"}, {Protocol::kLL128, "ll128"}}};
 

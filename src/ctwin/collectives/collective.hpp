@@ -10,10 +10,11 @@
 namespace ctwin::collectives {
 
 enum class Op { kAllReduce, kAllGather, kReduceScatter, kAlltoall, kBroadcast, kReduce, kSendRecv };
-enum class Algorithm { kAuto, kRing, kTree, kNvls, kNvlsTree, kHalvingDoubling, kDirect, kPat };
+enum class Algorithm { kAuto, kRing, kTree, kNvls, kNvlsTree, kHalvingDoubling, kDirect, kPat, kHierarchical };
 enum class Protocol { kAuto, kSimple, kLL, kLL128 };
 
-/// Names as on the command line: all_reduce, ...; ring, tree, nvls, nvlstree, hd, direct, pat;
+/// Names as on the command line: all_reduce, ...; ring, tree, nvls, nvlstree, hd, direct, pat,
+/// hierarchical (across the sites of a build, collectives/plan.hpp);
 /// simple, ll, ll128. Parsing throws InputError naming `flag` for anything else.
 [[nodiscard]] std::string_view name(Op op);
 [[nodiscard]] std::string_view name(Algorithm algorithm);

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/fabric/topologies/multi_site.hpp"
 
 namespace ctwin::collectives {
 namespace {
@@ -43,10 +44,12 @@ int gpus_in_node(const Fabric& fabric, int node) {
 // NCCL's ring for channel c: inside each node from the GPU on rail r = c mod (GPUs per node)
 // through the others, leaving from the last one towards rail r of the next node, so that with
 // PXN every inter-node hop stays on one rail and channels spread over all rails.
-std::vector<GpuId> ring_order(const Fabric& fabric, int channel) {
+// The ring over nodes [first_node, end_node) only (one site's), or over every node.
+std::vector<GpuId> ring_order(const Fabric& fabric, int channel, int first_node = 0, int end_node = -1) {
+  if (end_node < 0) end_node = node_count(fabric);
   std::vector<GpuId> order;
   order.reserve(static_cast<std::size_t>(fabric.gpus()));
-  for (int node = 0; node < node_count(fabric); ++node) {
+  for (int node = first_node; node < end_node; ++node) {
     const int local = gpus_in_node(fabric, node);
     const int first = channel % local;
     for (int i = 0; i < local; ++i) order.push_back(node * fabric.gpus_per_node() + (first + i) % local);
@@ -54,17 +57,24 @@ std::vector<GpuId> ring_order(const Fabric& fabric, int channel) {
   return order;
 }
 
-Phase ring_step(const Fabric& fabric, int channels, double fraction, bool towards_next, int repeat, const char* what) {
-  Phase phase{what, {}, repeat, 1};
+// One step of every channel's ring over nodes [first_node, end_node), added to `phase`.
+void add_ring_step(const Fabric& fabric, int channels, double fraction, bool towards_next, int first_node, int end_node,
+                   Phase& phase) {
   for (int c = 0; c < channels; ++c) {
-    const auto order = ring_order(fabric, c);
+    const auto order = ring_order(fabric, c, first_node, end_node);
     const std::size_t n = order.size();
+    if (n < 2) continue;
     for (std::size_t i = 0; i < n; ++i) {
       const GpuId a = order[i];
       const GpuId b = order[(i + 1) % n];
       phase.transfers.push_back(towards_next ? transfer(fabric, a, b, fraction, c) : transfer(fabric, b, a, fraction, c));
     }
   }
+}
+
+Phase ring_step(const Fabric& fabric, int channels, double fraction, bool towards_next, int repeat, const char* what) {
+  Phase phase{what, {}, repeat, 1};
+  add_ring_step(fabric, channels, fraction, towards_next, 0, node_count(fabric), phase);
   return phase;
 }
 
@@ -311,6 +321,76 @@ Plan pat_plan(Op op, const Fabric& fabric, int channels) {
   return plan;
 }
 
+// The sites of a build joined by DCI (fabric.sites): nodes are spread evenly over them, in order.
+struct SiteSplit {
+  int sites = 1;
+  int nodes_per_site = 0;
+};
+
+SiteSplit site_split(const Fabric& fabric) {
+  const auto* multi = dynamic_cast<const fabric::MultiSite*>(&fabric.topology());
+  if (multi == nullptr || multi->sites() < 2) return {1, node_count(fabric)};
+  return {multi->sites(), multi->nodes_per_site()};
+}
+
+// Whether every site holds the same number of GPUs (the hierarchy pairs GPU j of each site).
+bool sites_even(const Fabric& fabric, SiteSplit split) {
+  return static_cast<long long>(split.sites) * split.nodes_per_site * fabric.gpus_per_node() == fabric.gpus();
+}
+
+// What a DP spanning sites runs (NCCL has no site level; frameworks build it from communicators,
+// as torch's and Megatron-LM's hierarchical all_reduce do): a ring reduce-scatter inside each
+// site, each GPU's shard all_reduced by a ring over its peers (the GPU at the same place in every
+// other site) across the DCI, then a ring all-gather inside each site. The DCI carries 2(k−1)/k
+// of the buffer each way and its latency enters 2(k−1) times, against 2(n−1) for one ring over all
+// n GPUs. reduce_scatter keeps the first two parts (the DCI part a reduce-scatter of the shard,
+// k−1 steps), all_gather the last two (an all-gather of the shard first).
+Plan hierarchical_plan(Op op, const Fabric& fabric, int channels) {
+  if (op != Op::kAllReduce && op != Op::kReduceScatter && op != Op::kAllGather) {
+    cannot(Algorithm::kHierarchical, op, "ctwin builds the site-by-site all_reduce, reduce_scatter and all_gather");
+  }
+  const SiteSplit split = site_split(fabric);
+  if (split.sites < 2) cannot(Algorithm::kHierarchical, op, "the build has one site (fabric.sites); use ring");
+  if (!sites_even(fabric, split)) {
+    cannot(Algorithm::kHierarchical, op,
+           "needs the same GPU count in every site (" + std::to_string(fabric.gpus()) + " GPUs on " +
+               std::to_string(split.sites) + " sites of " + std::to_string(split.nodes_per_site) + " nodes)");
+  }
+  const int k = split.sites;
+  const int m = split.nodes_per_site * fabric.gpus_per_node();
+  Plan plan{op, Algorithm::kHierarchical, fabric.gpus(), true, {}};
+  const auto inside_sites = [&](const char* what) {
+    Phase phase{what, {}, m - 1, 1};
+    for (int s = 0; s < k; ++s) {
+      add_ring_step(fabric, channels, 1.0 / (static_cast<double>(m) * channels), true, s * split.nodes_per_site,
+                    (s + 1) * split.nodes_per_site, phase);
+    }
+    return phase;
+  };
+  const auto across_sites = [&](const char* what, int steps) {
+    Phase phase{what, {}, steps, 1};
+    const double shard = 1.0 / (static_cast<double>(m) * k * channels);
+    for (int c = 0; c < channels; ++c) {
+      for (int s = 0; s < k; ++s) {
+        for (int j = 0; j < m; ++j) phase.transfers.push_back(transfer(fabric, s * m + j, ((s + 1) % k) * m + j, shard, c));
+      }
+    }
+    return phase;
+  };
+  if (op != Op::kAllGather && m > 1) plan.phases.push_back(inside_sites("reduce-scatter step inside each site"));
+  if (op == Op::kAllReduce) plan.phases.push_back(across_sites("all_reduce step of each shard over the DCI", 2 * (k - 1)));
+  if (op == Op::kReduceScatter) plan.phases.push_back(across_sites("reduce-scatter step of each shard over the DCI", k - 1));
+  if (op == Op::kAllGather) plan.phases.push_back(across_sites("all-gather step of each shard over the DCI", k - 1));
+  if (op != Op::kReduceScatter && m > 1) plan.phases.push_back(inside_sites("all-gather step inside each site"));
+  return plan;
+}
+
+// The site-by-site plan where the build spans evenly filled sites.
+bool spans_sites(const Fabric& fabric) {
+  const SiteSplit split = site_split(fabric);
+  return split.sites > 1 && sites_even(fabric, split);
+}
+
 Plan plan_by(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
   switch (algorithm) {
     case Algorithm::kRing:
@@ -326,6 +406,8 @@ Plan plan_by(Op op, Algorithm algorithm, const Fabric& fabric, int channels) {
       return halving_doubling_plan(op, fabric, channels);
     case Algorithm::kPat:
       return pat_plan(op, fabric, channels);
+    case Algorithm::kHierarchical:
+      return hierarchical_plan(op, fabric, channels);
     case Algorithm::kAuto:
       break;
   }
@@ -350,15 +432,19 @@ std::vector<Algorithm> candidate_algorithms(Op op, const Fabric& fabric) {
     case Op::kAllReduce: {
       std::vector<Algorithm> list{Algorithm::kRing, Algorithm::kTree};
       if (nvls_capable(fabric)) list.push_back(node_count(fabric) > 1 ? Algorithm::kNvlsTree : Algorithm::kNvls);
+      if (spans_sites(fabric)) list.push_back(Algorithm::kHierarchical);
       return list;
     }
     case Op::kAlltoall:
     case Op::kSendRecv:
       return {Algorithm::kDirect};
     case Op::kAllGather:
-    case Op::kReduceScatter:
-      if (fabric.gpus_per_node() == 1 && fabric.gpus() > 1) return {Algorithm::kRing, Algorithm::kPat};
-      return {Algorithm::kRing};
+    case Op::kReduceScatter: {
+      std::vector<Algorithm> list{Algorithm::kRing};
+      if (fabric.gpus_per_node() == 1 && fabric.gpus() > 1) list.push_back(Algorithm::kPat);
+      if (spans_sites(fabric)) list.push_back(Algorithm::kHierarchical);
+      return list;
+    }
     default:
       return {Algorithm::kRing};
   }

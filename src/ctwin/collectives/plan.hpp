@@ -53,7 +53,10 @@ struct Plan {
 /// an NVLS-capable NVSwitch, halving-doubling on a GPU count that is not a power of two, ...).
 [[nodiscard]] Plan make_plan(Op op, Algorithm algorithm, const fabric::Fabric& fabric, int channels);
 
-/// The algorithms that can run `op` on `fabric`, in the order `auto` tries them.
+/// The algorithms that can run `op` on `fabric`, in the order `auto` tries them. On a build whose
+/// sites (fabric.sites) hold the same number of GPUs each, all_reduce, reduce_scatter and
+/// all_gather can also run hierarchically (kHierarchical: rings inside each site, a ring over the
+/// sites across the DCI); make_plan refuses it on one site (where it would be the ring).
 [[nodiscard]] std::vector<Algorithm> candidate_algorithms(Op op, const fabric::Fabric& fabric);
 
 /// Channels used when the tuning leaves it open: one per NIC rail across nodes, one per GPU

@@ -24,6 +24,9 @@ fabric::ClusterSpec gpus_per_node_slice(fabric::ClusterSpec spec, int k) {
   if (server.cpus == 1) server.cpu_link.reset();
   server.gpus = k;
   spec.fabric.rails_per_leaf = std::gcd(spec.fabric.rails_per_leaf, server.nics.count);
+  // Every slice of a node runs the same collective at once and, unlike a rail's leaves, the DCI
+  // between sites carries them all: a slice gets its share of it.
+  if (spec.fabric.sites) spec.fabric.sites->dci.bandwidth = spec.fabric.sites->dci.bandwidth * (static_cast<double>(k) / gpus);
   spec.name += k == 1 ? " (one rail's slice)" : " (" + std::to_string(k) + " GPUs of each node)";
   return spec;
 }

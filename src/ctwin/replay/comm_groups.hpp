@@ -13,7 +13,8 @@
 //     servers keep k GPUs with their share of NICs, PCIe switches and sockets (for k = 1 one rail's
 //     slice of a rail-optimized fabric). Every set of k local ranks of a node runs the same
 //     collective at the same time on its own NICs, and rails do not share leaves, so one slice
-//     stands for all of them. Approximations: on a top-of-rack fabric the node's NICs share a
+//     stands for all of them. The DCI between sites (fabric.sites) does carry them all: a slice
+//     keeps k/(GPUs per node) of its bandwidth. Approximations: on a top-of-rack fabric the node's NICs share a
 //     leaf and that sharing is missed here (the shared-fabric replay, shared_fabric.hpp, puts it
 //     back); concurrent collectives of different groups (TP beside DP) do not share one fabric
 //     simulation here either.
