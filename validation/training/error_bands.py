@@ -81,6 +81,8 @@ def moe_held_out(args, cases, folds, workdir):
                 stack = json.load(f)
             stack["host_after_sync"] = "%gus" % fold["host_us"]
             stack["expert_time_scale"] = fold["scale"]
+            if fold.get("per_expert_us"):
+                stack["per_expert_overhead"] = "%gus" % fold["per_expert_us"]
             c["scenario"]["stack"] = stack
         path = os.path.join(workdir, "fold_cases.json")
         with open(path, "w") as f:

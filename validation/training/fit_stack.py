@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Fits a software stack's free parameters (host_after_sync, expert_time_scale: models/stacks/) on the
-public Megatron-Bridge MoE runs and judges them held out, leaving one group out at a time: by model,
-then by GPU. Nothing is fitted per run: one pair of values serves every run of a fold.
+"""Fits a software stack's free parameters (host_after_sync, expert_time_scale, per_expert_overhead:
+models/stacks/) on the public Megatron-Bridge MoE runs and judges them held out, leaving one group out at a
+time: by model, then by GPU. Nothing is fitted per run: one set of values serves every run of a fold.
 
   fit_stack.py [--ctwin build/ctwin] [--cases validation/training/cases.json] [--out DIR] [--jobs N]
-               [--host-us 0,250,...] [--scale 1,1.25,...] [--write-stacks]
+               [--host-us 0,250,...] [--scale 1,1.25,...] [--per-expert-us 0,10,...] [--reuse GRID.json]
+               [--write-stacks]
 
 Each MoE case (a scenario with a "stack") is simulated once per grid point, with its stack inline and the
-point's two values, by `ctwin validate --training --profiles models/gpus/calibrated --network analytical`
+point's values, by `ctwin validate --training --profiles models/gpus/calibrated --network analytical`
 (the GPU's scale fitted on all its dense runs, which is what `--calibrated` gives MoE runs). A fold's fit is
 the grid point with the least median |log(predicted / measured)| over the runs it keeps; the held-out runs
-are read at that point (simulated there, not interpolated). Writes DIR/grid.json (every case at every point),
+are read at that point (simulated there, not interpolated). --reuse takes the points a previous grid.json
+already holds (a coarse grid refined around its optimum need not simulate the coarse points again). Writes DIR/grid.json (every case at every point),
 DIR/folds.json and prints the tables of docs/validation.md. --write-stacks puts the all-runs fit into every
 models/stacks/mcore-te-*.json. Standard library only."""
 import argparse
@@ -35,7 +37,7 @@ def label(case_id, table):
     raise SystemExit("fit_stack.py: case %s has no %s" % (case_id, "model" if table is MODELS else "GPU"))
 
 
-def run_point(args, cases, host_us, scale, path):
+def run_point(args, cases, host_us, scale, per_expert_us, path):
     doc = copy.deepcopy(cases)
     for c in doc["cases"]:
         if host_us is None:  # the model without a stack: what the runs were predicted before
@@ -45,6 +47,8 @@ def run_point(args, cases, host_us, scale, path):
             stack = json.load(f)
         stack["host_after_sync"] = "%gus" % host_us
         stack["expert_time_scale"] = scale
+        if per_expert_us:  # 0: the field left out, so the stack is the two-parameter one to the bit
+            stack["per_expert_overhead"] = "%gus" % per_expert_us
         c["scenario"]["stack"] = stack
     with open(path, "w") as f:
         json.dump(doc, f)
@@ -52,7 +56,8 @@ def run_point(args, cases, host_us, scale, path):
                           os.path.join(ROOT, "models", "gpus", "calibrated"), "--network", "analytical", "--jobs",
                           str(args.jobs), "--format", "json"], capture_output=True, text=True, cwd=ROOT)
     if out.returncode != 0:
-        raise SystemExit("fit_stack.py: ctwin failed at host %g us, scale %g: %s" % (host_us, scale, out.stderr.strip()))
+        raise SystemExit("fit_stack.py: ctwin failed at host %s us, scale %s, per expert %s us: %s" % (
+            host_us, scale, per_expert_us, out.stderr.strip()))
     return {r["id"]: r["predicted"] / r["measured"] for r in json.loads(out.stdout)["cases"]}
 
 
@@ -61,7 +66,7 @@ def loss(ratios):
 
 
 def best_point(grid, ids):
-    return min(grid, key=lambda p: (loss([p["ratio"][i] for i in ids]), p["host_us"], p["scale"]))
+    return min(grid, key=lambda p: (loss([p["ratio"][i] for i in ids]), p["host_us"], p["scale"], p["per_expert_us"]))
 
 
 def pct(x):
@@ -81,6 +86,8 @@ def main():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--host-us", default="0,250,500,1000,2000,3000,4000,6000,8000")
     p.add_argument("--scale", default="1,1.1,1.25,1.5,1.75,2,2.5")
+    p.add_argument("--per-expert-us", default="0")
+    p.add_argument("--reuse", help="a previous grid.json whose points are not simulated again")
     p.add_argument("--write-stacks", action="store_true")
     args = p.parse_args()
     with open(args.cases) as f:
@@ -90,17 +97,23 @@ def main():
     measured = {c["id"]: c for c in cases["cases"]}
     os.makedirs(args.out, exist_ok=True)
     grid = []
-    points = [(float(h), float(s)) for h in args.host_us.split(",") for s in args.scale.split(",")]
-    for n, (h, s) in enumerate(points):
-        ratio = run_point(args, cases, h, s, os.path.join(args.out, "cases.json"))
-        grid.append({"host_us": h, "scale": s, "ratio": ratio})
-        print("[%d/%d] host %g us, scale %g: median |error| %.1f %%" % (n + 1, len(points), h, s,
-              100 * statistics.median(abs(r - 1) for r in ratio.values())), file=sys.stderr)
+    if args.reuse:
+        with open(args.reuse) as f:
+            grid = [dict(g, per_expert_us=g.get("per_expert_us", 0.0)) for g in json.load(f)]
+    done = {(g["host_us"], g["scale"], g["per_expert_us"]) for g in grid}
+    points = [(float(h), float(s), float(e)) for h in args.host_us.split(",") for s in args.scale.split(",")
+              for e in args.per_expert_us.split(",")]
+    points = [pt for pt in points if pt not in done]
+    for n, (h, s, e) in enumerate(points):
+        ratio = run_point(args, cases, h, s, e, os.path.join(args.out, "cases.json"))
+        grid.append({"host_us": h, "scale": s, "per_expert_us": e, "ratio": ratio})
+        print("[%d/%d] host %g us, scale %g, per expert %g us: median |error| %.1f %%" % (
+            n + 1, len(points), h, s, e, 100 * statistics.median(abs(r - 1) for r in ratio.values())), file=sys.stderr)
     with open(os.path.join(args.out, "grid.json"), "w") as f:
         json.dump(grid, f, indent=1)
 
-    base = {"ratio": run_point(args, cases, None, None, os.path.join(args.out, "cases.json"))}
-    unfitted = next(g for g in grid if g["host_us"] == 0 and g["scale"] == 1)
+    base = {"ratio": run_point(args, cases, None, None, None, os.path.join(args.out, "cases.json"))}
+    unfitted = next(g for g in grid if g["host_us"] == 0 and g["scale"] == 1 and g["per_expert_us"] == 0)
     folds, held = [], {}
     for kind, table in (("model", MODELS), ("GPU", GPUS)):
         held[kind] = {}
@@ -111,20 +124,22 @@ def main():
             for i in out:
                 held[kind][i] = fit["ratio"][i] - 1
             folds.append({"left_out": kind, "group": group, "runs": len(out), "host_us": fit["host_us"],
-                          "scale": fit["scale"], "fit_median_abs_log": loss([fit["ratio"][i] for i in keep]),
+                          "scale": fit["scale"], "per_expert_us": fit["per_expert_us"], "fit_median_abs_log": loss([fit["ratio"][i] for i in keep]),
                           "held_out_errors": {i: fit["ratio"][i] - 1 for i in out}})
     every = best_point(grid, ids)
     with open(os.path.join(args.out, "folds.json"), "w") as f:
-        json.dump({"all_runs": {"host_us": every["host_us"], "scale": every["scale"]}, "folds": folds}, f, indent=1)
+        json.dump({"all_runs": {"host_us": every["host_us"], "scale": every["scale"], "per_expert_us": every["per_expert_us"]},
+                   "folds": folds}, f, indent=1)
 
-    print("| left out | group | runs | fitted host_after_sync | fitted expert_time_scale | held-out median |error| (max) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| left out | group | runs | fitted host_after_sync | fitted expert_time_scale | fitted per_expert_overhead | "
+          "held-out median |error| (max) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for fo in folds:
-        print("| %s | %s | %d | %g us | %g | %s |" % (fo["left_out"], fo["group"], fo["runs"], fo["host_us"], fo["scale"],
-                                                      summary(list(fo["held_out_errors"].values()))))
+        print("| %s | %s | %d | %g us | %g | %g us | %s |" % (fo["left_out"], fo["group"], fo["runs"], fo["host_us"], fo["scale"],
+                                                             fo["per_expert_us"], summary(list(fo["held_out_errors"].values()))))
     print()
-    print("| case | before (no stack) | stack, nothing fitted (0 us, 1) | stack fitted on all runs (%g us, %g) | "
-          "held out by model | held out by GPU |" % (every["host_us"], every["scale"]))
+    print("| case | before (no stack) | stack, nothing fitted (0 us, 1, 0 us) | stack fitted on all runs (%g us, %g, %g us) | "
+          "held out by model | held out by GPU |" % (every["host_us"], every["scale"], every["per_expert_us"]))
     print("| --- | --- | --- | --- | --- | --- |")
     for i in ids:
         print("| %s | %s | %s | %s | %s | %s |" % (i.replace("mbridge-25.11-", "").replace("-pre-training", ""),
@@ -142,8 +157,8 @@ def main():
             kind, summary(errs), 100 * statistics.median(worst[1]), worst[0][0], worst[0][1]))
     print("before (no stack): median |error| %s" % summary([base["ratio"][i] - 1 for i in ids]))
     print("stack, nothing fitted: median |error| %s" % summary([unfitted["ratio"][i] - 1 for i in ids]))
-    print("all runs fitted (in-sample): %s at host_after_sync %g us, expert_time_scale %g" % (
-        summary([every["ratio"][i] - 1 for i in ids]), every["host_us"], every["scale"]))
+    print("all runs fitted (in-sample): %s at host_after_sync %g us, expert_time_scale %g, per_expert_overhead %g us" % (
+        summary([every["ratio"][i] - 1 for i in ids]), every["host_us"], every["scale"], every["per_expert_us"]))
     if args.write_stacks:
         folder = os.path.join(ROOT, "models", "stacks")
         for name in sorted(os.listdir(folder)):
@@ -154,6 +169,11 @@ def main():
                 stack = json.load(f)
             stack["host_after_sync"] = "%gus" % every["host_us"]
             stack["expert_time_scale"] = every["scale"]
+            stack.pop("per_expert_overhead", None)
+            if every["per_expert_us"]:
+                stack["per_expert_overhead"] = "%gus" % every["per_expert_us"]
+                if "per_expert_overhead" not in stack["fitted"]:
+                    stack["fitted"].append("per_expert_overhead")
             with open(path, "w") as f:
                 json.dump(stack, f, indent=2, ensure_ascii=False)
                 f.write("\n")

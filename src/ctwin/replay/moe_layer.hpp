@@ -51,8 +51,9 @@
 // A scenario's software stack (replay/stack_profile.hpp) adds, in an fp8 step, the casts of each
 // expert GEMM input and output gradient beyond the GEMM table's own, pads rows per expert, adds the
 // router's load-balancing loss kernels, sets the dispatcher's preprocessing launches and whether the
-// host waits, charges its host work after the wait to the permutation's launch, and scales the
-// expert path's kernels by its expert_time_scale. Without one, none of this happens.
+// host waits, charges its host work after the wait to the permutation's launch, scales the
+// expert path's kernels by its expert_time_scale and adds its per_expert_overhead to each grouped
+// GEMM once per local expert that received rows. Without one, none of this happens.
 //
 // Not modelled: token dropping (capacity factor), load imbalance, the auxiliary and z losses,
 // fp8 dispatch, DeepEP / the flex dispatcher, overlap of the all-to-all with another

@@ -16,10 +16,10 @@ namespace fs = std::filesystem;
 // 16 bytes per element is no cast.
 constexpr double kMostCastBytes = 16;
 // Fields a fit may set (docs/validation.md: at most three per stack).
-const std::vector<std::string> kFittable = {"host_after_sync", "expert_time_scale", "imbalance"};
+const std::vector<std::string> kFittable = {"host_after_sync", "expert_time_scale", "per_expert_overhead", "imbalance"};
 const std::vector<std::string> kMechanisms = {"precision_recipe", "quantize", "pad_rows", "aux_loss", "dispatcher",
                                               "cuda_graphs", "permute_fusion", "host_after_sync", "expert_time_scale",
-                                              "imbalance", "layer_kernels"};
+                                              "per_expert_overhead", "imbalance", "layer_kernels"};
 
 PrecisionRecipe parse_recipe(const std::string& name) {
   if (name == "fp8_current_scaling") return PrecisionRecipe::kFp8CurrentScaling;
@@ -84,12 +84,15 @@ StackProfile parse_stack_profile(const nlohmann::json& document, const std::stri
   s.host_after_sync = r.duration_or("host_after_sync", s.host_after_sync);
   if (s.host_after_sync > SimTime::from_seconds(0.1)) r.fail("host_after_sync", "over 100 ms per MoE layer is no host work");
   s.expert_time_scale = r.number_or("expert_time_scale", 0.5, 10, s.expert_time_scale);
+  s.per_expert_overhead = r.duration_or("per_expert_overhead", s.per_expert_overhead);
+  // A launch and a tail wave are microseconds; a millisecond per expert GEMM is a whole layer's GEMMs.
+  if (s.per_expert_overhead > SimTime::from_seconds(1e-3)) r.fail("per_expert_overhead", "over 1 ms per expert GEMM is no overhead");
   s.imbalance = r.number_or("imbalance", 1, 64, s.imbalance);
   s.fitted = r.string_list_or_empty("fitted");
   if (s.fitted.size() > 3) r.fail("fitted", "at most three free parameters per stack");
   for (const auto& f : s.fitted) {
     if (std::find(kFittable.begin(), kFittable.end(), f) == kFittable.end()) {
-      r.fail("fitted", "'" + f + "' is not a fittable field (host_after_sync, expert_time_scale, imbalance)");
+      r.fail("fitted", "'" + f + "' is not a fittable field (host_after_sync, expert_time_scale, per_expert_overhead, imbalance)");
     }
   }
   if (auto sources = r.optional_object("sources")) {

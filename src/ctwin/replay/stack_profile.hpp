@@ -23,6 +23,13 @@
 //                     and experts' Python): the GPU idles for all of it.
 //   expert_time_scale the MoE block's kernels (grouped GEMMs, activation, permutation, casts) run
 //                     this much slower than the profile times them apart.
+//   per_expert_overhead  GPU time per local expert that received rows, per expert GEMM (fc1 and fc2
+//                     forward, their data and weight gradients): Transformer Engine's grouped linear
+//                     issues one cuBLAS GEMM per local expert (multi_stream_cublas_gemm, round-robin
+//                     on 4 streams; in fp8 one quantize per expert too), each with its own launch gap
+//                     and part-empty last wave, which the profile's rows model (one grouped kernel,
+//                     compute/moe_kernels.hpp) does not carry. Added after expert_time_scale, not
+//                     scaled by it, so one prices rows and the other experts.
 //   imbalance         learned routing's max/mean tokens per expert (1: force-balanced, as the
 //                     published benchmarks run); a scenario's moe_runtime.imbalance overrides it.
 //   layer_kernels     "fused" (default: one kernel per rotary, activation, norm, as Transformer Engine
@@ -66,6 +73,7 @@ struct StackProfile {
   int aux_loss_launches_backward = 0;
   SimTime host_after_sync;
   double expert_time_scale = 1.0;
+  SimTime per_expert_overhead;  ///< per active local expert and expert GEMM
   double imbalance = 1.0;
   std::vector<std::string> fitted;   ///< which of the fields above were fitted (at most three)
   std::vector<std::string> sources;  ///< where each mechanism's cost comes from

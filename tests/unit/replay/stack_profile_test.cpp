@@ -1,6 +1,7 @@
 // The software stack (replay/stack_profile.hpp): a neutral stack is the model without one, to the
 // bit; each mechanism moves exactly what it prices (casts by their bytes, the host's work after the
-// dispatcher's wait by its time, the expert path by its scale, rows by their padding); every shipped
+// dispatcher's wait by its time, the expert path by its scale, each expert GEMM by the per-expert
+// overhead, rows by their padding); every shipped
 // stack loads; bad stacks are one InputError naming the field.
 
 #include <gtest/gtest.h>
@@ -112,6 +113,57 @@ TEST(StackProfile, ExpertTimeScaleStretchesTheExpertPathOnly) {
   EXPECT_GT(simulate_step(qwen("bf16", scaled)).replay.step_time, simulate_step(qwen("bf16", neutral())).replay.step_time);
 }
 
+// Transformer Engine's one GEMM per local expert: each grouped GEMM op gains exactly the overhead
+// times the local experts that received rows (times the profile's training scale, as every kernel),
+// so the cost is linear in the local experts: halving EP doubles it. Nothing else moves.
+TEST(StackProfile, PerExpertOverheadIsLinearInLocalExperts) {
+  nlohmann::json graphed = neutral();  // no host timeline: kernel durations as built
+  graphed["cuda_graphs"] = true;
+  graphed["dispatcher_sync"] = false;
+  nlohmann::json costly = graphed;
+  costly["per_expert_overhead"] = "20us";
+  const char* const fwd[] = {"expert_fc1_grouped_gemm", "expert_fc2_grouped_gemm"};
+  const char* const bwd[] = {"expert_fc2_dgrad", "expert_fc2_wgrad", "expert_fc1_dgrad", "expert_fc1_wgrad"};
+  std::vector<double> per_op;  // added seconds per grouped op, one entry per EP size
+  for (const int ep : {8, 4}) {
+    const auto at = [&](const nlohmann::json& stack) {
+      return load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/qwen3-30b-a3b-h100-16.json", CTWIN_SOURCE_DIR,
+                           {"gpus=8", "parallel.pp=1", "parallel.vpp=1", "parallel.schedule=\"1f1b\"", "parallel.ep=" + std::to_string(ep),
+                            "training.global_batch=16", "model.layers=2", "network=\"analytical\"", "training.precision=\"bf16\"",
+                            "stack=" + stack.dump()});
+    };
+    const Scenario s = at(costly);
+    const auto a = simulate_step(at(graphed)).work.stages[0].chunks[0];
+    const auto b = simulate_step(s).work.stages[0].chunks[0];
+    const double expected = 20e-6 * static_cast<double>(s.model.moe.experts / ep) * s.gpu.training_time_scale;
+    for (const char* name : fwd) EXPECT_NEAR((find(b.forward, name)->duration - find(a.forward, name)->duration).seconds(), expected, 1e-11) << name;
+    for (const char* name : bwd) EXPECT_NEAR((find(b.backward, name)->duration - find(a.backward, name)->duration).seconds(), expected, 1e-11) << name;
+    for (const char* name : {"router_gemm", "moe_permute", "expert_swiglu", "ep_dispatch_all_to_all"}) {
+      EXPECT_EQ(find(b.forward, name)->duration, find(a.forward, name)->duration) << name;
+    }
+    per_op.push_back((find(b.forward, fwd[0])->duration - find(a.forward, fwd[0])->duration).seconds());
+  }
+  EXPECT_NEAR(per_op[1], 2 * per_op[0], 1e-11);  // 32 local experts against 16
+}
+
+// No overhead is the two-parameter stack to the bit, and a dense model has no expert GEMM to pay it.
+TEST(StackProfile, PerExpertOverheadLeavesZeroAndDenseUnchanged) {
+  nlohmann::json zero = neutral();
+  zero["per_expert_overhead"] = "0us";
+  EXPECT_EQ(simulate_step(qwen("bf16", zero)).replay.step_time, simulate_step(qwen("bf16", neutral())).replay.step_time);
+  nlohmann::json costly = neutral();
+  costly["per_expert_overhead"] = "50us";
+  const auto dense = [&](const std::optional<nlohmann::json>& stack) {
+    std::vector<std::string> o = {"gpus=8", "parallel.tp=8", "parallel.pp=1", "parallel.vpp=1", "parallel.schedule=\"1f1b\"",
+                                  "training.global_batch=8", "model.layers=2", "network=\"analytical\""};
+    if (stack) o.push_back("stack=" + stack->dump());
+    return simulate_step(load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/llama3-70b-h100-1024.json", CTWIN_SOURCE_DIR, o))
+        .replay.step_time;
+  };
+  EXPECT_EQ(dense(costly), dense(neutral()));
+  EXPECT_EQ(dense(costly), dense(std::nullopt));
+}
+
 // fp8 casts: bytes per element of each expert GEMM input (forward) and output gradient (backward)
 // over the GPU's streaming bandwidth, with their launches; none in bf16.
 TEST(StackProfile, CastsMoveTheirBytesAtStreamingBandwidth) {
@@ -183,6 +235,8 @@ TEST(StackProfile, BadStackIsAnInputErrorNamingTheField) {
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("layer_kernels", "compiled")); }).substr(0, 14), "/layer_kernels");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("expert_time_scale", 0.1)); }).substr(0, 18), "/expert_time_scale");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("host_after_sync", 5)); }).substr(0, 16), "/host_after_sync");
+  EXPECT_EQ(where([&] { (void)qwen("bf16", with("per_expert_overhead", "2ms")); }).substr(0, 20), "/per_expert_overhead");
+  EXPECT_EQ(where([&] { (void)qwen("bf16", with("per_expert_overhead", "-1us")); }).substr(0, 20), "/per_expert_overhead");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("fitted", nlohmann::json{"a", "b", "c", "d"})); }).substr(0, 7), "/fitted");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("fitted", nlohmann::json{"pad_rows"})); }).substr(0, 7), "/fitted");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("quantize", {{"bytes_forward", 3.0}, {"bytes_backward", 0.0}, {"launches", 1}})); })
