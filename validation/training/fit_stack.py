@@ -47,6 +47,8 @@ def run_point(args, cases, host_us, scale, per_expert_us, path):
             stack = json.load(f)
         stack["host_after_sync"] = "%gus" % host_us
         stack["expert_time_scale"] = scale
+        for field, value in args.fixed.items():
+            stack[field] = value
         if per_expert_us:  # 0: the field left out, so the stack is the two-parameter one to the bit
             stack["per_expert_overhead"] = "%gus" % per_expert_us
         c["scenario"]["stack"] = stack
@@ -87,9 +89,15 @@ def main():
     p.add_argument("--host-us", default="0,250,500,1000,2000,3000,4000,6000,8000")
     p.add_argument("--scale", default="1,1.1,1.25,1.5,1.75,2,2.5")
     p.add_argument("--per-expert-us", default="0")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
+                   help="a stack field every point takes (e.g. expert_gemms='\"per_expert\"'), for a variant of the mechanisms")
     p.add_argument("--reuse", help="a previous grid.json whose points are not simulated again")
     p.add_argument("--write-stacks", action="store_true")
     args = p.parse_args()
+    args.fixed = {}
+    for item in args.set:
+        field, _, value = item.partition("=")
+        args.fixed[field] = json.loads(value)
     with open(args.cases) as f:
         cases = json.load(f)
     cases["cases"] = [c for c in cases["cases"] if "stack" in c["scenario"]]

@@ -86,7 +86,10 @@ SimTime MoeLayer::gemm(std::int64_t m, std::int64_t n, std::int64_t k, compute::
 }
 
 SimTime MoeLayer::grouped(std::int64_t n, std::int64_t k, GroupedTokens along) const {
-  const SimTime rows = expert(compute::estimate_grouped_gemm_rows(s_.gpu, {busy_rows_, n, k, dtype_, along}));
+  const compute::GroupedGemmShape shape{busy_rows_, n, k, dtype_, along};
+  const bool loop = s_.stack && s_.stack->expert_gemms == ExpertGemms::kPerExpert;
+  const SimTime rows = expert(loop ? compute::estimate_grouped_gemm(s_.gpu, shape).time
+                                   : compute::estimate_grouped_gemm_rows(s_.gpu, shape));
   // Zero without a stack or with no overhead: the sum below is skipped, so those steps keep their bits.
   if (!s_.stack || s_.stack->per_expert_overhead == SimTime()) return rows;
   return rows + s_.stack->per_expert_overhead * static_cast<std::int64_t>(grouped_launches());

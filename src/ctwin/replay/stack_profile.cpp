@@ -19,7 +19,7 @@ constexpr double kMostCastBytes = 16;
 const std::vector<std::string> kFittable = {"host_after_sync", "expert_time_scale", "per_expert_overhead", "imbalance"};
 const std::vector<std::string> kMechanisms = {"precision_recipe", "quantize", "pad_rows", "aux_loss", "dispatcher",
                                               "cuda_graphs", "permute_fusion", "host_after_sync", "expert_time_scale",
-                                              "per_expert_overhead", "imbalance", "layer_kernels"};
+                                              "per_expert_overhead", "expert_gemms", "imbalance", "layer_kernels"};
 
 PrecisionRecipe parse_recipe(const std::string& name) {
   if (name == "fp8_current_scaling") return PrecisionRecipe::kFp8CurrentScaling;
@@ -87,6 +87,8 @@ StackProfile parse_stack_profile(const nlohmann::json& document, const std::stri
   s.per_expert_overhead = r.duration_or("per_expert_overhead", s.per_expert_overhead);
   // A launch and a tail wave are microseconds; a millisecond per expert GEMM is a whole layer's GEMMs.
   if (s.per_expert_overhead > SimTime::from_seconds(1e-3)) r.fail("per_expert_overhead", "over 1 ms per expert GEMM is no overhead");
+  s.expert_gemms = r.choice_or("expert_gemms", {"grouped", "per_expert"}, "grouped") == "per_expert" ? ExpertGemms::kPerExpert
+                                                                                                 : ExpertGemms::kGrouped;
   s.imbalance = r.number_or("imbalance", 1, 64, s.imbalance);
   s.fitted = r.string_list_or_empty("fitted");
   if (s.fitted.size() > 3) r.fail("fitted", "at most three free parameters per stack");

@@ -30,6 +30,10 @@
 //                     and part-empty last wave, which the profile's rows model (one grouped kernel,
 //                     compute/moe_kernels.hpp) does not carry. Added after expert_time_scale, not
 //                     scaled by it, so one prices rows and the other experts.
+//   expert_gemms      "grouped" (default: the profile's rows model, one grouped kernel) or "per_expert"
+//                     (Transformer Engine's loop: each local expert's GEMM at its own rows from the GEMM
+//                     table, one after another, compute::estimate_grouped_gemm; TE spreads them over 4
+//                     streams, so this is the slow bound of that path).
 //   imbalance         learned routing's max/mean tokens per expert (1: force-balanced, as the
 //                     published benchmarks run); a scenario's moe_runtime.imbalance overrides it.
 //   layer_kernels     "fused" (default: one kernel per rotary, activation, norm, as Transformer Engine
@@ -54,6 +58,7 @@ namespace ctwin::replay {
 enum class PrecisionRecipe { kBf16, kFp8CurrentScaling, kMxfp8 };
 enum class TokenDispatcher { kAlltoall, kDeepEp };
 enum class LayerKernels { kFused, kEager };
+enum class ExpertGemms { kGrouped, kPerExpert };
 
 struct StackProfile {
   std::string name;
@@ -74,6 +79,7 @@ struct StackProfile {
   SimTime host_after_sync;
   double expert_time_scale = 1.0;
   SimTime per_expert_overhead;  ///< per active local expert and expert GEMM
+  ExpertGemms expert_gemms = ExpertGemms::kGrouped;
   double imbalance = 1.0;
   std::vector<std::string> fitted;   ///< which of the fields above were fitted (at most three)
   std::vector<std::string> sources;  ///< where each mechanism's cost comes from

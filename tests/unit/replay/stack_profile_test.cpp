@@ -146,6 +146,26 @@ TEST(StackProfile, PerExpertOverheadIsLinearInLocalExperts) {
   EXPECT_NEAR(per_op[1], 2 * per_op[0], 1e-11);  // 32 local experts against 16
 }
 
+// expert_gemms "per_expert" times each grouped op as its experts' GEMMs one after another
+// (compute::estimate_grouped_gemm at the busiest rank's rows), the rows model otherwise.
+TEST(StackProfile, PerExpertGemmsSumEachExpertsGemm) {
+  nlohmann::json graphed = neutral();
+  graphed["cuda_graphs"] = true;
+  graphed["dispatcher_sync"] = false;
+  nlohmann::json loop = graphed;
+  loop["expert_gemms"] = "per_expert";
+  const Scenario s = qwen("bf16", loop);
+  const auto a = simulate_step(qwen("bf16", graphed)).work.stages[0].chunks[0];
+  const auto b = simulate_step(s).work.stages[0].chunks[0];
+  const MoeRankShape shape = moe_rank_shape(s.model, s.split);
+  const compute::GroupedGemmShape fc1{shape.rows_per_expert, shape.fc1_cols, s.model.hidden, compute::Dtype::kBf16,
+                                      compute::GroupedTokens::kM};
+  EXPECT_NEAR(find(b.forward, "expert_fc1_grouped_gemm")->duration.seconds(),
+              compute::estimate_grouped_gemm(s.gpu, fc1).time.seconds() * s.gpu.training_time_scale, 1e-11);
+  EXPECT_NE(find(b.forward, "expert_fc1_grouped_gemm")->duration, find(a.forward, "expert_fc1_grouped_gemm")->duration);
+  EXPECT_EQ(find(b.forward, "router_gemm")->duration, find(a.forward, "router_gemm")->duration);
+}
+
 // No overhead is the two-parameter stack to the bit, and a dense model has no expert GEMM to pay it.
 TEST(StackProfile, PerExpertOverheadLeavesZeroAndDenseUnchanged) {
   nlohmann::json zero = neutral();
@@ -236,6 +256,7 @@ TEST(StackProfile, BadStackIsAnInputErrorNamingTheField) {
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("expert_time_scale", 0.1)); }).substr(0, 18), "/expert_time_scale");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("host_after_sync", 5)); }).substr(0, 16), "/host_after_sync");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("per_expert_overhead", "2ms")); }).substr(0, 20), "/per_expert_overhead");
+  EXPECT_EQ(where([&] { (void)qwen("bf16", with("expert_gemms", "cutlass")); }).substr(0, 13), "/expert_gemms");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("per_expert_overhead", "-1us")); }).substr(0, 20), "/per_expert_overhead");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("fitted", nlohmann::json{"a", "b", "c", "d"})); }).substr(0, 7), "/fitted");
   EXPECT_EQ(where([&] { (void)qwen("bf16", with("fitted", nlohmann::json{"pad_rows"})); }).substr(0, 7), "/fitted");
