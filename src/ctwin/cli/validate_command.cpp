@@ -13,7 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/validation/nccl_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"

@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "ctwin/validation/trace_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_run.hpp"
 #include "ctwin/core/json_text.hpp"

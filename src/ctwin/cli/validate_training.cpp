@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "ctwin/validation/training_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
