@@ -4,6 +4,7 @@
 // its cross-validation) and the trace and training fits `calibrate` prints. Only front ends
 // include this header (the layering test checks it).
 
+#include "ctwin/validation/comparison.hpp"
 #include "ctwin/validation/kernel_validation.hpp"
 #include "ctwin/validation/nccl_validation.hpp"
 #include "ctwin/validation/run_validation.hpp"
