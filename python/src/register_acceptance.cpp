@@ -10,7 +10,7 @@
 
 #include "arguments.hpp"
 #include "call.hpp"
-#include "ctwin/acceptance/acceptance_check.hpp"
+#include "ctwin/api/public_acceptance.hpp"
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"

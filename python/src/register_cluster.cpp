@@ -8,8 +8,7 @@
 #include "call.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/studies/cluster_json.hpp"
-#include "ctwin/studies/cluster_policies.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "registry.hpp"
 
 namespace py = pybind11;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "call.hpp"
-#include "ctwin/studies/explain.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 

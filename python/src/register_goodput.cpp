@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/studies/goodput.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
 

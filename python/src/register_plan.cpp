@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/plan/plan.hpp"
-#include "ctwin/studies/sweep.hpp"
+#include "ctwin/api/public_plan.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"

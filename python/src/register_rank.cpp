@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/plan/plan_rank.hpp"
+#include "ctwin/api/public_plan.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "registry.hpp"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/studies/size.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"

@@ -8,11 +8,7 @@
 #include <vector>
 
 #include "call.hpp"
-#include "ctwin/validation/nccl_validation.hpp"
-#include "ctwin/validation/scaling_validation.hpp"
-#include "ctwin/validation/trace_validation.hpp"
-#include "ctwin/validation/training_cross_validation.hpp"
-#include "ctwin/validation/training_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "arguments.hpp"

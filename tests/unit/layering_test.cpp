@@ -2,8 +2,10 @@
 //   core -> engine -> fabric -> network -> ... -> api -> {plan, acceptance, studies, validation} -> cli
 // with engine and fabric side by side (fabric does not use the engine). Checked on the sources
 // by scanning every #include "ctwin/<layer>/..." under src/ctwin/<layer>/. The front ends (cli/
-// and the Python core, python/src/) include only the public boundary: core, api and the four
-// domains over it (docs/architecture.md, "The public boundary").
+// and the Python core, python/src/) include only the public boundary: core and api, the domains
+// over api reaching them through api/public_<domain>.hpp (docs/architecture.md, "The public
+// boundary"). Those four headers are the one place api/ names a layer above it, so no library
+// file may include them.
 
 #include <gtest/gtest.h>
 
@@ -21,10 +23,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What a front end may include: the lower layers' types it uses reach it through api/public_*.hpp.
+// What a front end may include: the lower layers' types and the domains it uses reach it through
+// api/public_*.hpp.
 const std::set<std::string>& public_boundary() {
-  static const std::set<std::string> kPublic{"core", "api", "plan", "acceptance", "studies", "validation"};
+  static const std::set<std::string> kPublic{"core", "api"};
   return kPublic;
+}
+
+// The domains over api; each has one header in api/ that front ends include instead of its own.
+const std::set<std::string>& domains() {
+  static const std::set<std::string> kDomains{"plan", "acceptance", "studies", "validation"};
+  return kDomains;
 }
 
 // What each layer may include besides itself.
@@ -60,7 +69,17 @@ struct Include {
   std::string file;  // relative to src/
   int line = 0;
   std::string layer;
+  std::string path;  // what is included, below ctwin/<layer>/
 };
+
+// The domain whose boundary header `file` (relative to src/) is: "plan" for ctwin/api/public_plan.hpp;
+// empty for any other file.
+std::string boundary_domain_of(const std::string& file) {
+  static const std::regex kBoundary(R"(^ctwin/api/public_([a-z]+)\.hpp$)");
+  std::smatch match;
+  if (std::regex_match(file, match, kBoundary) && domains().count(match[1].str()) > 0) return match[1].str();
+  return "";
+}
 
 bool is_source(const fs::path& path) {
   const auto ext = path.extension();
@@ -68,7 +87,7 @@ bool is_source(const fs::path& path) {
 }
 
 std::vector<Include> ctwin_includes(const fs::path& file, const fs::path& src) {
-  static const std::regex kInclude(R"(^\s*#\s*include\s*["<]ctwin/([A-Za-z0-9_]+)/)");
+  static const std::regex kInclude(R"(^\s*#\s*include\s*["<]ctwin/([A-Za-z0-9_]+)/([A-Za-z0-9_./]+)[">])");
   std::vector<Include> found;
   std::ifstream in(file);
   std::string text;
@@ -77,7 +96,7 @@ std::vector<Include> ctwin_includes(const fs::path& file, const fs::path& src) {
     ++line;
     std::smatch match;
     if (std::regex_search(text, match, kInclude)) {
-      found.push_back({fs::relative(file, src).string(), line, match[1].str()});
+      found.push_back({fs::relative(file, src).string(), line, match[1].str(), match[2].str()});
     }
   }
   return found;
@@ -108,9 +127,10 @@ TEST(Layering, LayersIncludeOnlyLayersToTheirLeft) {
     for (const auto& entry : fs::recursive_directory_iterator(dir)) {
       if (!entry.is_regular_file() || !is_source(entry.path())) continue;
       ++files;
+      const std::string boundary_of = boundary_domain_of(fs::relative(entry.path(), kSrc).string());
       for (const Include& include : ctwin_includes(entry.path(), kSrc)) {
         ++includes;
-        const bool ok = include.layer == layer || below.count(include.layer) > 0;
+        const bool ok = include.layer == layer || below.count(include.layer) > 0 || include.layer == boundary_of;
         EXPECT_TRUE(ok) << include.file << ':' << include.line << ": layer '" << layer << "' includes ctwin/"
                         << include.layer << "/ (allowed: itself"
                         << [&allowed = below] {  // clang 14 cannot capture a structured binding by name
@@ -125,6 +145,33 @@ TEST(Layering, LayersIncludeOnlyLayersToTheirLeft) {
   // Not vacuous: the scan saw the sources and their includes.
   EXPECT_GE(files, 30U);
   EXPECT_GE(includes, 50U);
+}
+
+// Library files that include a domain's boundary header, as "file:line: ctwin/api/<header>": api/
+// would then depend on a domain above it, or one domain on another.
+std::vector<std::string> boundary_headers_included(const fs::path& file, const fs::path& root) {
+  std::vector<std::string> found;
+  for (const Include& include : ctwin_includes(file, root)) {
+    const std::string target = "ctwin/" + include.layer + "/" + include.path;
+    if (!boundary_domain_of(target).empty()) {
+      found.push_back(include.file + ":" + std::to_string(include.line) + ": " + target);
+    }
+  }
+  return found;
+}
+
+TEST(Layering, OnlyFrontEndsIncludeTheDomainsBoundaryHeaders) {
+  std::size_t headers = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(kSrc / "ctwin")) {
+    if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+    const std::string file = fs::relative(entry.path(), kSrc).string();
+    if (!boundary_domain_of(file).empty()) ++headers;
+    if (file.rfind("ctwin/cli/", 0) == 0) continue;
+    for (const std::string& bad : boundary_headers_included(entry.path(), kSrc)) {
+      ADD_FAILURE() << bad << " is a front end's header: a library layer includes the domain itself, if allowed";
+    }
+  }
+  EXPECT_EQ(headers, domains().size()) << "one api/public_<domain>.hpp per domain";
 }
 
 // Includes of `file` outside `allowed` (and `own`), as "file:line: ctwin/<layer>/".
@@ -152,19 +199,39 @@ TEST(Layering, PythonCoreIncludesOnlyThePublicBoundary) {
   EXPECT_GE(files, 10U);
 }
 
-// The rule bites: a front end reaching into replay/ is caught, one through api/ is not.
+// The rule bites: a front end reaching into replay/ or straight into a domain is caught, one
+// through api/ is not.
 TEST(Layering, FrontEndBelowTheBoundaryIsCaught) {
   const fs::path dir = fs::temp_directory_path() / ("ctwin-frontend-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path file = dir / "run_command.cpp";
   std::ofstream(file) << "#include \"ctwin/api/evaluate.hpp\"\n"
                          "#include \"ctwin/api/public_replay.hpp\"\n"
+                         "#include \"ctwin/api/public_studies.hpp\"\n"
                          "#include \"ctwin/studies/sweep.hpp\"\n"
                          "#include \"ctwin/replay/training_step.hpp\"\n";
   const auto bad = outside(file, dir, "cli", allowed().at("cli"));
   fs::remove_all(dir);
+  ASSERT_EQ(bad.size(), 2U);
+  EXPECT_EQ(bad[0], "run_command.cpp:4: ctwin/studies/");
+  EXPECT_EQ(bad[1], "run_command.cpp:5: ctwin/replay/");
+}
+
+// A library file including a domain's boundary header is caught (plan would reach studies through
+// it); the domain's own header is not.
+TEST(Layering, LibraryIncludingABoundaryHeaderIsCaught) {
+  const fs::path dir = fs::temp_directory_path() / ("ctwin-boundary-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "plan_space.cpp";
+  std::ofstream(file) << "#include \"ctwin/plan/plan.hpp\"\n"
+                         "#include \"ctwin/api/public_replay.hpp\"\n"
+                         "#include \"ctwin/api/public_studies.hpp\"\n";
+  const auto bad = boundary_headers_included(file, dir);
+  fs::remove_all(dir);
   ASSERT_EQ(bad.size(), 1U);
-  EXPECT_EQ(bad[0], "run_command.cpp:4: ctwin/replay/");
+  EXPECT_EQ(bad[0], "plan_space.cpp:3: ctwin/api/public_studies.hpp");
+  EXPECT_EQ(boundary_domain_of("ctwin/api/public_plan.hpp"), "plan");
+  EXPECT_EQ(boundary_domain_of("ctwin/api/public_replay.hpp"), "");
 }
 
 TEST(Layering, ScannerRecognisesIncludeForms) {

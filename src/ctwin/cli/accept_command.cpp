@@ -13,7 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/acceptance/acceptance_check.hpp"
+#include "ctwin/api/public_acceptance.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"

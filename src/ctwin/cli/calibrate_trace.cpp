@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "ctwin/validation/trace_calibration.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"

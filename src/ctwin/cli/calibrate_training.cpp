@@ -5,7 +5,7 @@
 #include <iostream>
 #include <optional>
 
-#include "ctwin/validation/training_calibration.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/calibrate_options.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"

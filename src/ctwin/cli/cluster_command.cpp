@@ -12,8 +12,7 @@
 #include "ctwin/cli/progress_line.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_text.hpp"
-#include "ctwin/studies/cluster_json.hpp"
-#include "ctwin/studies/cluster_policies.hpp"
+#include "ctwin/api/public_studies.hpp"
 
 namespace ctwin::cli {
 namespace {

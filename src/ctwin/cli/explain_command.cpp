@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/studies/explain.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/api/public_analysis.hpp"
-#include "ctwin/studies/goodput.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"

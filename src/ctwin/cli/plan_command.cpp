@@ -12,8 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/error_band.hpp"
-#include "ctwin/plan/framework_args.hpp"
-#include "ctwin/plan/plan.hpp"
+#include "ctwin/api/public_plan.hpp"
 #include "ctwin/cli/warnings_output.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/error_band_output.hpp"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ctwin/plan/plan_rank.hpp"
+#include "ctwin/api/public_plan.hpp"
 #include "ctwin/cli/output.hpp"
 
 namespace ctwin::cli {

@@ -13,7 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/error_band.hpp"
-#include "ctwin/studies/size.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/figure_output.hpp"

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/shard.hpp"
-#include "ctwin/studies/sweep.hpp"
+#include "ctwin/api/public_studies.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"

@@ -13,8 +13,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ctwin/validation/nccl_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/commands.hpp"
+#include "ctwin/cli/comparison_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -27,9 +28,6 @@
 
 namespace ctwin::cli {
 namespace {
-
-using calibration::LogComparison;
-using calibration::SetupValidation;
 
 struct ValidateOptions {
   std::string setups = "validation/nccl/setups.json";
@@ -53,9 +51,6 @@ struct ValidateOptions {
   std::string cases;
   std::vector<std::string> overrides;
 };
-
-// The acceptance groups of the issue: single-node sweeps per GPU, multi-node all_reduce per GPU.
-std::string group_of(const calibration::NcclSetup& setup) { return api::validation_group(setup); }
 
 std::string percent(const ErrorStats& summary) {
   return summary.count == 0 ? "-" : fixed(summary.median_abs * 100, 1) + "%";
@@ -141,25 +136,6 @@ void print_table(const api::NcclValidation& validation, const ValidateOptions& o
     summary.add_row(cells);
   }
   summary.print(out, Format::kTable);
-}
-
-void print_csv(const std::vector<SetupValidation>& results, std::ostream& out) {
-  Table table({"setup", "role", "group", "ranks", "size_bytes", "measured_busbw_GBps", "predicted_busbw_GBps", "error",
-               "algo", "protocol", "calibrated"});
-  const auto add = [&](const SetupValidation& result, const LogComparison& comparison, const char* calibrated) {
-    for (const auto& row : comparison.rows) {
-      table.add_row({result.setup->id, result.setup->role, group_of(*result.setup), std::to_string(result.setup->ranks),
-                     std::to_string(row.size.count()), fixed(row.measured_busbw_GBps, 3),
-                     fixed(row.predicted_busbw_GBps, 3), fixed(row.error, 4), std::string(collectives::name(row.algorithm)),
-                     std::string(collectives::name(row.protocol)), calibrated});
-    }
-  };
-  for (const auto& result : results) {
-    if (!result.skipped.empty()) continue;
-    add(result, result.uncalibrated, "no");
-    if (result.calibrated) add(result, *result.calibrated, "yes");
-  }
-  table.print(out, Format::kCsv);
 }
 
 }  // namespace
@@ -291,14 +267,13 @@ Action add_validate_command(CLI::App& app) {
     request.network = network_flag(options->network);
     request.calibrated = options->calibrated;
     const api::NcclValidation validation = api::validate_nccl(request);
-    const auto& results = validation.results;
     if (!options->figure.empty()) {
       write_figure("validate", api::nccl_validation_json(validation, options->network, options->calibrated), options->figure);
     }
     if (format == Format::kJson) {
       std::cout << json_text(api::nccl_validation_json(validation, options->network, options->calibrated), 2) << '\n';
     } else if (format == Format::kCsv) {
-      print_csv(results, std::cout);
+      comparison_table(api::nccl_csv_columns(), api::nccl_comparison_rows(validation)).print(std::cout, Format::kCsv);
     } else {
       print_table(validation, *options, std::cout);
     }

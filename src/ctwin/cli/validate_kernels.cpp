@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "ctwin/validation/kernel_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/json_text.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "ctwin/api/public_analysis.hpp"
 #include "ctwin/api/report_json.hpp"
-#include "ctwin/validation/scaling_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"

@@ -3,7 +3,8 @@
 
 #include <iostream>
 
-#include "ctwin/validation/trace_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
+#include "ctwin/cli/comparison_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_run.hpp"
 #include "ctwin/core/json_text.hpp"
@@ -20,11 +21,7 @@ void run_trace_validation(const std::string& trace, const std::string& scenario,
     std::cout << json_text(api::trace_validation_json(v), 2) << '\n';
     return;
   }
-  Table table({"class", "phase", "unit", "measured_us", "predicted_us", "error"});
-  for (const auto& r : v.rows) {
-    table.add_row({std::string(calibration::kernel_class_name(r.kernel_class)), r.phase, r.unit, fixed(r.measured_us, 1),
-                   fixed(r.predicted_us, 1), r.compared() ? signed_percent(r.error()) : "not in trace"});
-  }
+  const Table table = comparison_table(api::trace_comparison_columns(), api::trace_comparison_rows(v));
   if (format == Format::kCsv) {
     table.print(std::cout, format);
     return;

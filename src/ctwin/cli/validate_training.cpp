@@ -16,8 +16,9 @@
 #include <set>
 #include <sstream>
 
-#include "ctwin/validation/training_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/fabric_options.hpp"
+#include "ctwin/cli/comparison_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/api/public_compute.hpp"
@@ -33,32 +34,14 @@ std::string value_text(replay::TrainingMetric metric, double v) {
 
 namespace {
 
-std::string split_of(const replay::Scenario& s, const replay::StepReport& r) { return api::training_split_text(s, r); }
-
-std::string unit_of(replay::TrainingMetric metric) {
-  switch (metric) {
-    case replay::TrainingMetric::kHardwareTflopsPerGpu: return "hw TFLOP/s";
-    case replay::TrainingMetric::kModelTflopsPerGpu: return "model TFLOP/s";
-    case replay::TrainingMetric::kTokensPerSPerGpu: return "tok/s";
-    case replay::TrainingMetric::kMfu: return "MFU";
-  }
-  return "";
-}
-
 using replay::TrainingComparison;
 
-void print_table(const std::vector<TrainingComparison>& results, const replay::TrainingCases& cases,
-                 const std::string& network, std::ostream& out) {
+void print_table(const api::TrainingValidation& validation, const std::string& network, std::ostream& out) {
+  const std::vector<TrainingComparison>& results = validation.results;
+  const replay::TrainingCases& cases = validation.cases;
   out << "# ctwin validate --training: predicted vs published training throughput per GPU, network " << network
       << "; error = predicted / measured - 1\n";
-  Table table({"case", "GPUs", "split", "metric", "measured", "predicted", "error", "MFU", "fits"});
-  for (const auto& r : results) {
-    const auto& c = *r.training_case;
-    table.add_row({c.id, std::to_string(c.scenario.gpus), split_of(c.scenario, r.report), unit_of(c.metric),
-                   value_text(c.metric, c.measured), value_text(c.metric, r.predicted), signed_percent(r.error),
-                   fixed(100 * r.report.mfu, 1) + " %", r.report.fits_memory ? "yes" : "NO"});
-  }
-  table.print(out, Format::kTable);
+  comparison_table(api::training_table_columns(), api::training_comparison_rows(validation)).print(out, Format::kTable);
   out << "\n# by group: |error|\n";
   Table summary({"group", "cases", "median", "max"});
   const replay::TrainingErrors errors = replay::training_errors(results);
@@ -74,16 +57,6 @@ void print_table(const std::vector<TrainingComparison>& results, const replay::T
   for (const auto& n : cases.not_expressible) out << "  " << n.id << ": " << n.reason << "\n";
 }
 
-void print_csv(const std::vector<TrainingComparison>& results, std::ostream& out) {
-  Table table({"id", "group", "gpus", "split", "metric", "measured", "predicted", "error"});
-  for (const auto& r : results) {
-    const auto& c = *r.training_case;
-    table.add_row({c.id, c.group, std::to_string(c.scenario.gpus), split_of(c.scenario, r.report),
-                   replay::metric_name(c.metric), fixed(c.measured, 4), fixed(r.predicted, 4), fixed(r.error, 4)});
-  }
-  table.print(out, Format::kCsv);
-}
-
 }  // namespace
 
 void run_training_validation(const TrainingValidateOptions& options) {
@@ -97,7 +70,6 @@ void run_training_validation(const TrainingValidateOptions& options) {
   request.jobs = options.jobs;
   api::TrainingValidation validation = api::load_training_validation(request, CTWIN_DATA_DIR);
   const auto& chosen = validation.chosen;
-  const auto& cases = validation.cases;
   const auto& replaced = validation.replaced;
   // Progress on a terminal only: the flow network takes minutes, and stdout may be a pipe to a parser.
   replay::TrainingProgress progress;
@@ -117,19 +89,18 @@ void run_training_validation(const TrainingValidateOptions& options) {
   }
   request.progress = progress;
   api::run_training_validation(validation, request);
-  const auto& results = validation.results;
   if (!options.figure.empty()) write_figure("validate", api::training_validation_json(validation, options.network), options.figure);
   if (format == Format::kJson) {
     std::cout << json_text(api::training_validation_json(validation, options.network), 2) << '\n';
   } else if (format == Format::kCsv) {
-    print_csv(results, std::cout);
+    comparison_table(api::training_comparison_columns(), api::training_comparison_rows(validation)).print(std::cout, Format::kCsv);
   } else {
     if (format == Format::kTable && !options.profiles.empty()) {
       std::cout << "# GPU profiles from " << options.profiles << ":";
       for (const auto& name : replaced) std::cout << " " << name << ";";
       std::cout << (replaced.empty() ? " none matched a case's GPU" : "") << "\n";
     }
-    print_table(results, cases, options.network, std::cout);
+    print_table(validation, options.network, std::cout);
   }
 }
 

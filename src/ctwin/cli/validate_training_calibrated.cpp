@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctwin/core/error_stats.hpp"
-#include "ctwin/validation/training_cross_validation.hpp"
+#include "ctwin/api/public_validation.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/validate_training.hpp"
 #include "ctwin/core/json_text.hpp"

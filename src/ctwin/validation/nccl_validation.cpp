@@ -88,6 +88,51 @@ std::string validation_group(const calibration::NcclSetup& setup) {
   return topology + (setup.nodes == 1 ? ", 1 node" : ", multi-node");
 }
 
+std::vector<ComparisonRow> nccl_comparison_rows(const NcclValidation& validation) {
+  std::vector<ComparisonRow> rows;
+  const auto add = [&rows](const calibration::SetupValidation& result, const calibration::LogComparison& comparison,
+                           const char* calibrated) {
+    const calibration::NcclSetup& setup = *result.setup;
+    for (const auto& size : comparison.rows) {
+      ComparisonRow row;
+      row.case_id = setup.id;
+      row.role = setup.role;
+      row.metric = "busbw GB/s";
+      row.measured = size.measured_busbw_GBps;
+      row.predicted = size.predicted_busbw_GBps;
+      row.error = size.error;
+      row.labels = {validation_group(setup), std::to_string(setup.ranks), std::to_string(size.size.count()),
+                    std::string(collectives::name(size.algorithm)), std::string(collectives::name(size.protocol)),
+                    calibrated};
+      rows.push_back(std::move(row));
+    }
+  };
+  for (const auto& result : validation.results) {
+    if (!result.skipped.empty()) continue;
+    add(result, result.uncalibrated, "no");
+    if (result.calibrated) add(result, *result.calibrated, "yes");
+  }
+  return rows;
+}
+
+const std::vector<ComparisonColumn>& nccl_csv_columns() {
+  using F = ComparisonField;
+  static const std::vector<ComparisonColumn> kColumns{
+      {"setup", "", F::kCase},
+      {"role", "", F::kRole},
+      {"group", "", F::kLabel, 0},
+      {"ranks", "", F::kLabel, 1},
+      {"size_bytes", "", F::kLabel, 2},
+      {"measured_busbw_GBps", "", F::kMeasured, 0, 3, false},
+      {"predicted_busbw_GBps", "", F::kPredicted, 0, 3, false},
+      {"error", "", F::kErrorFraction, 0, 4},
+      {"algo", "", F::kLabel, 3},
+      {"protocol", "", F::kLabel, 4},
+      {"calibrated", "", F::kLabel, 5},
+  };
+  return kColumns;
+}
+
 nlohmann::json nccl_validation_json(const NcclValidation& validation, const std::string& network, bool calibrated) {
   nlohmann::json setups = nlohmann::json::array();
   for (const auto& result : validation.results) {

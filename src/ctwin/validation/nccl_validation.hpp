@@ -10,6 +10,7 @@
 
 #include "ctwin/calibration/nccl_validation.hpp"
 #include "ctwin/core/error_stats.hpp"
+#include "ctwin/validation/comparison.hpp"
 
 namespace ctwin::api {
 
@@ -48,6 +49,14 @@ struct NcclGroupErrors {
   NcclErrorSplit calibrated;
 };
 [[nodiscard]] std::map<std::string, NcclGroupErrors> nccl_group_errors(const NcclValidation& validation);
+
+/// Every size of every setup not skipped, its calibrated sizes after its uncalibrated ones: case the
+/// setup's id, role its role, metric "busbw GB/s"; labels: group, ranks, size in bytes, algorithm,
+/// protocol, calibrated ("no"/"yes").
+[[nodiscard]] std::vector<ComparisonRow> nccl_comparison_rows(const NcclValidation& validation);
+
+/// The CSV's columns (`ctwin validate --format csv`: one line per size).
+[[nodiscard]] const std::vector<ComparisonColumn>& nccl_csv_columns();
 
 /// `ctwin validate --format json`: {"network", "setups": [{id, role, ranks, op, group, cluster,
 /// "skipped" or "rows" (and with `calibrated`, "calibrated_on" and "calibrated_rows")}], "groups":

@@ -66,13 +66,10 @@ TraceValidation validate_trace(const std::string& trace_file, const Scenario& sc
   v.by_phase = has_layer_phases(v.measured);
   v.measured_layers_per_device = v.by_phase ? layer_passes(v.measured, step.scenario) : 0;
   v.predicted_layers_per_device = v.by_phase ? scenario_layer_passes(step.scenario) : 0;
-  std::vector<double> errors;
   for (const KernelClass c : calibration::kKernelClasses) {
     const auto add_row = [&](std::string phase, std::string unit, double measured, double predicted) {
       if (measured <= 0 && predicted <= 0) return;
-      TraceComparisonRow row{c, std::move(phase), std::move(unit), measured, predicted};
-      if (row.compared()) errors.push_back(row.error());
-      v.rows.push_back(std::move(row));
+      v.rows.push_back(TraceComparisonRow{c, std::move(phase), std::move(unit), measured, predicted});
     };
     if (v.by_phase) {
       for (const TracePhase p : {TracePhase::kForward, TracePhase::kBackward}) {
@@ -93,20 +90,42 @@ TraceValidation validate_trace(const std::string& trace_file, const Scenario& sc
       add_row("step", "us per step", per_step(v.measured, measured), per_step(v.predicted, predicted));
     }
   }
-  v.compared = error_stats(errors);
+  v.compared = comparison_stats(trace_comparison_rows(v));
   return v;
 }
 
-nlohmann::json trace_validation_json(const TraceValidation& v) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : v.rows) {
-    rows.push_back({{"class", std::string(calibration::kernel_class_name(r.kernel_class))},
-                    {"phase", r.phase},
-                    {"unit", r.unit},
-                    {"measured_us", r.measured_us},
-                    {"predicted_us", r.predicted_us},
-                    {"error", r.compared() ? nlohmann::json(r.error()) : nlohmann::json()}});
+std::vector<ComparisonRow> trace_comparison_rows(const TraceValidation& v) {
+  std::vector<ComparisonRow> rows;
+  rows.reserve(v.rows.size());
+  for (const TraceComparisonRow& r : v.rows) {
+    ComparisonRow row;
+    row.case_id = std::string(calibration::kernel_class_name(r.kernel_class));
+    row.role = r.phase;
+    row.metric = r.unit;
+    row.measured = r.measured_us;
+    row.predicted = r.predicted_us;
+    row.compared = r.compared();
+    if (row.compared) row.error = r.error();
+    rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+const std::vector<ComparisonColumn>& trace_comparison_columns() {
+  using F = ComparisonField;
+  static const std::vector<ComparisonColumn> kColumns{
+      {"class", "class", F::kCase},
+      {"phase", "phase", F::kRole},
+      {"unit", "unit", F::kMetric},
+      {"measured_us", "measured_us", F::kMeasured, 0, 1},
+      {"predicted_us", "predicted_us", F::kPredicted, 0, 1},
+      {"error", "error", F::kErrorPercent, 0, 1, true, "not in trace"},
+  };
+  return kColumns;
+}
+
+nlohmann::json trace_validation_json(const TraceValidation& v) {
+  const nlohmann::json rows = comparison_rows_json(trace_comparison_columns(), trace_comparison_rows(v));
   nlohmann::json unclassified = nlohmann::json::array();
   for (const auto& k : v.measured.unclassified) unclassified.push_back({{"name", k.name}, {"us", k.us}});
   return {{"trace", v.measured.source},

@@ -20,6 +20,7 @@
 #include "ctwin/api/scenario.hpp"
 #include "ctwin/calibration/profiler_trace.hpp"
 #include "ctwin/core/error_stats.hpp"
+#include "ctwin/validation/comparison.hpp"
 
 namespace ctwin::api {
 
@@ -44,6 +45,12 @@ struct TraceValidation {
   std::vector<TraceComparisonRow> rows;
   ErrorStats compared;  ///< over the rows both sides have
 };
+
+/// The rows as comparison rows (case: the class, role: the phase, metric: the unit), in order.
+[[nodiscard]] std::vector<ComparisonRow> trace_comparison_rows(const TraceValidation& v);
+
+/// class, phase, unit, measured_us, predicted_us, error: the table's headers are the JSON's keys.
+[[nodiscard]] const std::vector<ComparisonColumn>& trace_comparison_columns();
 
 /// InputError naming the trace file for an unreadable trace, or `model` when the trace says it is
 /// of another model than the scenario's (FILE.meta.json).

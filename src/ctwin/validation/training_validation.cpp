@@ -87,21 +87,84 @@ std::string training_split_text(const replay::Scenario& s, const replay::StepRep
   return text.str();
 }
 
-nlohmann::json training_validation_json(const TrainingValidation& validation, const std::string& network) {
-  nlohmann::json rows = nlohmann::json::array();
+namespace {
+
+std::string training_metric_unit(replay::TrainingMetric metric) {
+  switch (metric) {
+    case replay::TrainingMetric::kHardwareTflopsPerGpu: return "hw TFLOP/s";
+    case replay::TrainingMetric::kModelTflopsPerGpu: return "model TFLOP/s";
+    case replay::TrainingMetric::kTokensPerSPerGpu: return "tok/s";
+    case replay::TrainingMetric::kMfu: return "MFU";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<ComparisonRow> training_comparison_rows(const TrainingValidation& validation) {
+  std::vector<ComparisonRow> rows;
+  rows.reserve(validation.results.size());
   for (const auto& r : validation.results) {
     const auto& c = *r.training_case;
-    nlohmann::json row = replay::to_json(replay::figures_of(r.report), kTrainingCaseFigures);
-    row.update({{"id", c.id},
-                {"group", c.group},
-                {"gpus", c.scenario.gpus},
-                {"split", training_split_text(c.scenario, r.report)},
-                {"metric", replay::metric_name(c.metric)},
-                {"measured", c.measured},
-                {"predicted", r.predicted},
-                {"error", r.error},
-                {"source", c.source}});
+    ComparisonRow row;
+    row.case_id = c.id;
+    row.role = c.group;
+    row.metric = replay::metric_name(c.metric);
+    row.measured = c.measured;
+    row.predicted = r.predicted;
+    row.error = r.error;
+    row.labels = {std::to_string(c.scenario.gpus), training_split_text(c.scenario, r.report),
+                  training_metric_unit(c.metric), r.report.fits_memory ? "yes" : "NO"};
+    row.figures = {r.report.mfu};
+    if (c.metric == replay::TrainingMetric::kMfu) {
+      row.display_scale = 100;
+      row.display_suffix = " %";
+    }
     rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+const std::vector<ComparisonColumn>& training_comparison_columns() {
+  using F = ComparisonField;
+  static const std::vector<ComparisonColumn> kColumns{
+      {"id", "id", F::kCase},
+      {"group", "group", F::kRole},
+      {"gpus", "", F::kLabel, 0},
+      {"split", "split", F::kLabel, 1},
+      {"metric", "metric", F::kMetric},
+      {"measured", "measured", F::kMeasured, 0, 4, false},
+      {"predicted", "predicted", F::kPredicted, 0, 4, false},
+      {"error", "error", F::kErrorFraction, 0, 4},
+  };
+  return kColumns;
+}
+
+const std::vector<ComparisonColumn>& training_table_columns() {
+  using F = ComparisonField;
+  static const std::vector<ComparisonColumn> kColumns{
+      {"case", "", F::kCase},
+      {"GPUs", "", F::kLabel, 0},
+      {"split", "", F::kLabel, 1},
+      {"metric", "", F::kLabel, 2},
+      {"measured", "", F::kMeasured, 0, 1},
+      {"predicted", "", F::kPredicted, 0, 1},
+      {"error", "", F::kErrorPercent},
+      {"MFU", "", F::kFigure, 0, 1, true, "", 100, " %"},
+      {"fits", "", F::kLabel, 3},
+  };
+  return kColumns;
+}
+
+nlohmann::json training_validation_json(const TrainingValidation& validation, const std::string& network) {
+  nlohmann::json rows = comparison_rows_json(training_comparison_columns(), training_comparison_rows(validation));
+  for (std::size_t i = 0; i < validation.results.size(); ++i) {
+    const auto& r = validation.results[i];
+    const auto& c = *r.training_case;
+    nlohmann::json row = replay::to_json(replay::figures_of(r.report), kTrainingCaseFigures);
+    row.update(rows[i]);
+    row.update({{"gpus", c.scenario.gpus}, {"source", c.source}});
+    rows[i] = std::move(row);
   }
   nlohmann::json groups = nlohmann::json::object();
   const replay::TrainingErrors errors = replay::training_errors(validation.results);

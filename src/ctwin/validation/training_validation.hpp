@@ -10,6 +10,7 @@
 
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/replay/training_validation.hpp"
+#include "ctwin/validation/comparison.hpp"
 
 namespace ctwin::api {
 
@@ -46,6 +47,18 @@ void run_training_validation(TrainingValidation& validation, const TrainingValid
 
 /// The parallel split a case ran, as the tables print it: "tp2 pp4 dp8 mb1 x16 bf16 rc-none".
 [[nodiscard]] std::string training_split_text(const replay::Scenario& scenario, const replay::StepReport& report);
+
+/// One row per result: case its id, role its group, metric its metric's name; labels: GPUs, split,
+/// the metric's unit, fits in memory ("yes"/"NO"); figures: the step's MFU. An MFU case shows its
+/// values as percentages.
+[[nodiscard]] std::vector<ComparisonRow> training_comparison_rows(const TrainingValidation& validation);
+
+/// The CSV's columns (id, group, gpus, split, metric, measured, predicted, error), the JSON rows'
+/// too but for gpus, a number there.
+[[nodiscard]] const std::vector<ComparisonColumn>& training_comparison_columns();
+
+/// The table's columns: case, GPUs, split, metric (its unit), measured, predicted, error, MFU, fits.
+[[nodiscard]] const std::vector<ComparisonColumn>& training_table_columns();
 
 /// `ctwin validate --training --format json`: {"network", "cases", "summary", "groups", "not_expressible"}.
 [[nodiscard]] nlohmann::json training_validation_json(const TrainingValidation& validation, const std::string& network);
