@@ -165,3 +165,24 @@ def test_plan_carries_the_builds_warnings(cli):
     assert listed.startswith("  nic_above_pcie: ")
     rows = [line for line in table.splitlines() if line.strip().startswith(("1 ", "2 "))]
     assert len(rows) == 2 and all(row.rstrip().endswith("nic_above_pcie") for row in rows)
+
+
+def test_plan_and_sweep_take_a_placement_as_the_cli_does(cli):
+    placement = {"policy": "spread", "build_nodes": 16}
+    fix = dict(FIX, **{"parallel.tp": 8, "parallel.vpp": 1})
+    result = ctwin.plan(SCENARIO, top=2, fix=fix, flow_top=0, placement=placement)
+    args = [a for k, v in fix.items() for a in ("--fix", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")]
+    out = cli("plan", SCENARIO, "--top", "2", "--flow-top", "0", "--format", "json", "--placement",
+              json.dumps(placement), *args)
+    assert out.returncode == 0, out.stderr
+    assert result.to_json() + "\n" == out.stdout
+    assert result.to_dict()["placement"] == {"policy": "spread", "build_nodes": 16, "fragmentation": 0.0, "seed": 1}
+    swept = ctwin.sweep(ctwin.Scenario.load(SCENARIO).with_(network="analytical"), {"parallel.pp": [1, 2]},
+                        placement=placement)
+    printed = cli("sweep", SCENARIO, "--network", "analytical", "--grid", "parallel.pp=1,2", "--format", "json",
+                  "--placement", json.dumps(placement))
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(swept.to_json()) == json.loads(printed.stdout)
+    with pytest.raises(ctwin.InputError) as refused:
+        ctwin.plan(SCENARIO, placement="scattered")
+    assert refused.value.file == "placement"
