@@ -46,7 +46,7 @@ LOADERS = {
                  "src/ctwin/replay/data_pipeline.cpp", "src/ctwin/replay/node_pool.cpp"],
     "topology": ["src/ctwin/fabric/cluster_spec.cpp", "src/ctwin/fabric/storage_spec.cpp",
                  "src/ctwin/fabric/topologies/fat_tree.cpp", "src/ctwin/fabric/topologies/dragonfly.cpp",
-                 "src/ctwin/fabric/topologies/multi_site.cpp"],
+                 "src/ctwin/fabric/topologies/multi_site.cpp", "src/ctwin/fabric/topologies/plane_clos_fields.cpp"],
     "gpu": ["src/ctwin/compute/gpu_spec.cpp", "src/ctwin/compute/gemm_table.cpp", "src/ctwin/compute/dtype.cpp"],
     "model": ["src/ctwin/workload/model_spec.cpp"],
     "hf": ["src/ctwin/workload/hf_config.cpp", "src/ctwin/workload/model_spec.cpp"],

@@ -380,7 +380,8 @@ Action add_bench_command(CLI::App& app) {
   auto huge_cluster = std::make_shared<std::string>("topologies/hgx-h100-roce.json");
   auto repeat = std::make_shared<int>(1);
   command->add_option("--case", *only,
-                      "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
+                      "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, "
+                      "fabric-build-dual-plane-16k, fabric-build-multi-zone-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
                       "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
                       "goodput-16k, sweep-64, or "
                       "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, run-flow-16k-2site, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k, explain-seed000 (only when "
@@ -399,6 +400,8 @@ Action add_bench_command(CLI::App& app) {
                                          "fabric-build",
                                          "fabric-build-dragonfly-16k",
                                          "fabric-build-two-site-16k",
+                                         "fabric-build-dual-plane-16k",
+                                         "fabric-build-multi-zone-16k",
                                          "flow-alltoall-chain",
                                          "flow-alltoall-chain-pxn",
                                          "collective-flow-16k",
@@ -438,6 +441,14 @@ Action add_bench_command(CLI::App& app) {
     if (wanted("fabric-build-two-site-16k")) {
       // Sites joined by DCI (docs/fabric.md#sites-joined-by-dci): two 8,192-GPU fat trees.
       measure([&] { return bench_fabric_build("topologies/two-site-h100-roce.json", 16384, "fabric-build-two-site-16k"); });
+    }
+    if (wanted("fabric-build-dual-plane-16k")) {
+      // HPN's dual plane (docs/fabric.md#dual-plane-and-multi-zone-fabrics): two pods, two planes.
+      measure([&] { return bench_fabric_build("topologies/hpn-dual-plane.json", 16384, "fabric-build-dual-plane-16k"); });
+    }
+    if (wanted("fabric-build-multi-zone-16k")) {
+      // Meta's AI zones: about five and a third zones of 3,072 GPUs under the aggregation tier.
+      measure([&] { return bench_fabric_build("topologies/meta-ai-zones.json", 16384, "fabric-build-multi-zone-16k"); });
     }
     const Bytes exchange(16 << 20);
     if (wanted("flow-alltoall-chain")) {

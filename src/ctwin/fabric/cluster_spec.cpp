@@ -113,7 +113,8 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
     // Only the fat tree enumerates its equal-cost paths (Topology::spread_switch_path); elsewhere
     // adaptive would silently stay ECMP.
     if (fabric.kind_name == "dragonfly" || fabric.sites) {
-      reader.fail("routing", "adaptive is modelled on single-site fat trees only (rail_optimized, top_of_rack)");
+      reader.fail("routing", "adaptive is modelled on single-site fat trees and zoned Clos only (rail_optimized, "
+                             "top_of_rack, dual_plane, multi_zone)");
     }
     fabric.routing = RoutingPolicy::kAdaptive;
   }

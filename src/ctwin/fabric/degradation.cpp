@@ -12,7 +12,7 @@
 namespace ctwin::fabric {
 namespace {
 
-constexpr const char* kForms = "gpu:RANK=SPEED, nic:RANK=SHARE, link:NAME=SHARE or leaf:ID=uplinks:SHARE";
+constexpr const char* kForms = "gpu:RANK=SPEED, nic:RANK=SHARE, link:NAME=SHARE, leaf:ID=uplinks:SHARE or leaf:ID=down";
 
 std::optional<int> whole(std::string_view text) {
   int value = 0;
@@ -73,6 +73,16 @@ Degradation parse_degradation(const std::string& text, const std::string& flag, 
     const int leaves = fabric.topology().uplink_parts();
     if (leaves == 0) throw bad("the build has no leaf with uplinks (one leaf, or a fabric without leaves)");
     if (*leaf >= leaves) throw bad("the build has leaves 0 to " + std::to_string(leaves - 1));
+    if (value == "down") {
+      // A lost leaf: only where its nodes keep another way out (a dual plane's other leaf).
+      if (fabric.topology().lost_leaf_cables(fabric, *leaf).empty()) {
+        throw bad("losing a whole leaf would cut its nodes off this fabric (only a dual_plane leaf can be down)");
+      }
+      d.kind = PartKind::kLeafLost;
+      d.index = *leaf;
+      d.factor = limits::kMinDegradedShare;
+      return d;
+    }
     if (value.substr(0, 8) != "uplinks:") throw bad("a leaf is degraded by the share of its uplinks still up");
     value.remove_prefix(8);
     d.index = *leaf;
@@ -127,13 +137,15 @@ std::string part_name(const Fabric& fabric, PartKind kind, int index) {
   switch (kind) {
     case PartKind::kGpu: return "gpu:" + std::to_string(index);
     case PartKind::kNic: return "nic:" + std::to_string(index);
-    case PartKind::kLeafUplinks: return "leaf:" + std::to_string(index);
+    case PartKind::kLeafUplinks:
+    case PartKind::kLeafLost: return "leaf:" + std::to_string(index);
     case PartKind::kLink: return "link:" + cable_name(fabric, static_cast<LinkId>(index));
   }
   return "";
 }
 
 std::string term(const Fabric& fabric, const Degradation& d) {
+  if (d.kind == PartKind::kLeafLost) return part_name(fabric, d.kind, d.index) + "=down";
   char share_text[32];
   std::snprintf(share_text, sizeof share_text, "%.6g", d.factor);
   return part_name(fabric, d.kind, d.index) + (d.kind == PartKind::kLeafUplinks ? "=uplinks:" : "=") + share_text;
@@ -151,6 +163,9 @@ std::vector<LinkId> part_links(const Fabric& fabric, PartKind kind, int index) {
     case PartKind::kLink: cable(static_cast<LinkId>(index)); break;
     case PartKind::kLeafUplinks:
       for (const LinkId up : fabric.topology().uplinks(fabric, index)) cable(up);
+      break;
+    case PartKind::kLeafLost:
+      for (const LinkId even : fabric.topology().lost_leaf_cables(fabric, index)) cable(even);
       break;
   }
   return links;

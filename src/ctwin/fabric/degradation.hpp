@@ -5,7 +5,9 @@
 // of the leaf's traffic grows: modelled as every uplink at the surviving share), and a GPU
 // computing at a share of its speed (no fabric effect; the compute tests and the training step
 // read it). Written as `ctwin run --degrade` writes a slow GPU:
-//   gpu:RANK=SPEED   nic:RANK=SHARE   link:NAME=SHARE   leaf:ID=uplinks:SHARE
+//   gpu:RANK=SPEED   nic:RANK=SHARE   link:NAME=SHARE   leaf:ID=uplinks:SHARE   leaf:ID=down
+// `leaf:ID=down` loses a whole leaf where its nodes keep another way out (a dual plane's other
+// leaf): its cables at the floor share, which the dual plane's routing treats as lost.
 // RANK is a GPU of the build (node-major); a NIC is named by a GPU it serves. NAME is
 // nN.nicR (node N's NIC R to its leaf), leafL.upK (leaf L's uplink K), spineS.upK (spine S's
 // uplink K to a core).
@@ -19,7 +21,7 @@
 
 namespace ctwin::fabric {
 
-enum class PartKind { kGpu, kNic, kLink, kLeafUplinks };
+enum class PartKind { kGpu, kNic, kLink, kLeafUplinks, kLeafLost };
 
 /// A part and the share of its nominal rate it runs at.
 struct Degradation {

@@ -57,7 +57,7 @@ FloorLayout lay_out(const ClusterSpec& spec, const Topology& topology, const Flo
   layout.server_racks = ceil_div(topology.nodes(), layout.servers_per_rack);
   const std::vector<TierSize> tiers = topology.tiers();
   long long switches = 0;
-  for (const TierSize& tier : tiers) switches += tier.switches;
+  for (const TierSize& tier : tiers) switches += is_fabric_switch(tier.kind) ? tier.switches : 0;
   // Switches above the access tier, which stand in network racks when access switches do not.
   const long long upper_switches = switches - (tiers.empty() ? 0 : tiers.front().switches);
   layout.rows = ceil_div(layout.server_racks, floor.racks_per_row);

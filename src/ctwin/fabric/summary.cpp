@@ -1,6 +1,7 @@
 #include "ctwin/fabric/summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -48,22 +49,29 @@ FabricSummary summarize(const Fabric& fabric) {
   summary.gpus_per_node = fabric.gpus_per_node();
   topology.describe(summary);
 
-  // Ports in use per tier, counted from the cables themselves.
-  std::map<VertexKind, long long> ports_used;
+  // Ports in use per tier, counted from the cables themselves. A dual plane's NIC port cable (from
+  // a NIC port vertex the Topology numbers among its switches) slower than the fabric's links
+  // takes that share of a switch port: HPN's 200G ports are breakouts of 400G ones.
+  std::map<VertexKind, double> ports_used;
+  const double wire = spec.fabric.link.bandwidth.bytes_per_second();
   std::map<std::tuple<LinkKind, double>, long long> cable_count;
   for (LinkId id = 0; id < fabric.links().size(); id += 2) {
     const Link& link = fabric.link(id);
+    // A NIC's link to its own ports (a dual plane's port split) is inside the NIC, not a cable.
+    if (fabric.vertex_kind(link.from) == VertexKind::kNic && fabric.vertex_kind(link.to) == VertexKind::kNic) continue;
     ++cable_count[{link.kind, link.bandwidth.bytes_per_second()}];
+    const bool breakout = fabric.vertex_kind(link.from) == VertexKind::kNic && link.from >= fabric.switch_vertex(0) &&
+                          link.bandwidth.bytes_per_second() < wire;
     for (VertexId end : {link.from, link.to}) {
       const VertexKind kind = fabric.vertex_kind(end);
-      if (is_fabric_switch(kind)) ++ports_used[kind];
+      if (is_fabric_switch(kind)) ports_used[kind] += breakout ? link.bandwidth.bytes_per_second() / wire : 1.0;
     }
   }
   const int ports = spec.fabric.switch_spec.ports;
   const int per_transceiver = spec.fabric.switch_spec.ports_per_transceiver;
   for (const TierSize& tier : topology.tiers()) {
-    if (tier.switches == 0) continue;
-    summary.switch_tiers.push_back({tier.name, tier.switches, ports_used[tier.kind],
+    if (tier.switches == 0 || !is_fabric_switch(tier.kind)) continue;
+    summary.switch_tiers.push_back({tier.name, tier.switches, std::llround(ports_used[tier.kind]),
                                     static_cast<long long>(tier.switches) * ports, tier.oversubscription});
   }
 

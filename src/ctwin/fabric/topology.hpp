@@ -129,6 +129,14 @@ class Topology {
     return std::nullopt;
   }
 
+  /// The cables a lost leaf (`leaf:ID=down`) takes down, where losing it cuts no node off (a
+  /// dual plane's leaf: its nodes keep their other plane); empty where it would.
+  [[nodiscard]] virtual std::vector<LinkId> lost_leaf_cables(const Fabric& fabric, int leaf) const {
+    (void)fabric;
+    (void)leaf;
+    return {};
+  }
+
   // --- summary and build checks ---
   /// Fills the summary's shape fields (tiers, pods, scalable units, rail groups).
   virtual void describe(FabricSummary& summary) const = 0;

@@ -5,6 +5,7 @@
 #include "ctwin/fabric/topologies/dragonfly.hpp"
 #include "ctwin/fabric/topologies/fat_tree.hpp"
 #include "ctwin/fabric/topologies/multi_site.hpp"
+#include "ctwin/fabric/topologies/plane_clos.hpp"
 #include "ctwin/fabric/topology.hpp"
 
 namespace ctwin::fabric {
@@ -21,6 +22,8 @@ const std::vector<TopologyKind>& topology_kinds() {
       {"rail_optimized", read_fat_tree_fields, plan_fat_tree},
       {"top_of_rack", read_fat_tree_fields, plan_fat_tree},
       {"dragonfly", read_dragonfly_fields, plan_dragonfly},
+      {"dual_plane", read_dual_plane_fields, plan_plane_clos},
+      {"multi_zone", read_multi_zone_fields, plan_plane_clos},
   };
   return kKinds;
 }

@@ -87,7 +87,7 @@ TEST(PartsCatalog, CoversEveryBundledTopology) {
     ASSERT_NE(sw, nullptr) << spec.fabric.switch_spec.model;
     EXPECT_EQ(sw->ports, spec.fabric.switch_spec.ports);
   }
-  EXPECT_EQ(topologies, 10);  // two-site-h100-roce the tenth
+  EXPECT_EQ(topologies, 12);  // hpn-dual-plane and meta-ai-zones the eleventh and twelfth
 }
 
 TEST(PartsCatalog, ReadsPowerWithUnits) {

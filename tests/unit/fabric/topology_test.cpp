@@ -75,7 +75,11 @@ TEST(Topology, EveryBundledFileLoadsAndBuildsAtItsNaturalSizes) {
       EXPECT_EQ(fabric.nodes(), (gpus + per_node - 1) / per_node);
       const FabricSummary summary = summarize(fabric);
       EXPECT_EQ(summary.gpus, gpus);
-      EXPECT_EQ(cables_of(summary, LinkKind::kAccess), static_cast<long long>(fabric.nodes()) * spec.server.nics.count);
+      // A dual plane cables each NIC's two ports, one per plane.
+      const auto planes = spec.fabric.parameters.find("planes");
+      const long long ports_per_nic = planes == spec.fabric.parameters.end() ? 1 : static_cast<long long>(planes->second);
+      EXPECT_EQ(cables_of(summary, LinkKind::kAccess),
+                static_cast<long long>(fabric.nodes()) * spec.server.nics.count * ports_per_nic);
       for (const auto& tier : summary.switch_tiers) {
         EXPECT_LE(tier.ports_used, tier.ports_total) << tier.tier;
       }
