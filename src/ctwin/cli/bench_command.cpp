@@ -421,6 +421,7 @@ Action add_bench_command(CLI::App& app) {
                                          "collective-flow-100k",
                                          "flow-alltoall-chain-adaptive",
                                          "run-flow-16k-adaptive",
+                                         "run-flow-16k-2site",
                                          "cluster-8x512-4k"};
     if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
       throw InputError("--case", "", "unknown case '" + *only + "'");
