@@ -146,6 +146,8 @@ SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& optio
   }
   CollectiveTimes comm(scenario.cluster, scenario.network, options.free_communication, options.collective_cache,
                        scenario.tuning);
+  // As simulate_step prices them: each group on the sites its members occupy.
+  if (scenario.cluster.fabric.sites) comm.locate_sites(place_ranks(scenario));
   const StepWork work = build_step_work(scenario, comm, layers);
   const auto order = pipeline_order(scenario.split.schedule, static_cast<int>(scenario.split.pp),
                                     static_cast<int>(scenario.split.vpp), static_cast<int>(work.micro_batches));
