@@ -42,8 +42,8 @@ class IsolatedExecutor final : public CommExecutor {
   void start_collective(const CommCall& call, SimTime isolated, int stage, std::int64_t leader, Done done) override {
     simulator_.schedule_in(placed_ ? placed_->placed_time(call, isolated, stage, leader) : isolated, std::move(done));
   }
-  void start_send(const CommCall&, SimTime isolated, int, int, std::int64_t, Done done) override {
-    simulator_.schedule_in(isolated, std::move(done));
+  void start_send(const CommCall& call, SimTime isolated, int from, int to, std::int64_t, Done done) override {
+    simulator_.schedule_in(placed_ ? placed_->send_time(call, isolated, from, to) : isolated, std::move(done));
   }
 
  private:

@@ -31,6 +31,18 @@ fabric::ClusterSpec gpus_per_node_slice(fabric::ClusterSpec spec, int k) {
   return spec;
 }
 
+// The spec a group spanning `sites` sites is predicted on: one site's fabric for 1, `sites` of
+// the build's sites for more, the spec as given where the sites are not known (0).
+fabric::ClusterSpec spanning_sites(fabric::ClusterSpec spec, int sites) {
+  if (!spec.fabric.sites || sites <= 0) return spec;
+  if (sites == 1) {
+    spec.fabric.sites.reset();
+  } else {
+    spec.fabric.sites->count = sites;
+  }
+  return spec;
+}
+
 // The buffer nccl-tests would be asked for: whole elements, and for all_gather / reduce_scatter a
 // whole number of per-rank shards.
 std::int64_t query_bytes(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
@@ -107,6 +119,35 @@ CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 void CollectiveTimes::place(const Placement& placement, std::int64_t stage_gpus) {
   placement_ = placement;
   stage_gpus_ = stage_gpus;
+  locate_sites(placement);
+}
+
+void CollectiveTimes::locate_sites(const Placement& placement) {
+  if (!cluster_.fabric.sites) return;
+  // As fabric::plan_topology fills them: ceil(nodes / sites) nodes to a site, in order.
+  const std::int64_t node = cluster_.server.gpus;
+  const std::int64_t nodes = (placement.cluster_gpus() + node - 1) / node;
+  const std::int64_t count = cluster_.fabric.sites->count;
+  site_placement_ = placement;
+  site_gpus_ = (nodes + count - 1) / count * node;
+}
+
+int CollectiveTimes::sites_of(const std::vector<std::int64_t>& gpus) const {
+  if (site_gpus_ <= 0) return 0;
+  std::vector<std::int64_t> sites;
+  for (const std::int64_t g : gpus) sites.push_back(g / site_gpus_);
+  std::sort(sites.begin(), sites.end());
+  return static_cast<int>(std::unique(sites.begin(), sites.end()) - sites.begin());
+}
+
+int CollectiveTimes::group_sites(GroupShape group, std::int64_t first) const {
+  if (site_gpus_ <= 0) return 0;
+  std::vector<std::int64_t> gpus;
+  for (const std::int64_t m : group_members(group, first)) {
+    if (m >= site_placement_->ranks()) return 0;  // a send past the last stage: none is made
+    gpus.push_back(site_placement_->gpu(m));
+  }
+  return sites_of(gpus);
 }
 
 namespace {
@@ -159,9 +200,10 @@ std::int64_t CollectiveTimes::members_per_node(GroupShape group) const {
   return std::clamp<std::int64_t>(node / group.stride, 1, group.size);
 }
 
-std::shared_ptr<const fabric::Fabric> CollectiveTimes::fabric_for(GroupShape group, std::int64_t per_node) {
-  return cache_->fabric({per_node, group.size}, [&] {
-    return fabric::Fabric(per_node == 0 ? cluster_ : gpus_per_node_slice(cluster_, static_cast<int>(per_node)),
+std::shared_ptr<const fabric::Fabric> CollectiveTimes::fabric_for(GroupShape group, std::int64_t per_node, int sites) {
+  return cache_->fabric({per_node, group.size, sites}, [&] {
+    const fabric::ClusterSpec spec = spanning_sites(cluster_, sites);
+    return fabric::Fabric(per_node == 0 ? spec : gpus_per_node_slice(spec, static_cast<int>(per_node)),
                           static_cast<int>(group.size));
   });
 }
@@ -176,24 +218,28 @@ SimTime CollectiveTimes::placed_time(const CommCall& call, SimTime isolated, int
   if (leaders.empty()) leaders.push_back(0);
   const std::int64_t node = cluster_.server.gpus;
   const std::int64_t reference = members_per_node(group);
-  const double reference_s = predict(call.op, group, reference, call.size, call.element_bytes).time.seconds();
+  const int reference_sites = group_sites(group, 0);
+  const double reference_s =
+      predict(call.op, group, reference, reference_sites, call.size, call.element_bytes).time.seconds();
   std::map<std::vector<std::int64_t>, SimTime> seen;  // by members' nodes and places in them, relative
   SimTime worst;
   for (const std::int64_t l : leaders) {
     std::vector<std::int64_t> gpus;
     for (const std::int64_t m : group_members(group, l)) gpus.push_back(placement_->gpu(std::int64_t{stage} * stage_gpus_ + m));
     const Layout layout = layout_of(gpus, node);
+    const int sites = sites_of(gpus);
     SimTime time = isolated;
-    if (!layout.uniform || layout.per_node != reference) {
-      // Groups alike up to a shift by whole nodes cost the same.
+    if (!layout.uniform || layout.per_node != reference || sites != reference_sites) {
+      // Groups alike up to a shift by whole nodes, over as many sites, cost the same.
       std::vector<std::int64_t> shape;
       const std::int64_t first_node = gpus.front() / node;
       for (const std::int64_t g : gpus) shape.push_back(g - first_node * node);
+      shape.push_back(-sites);
       auto found = seen.find(shape);
       if (found == seen.end()) {
-        const double own_s = layout.uniform
-                                 ? predict(call.op, group, layout.per_node, call.size, call.element_bytes).time.seconds()
-                                 : remapped_time(call, gpus, layout.largest_run).seconds();
+        const double own_s =
+            layout.uniform ? predict(call.op, group, layout.per_node, sites, call.size, call.element_bytes).time.seconds()
+                           : remapped_time(call, gpus, layout.largest_run).seconds();
         // The op's time scaled by what this layout costs against the shape's own: ops that carry
         // part of a collective (a chunk of it) keep their share.
         const SimTime scaled = reference_s > 0 ? SimTime::from_seconds(isolated.seconds() * own_s / reference_s) : isolated;
@@ -214,15 +260,16 @@ SimTime CollectiveTimes::remapped_time(const CommCall& call, const std::vector<s
   // The plan's structure from a fabric with the largest run per node (its rings and channels
   // span nodes), then each member moved to its GPU of the build.
   const std::int64_t per_node = largest_run >= call.group.size ? 0 : largest_run;
-  const auto shaped = fabric_for(call.group, per_node);
-  Algorithm algorithm = predict(call.op, call.group, per_node, call.size, call.element_bytes).algorithm;
+  const int sites = sites_of(gpus);
+  const auto shaped = fabric_for(call.group, per_node, sites);
+  Algorithm algorithm = predict(call.op, call.group, per_node, sites, call.size, call.element_bytes).algorithm;
   // NVLink SHARP reduces inside one NVSwitch: members in other domains cannot join it, so such a
   // group runs rings, as NCCL does where NVLS does not apply.
   if (algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree) algorithm = Algorithm::kRing;
   const int channels = tuning_.channels > 0 ? tuning_.channels : collectives::default_channels(*shaped);
   collectives::Plan plan = collectives::make_plan(call.op, algorithm, *shaped, channels);
   const std::int64_t build_gpus = placement_->cluster_gpus();
-  const auto build = cache_->fabric({-1, build_gpus}, [&] { return fabric::Fabric(cluster_, static_cast<int>(build_gpus)); });
+  const auto build = cache_->fabric({-1, build_gpus, 0}, [&] { return fabric::Fabric(cluster_, static_cast<int>(build_gpus)); });
   const bool nvlink = cluster_.server.nvlink.has_value();
   for (auto& phase : plan.phases) {
     for (auto& t : phase.transfers) {
@@ -243,10 +290,10 @@ SimTime CollectiveTimes::remapped_time(const CommCall& call, const std::vector<s
                                 call.element_bytes, network_, tuning_);
 }
 
-CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape group, std::int64_t per_node, Bytes size,
-                                              int element_bytes) {
+CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape group, std::int64_t per_node, int sites,
+                                              Bytes size, int element_bytes) {
   if (free_ || group.size <= 1 || size.count() <= 0) return {};
-  const auto key = std::tuple{static_cast<int>(op), group, per_node, size.count(), element_bytes};
+  const auto key = std::tuple{static_cast<int>(op), group, per_node, sites, size.count(), element_bytes};
   if (const auto known = cache_->find(key)) return *known;
   collectives::CollectiveQuery query;
   query.op = op;
@@ -254,7 +301,7 @@ CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape gro
   query.element_bytes = element_bytes;
   query.network = network_;
   query.tuning = tuning_;
-  const auto result = collectives::predict_collective(*fabric_for(group, per_node), query);
+  const auto result = collectives::predict_collective(*fabric_for(group, per_node, sites), query);
   CTWIN_ASSERT(result.rows.size() == 1, "one size asked, one row returned");
   ++predictions_;
   const CollectivePrediction prediction{result.rows.front().time, result.rows.front().algorithm};
@@ -262,12 +309,34 @@ CollectivePrediction CollectiveTimes::predict(collectives::Op op, GroupShape gro
   return prediction;
 }
 
+SimTime CollectiveTimes::send_time(const CommCall& call, SimTime isolated, int from, int to) {
+  if (site_gpus_ <= 0 || free_ || call.group.size != 2 || call.size.count() <= 0 || stage_gpus_ <= 0) return isolated;
+  auto [it, added] = sends_.try_emplace({from, to, call.size.count()}, 1.0);
+  if (added) {
+    // The send crosses sites if any rank's peer sits in another site than the rank.
+    int sites = 1;
+    for (std::int64_t l = 0; l < stage_gpus_ && sites == 1; ++l) {
+      sites = sites_of({site_placement_->gpu(from * stage_gpus_ + l), site_placement_->gpu(to * stage_gpus_ + l)});
+    }
+    const std::int64_t per_node = members_per_node(call.group);
+    const int reference_sites = group_sites(call.group, 0);
+    if (sites != reference_sites) {
+      const double reference_s =
+          predict(call.op, call.group, per_node, reference_sites, call.size, call.element_bytes).time.seconds();
+      const double own_s = predict(call.op, call.group, per_node, sites, call.size, call.element_bytes).time.seconds();
+      if (reference_s > 0) it->second = own_s / reference_s;
+    }
+  }
+  return it->second == 1.0 ? isolated : SimTime::from_seconds(isolated.seconds() * it->second);
+}
+
 std::shared_ptr<const collectives::Plan> CollectiveTimes::plan(const CommCall& call) {
   if (free_ || call.group.size <= 1 || call.size.count() <= 0) return nullptr;
   const collectives::Algorithm algorithm = predict(call.op, call.group, call.size, call.element_bytes).algorithm;
   const std::int64_t per_node = members_per_node(call.group);
-  const auto built = fabric_for(call.group, per_node);
-  return cache_->plan({static_cast<int>(call.op), call.group, per_node, static_cast<int>(algorithm)}, [&] {
+  const int sites = group_sites(call.group, 0);
+  const auto built = fabric_for(call.group, per_node, sites);
+  return cache_->plan({static_cast<int>(call.op), call.group, per_node, sites, static_cast<int>(algorithm)}, [&] {
     // The channels predict_collective planned with.
     const int channels = tuning_.channels > 0 ? tuning_.channels : collectives::default_channels(*built);
     return collectives::make_plan(call.op, algorithm, *built, channels);

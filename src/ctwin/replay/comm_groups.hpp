@@ -18,6 +18,11 @@
 //     leaf and that sharing is missed here (the shared-fabric replay, shared_fabric.hpp, puts it
 //     back); concurrent collectives of different groups (TP beside DP) do not share one fabric
 //     simulation here either.
+// Sites (fabric.sites, located with place() or locate_sites()): the build's nodes lie in its
+// sites in order, ceil(nodes / sites) to a site. A group whose members all sit in one site is
+// predicted on one site's fabric (the spec without `sites`: a site is a copy of the fabric);
+// one spanning k > 1 sites on a k-site fabric of its size, its nodes spread evenly over them.
+// Unlocated, a group's fabric spreads over every site of the spec.
 // Placement (placement.hpp): with place() the members per node are those of the shape's group of
 // stage 0 where the placement puts it (64 of a 72-GPU rack for EP 64 under domain_aligned), and
 // placed_time() prices every other group where its members really sit: a group laid out as the
@@ -91,11 +96,11 @@ struct CollectivePrediction {
 
 class CollectiveCache {
  public:
-  /// op, group, members per node (0: one node), size in bytes, element bytes
-  using Key = std::tuple<int, GroupShape, std::int64_t, std::int64_t, int>;
-  /// members per node (0: one node; −1: the whole build), size (GPUs of the build for −1)
-  using FabricKey = std::pair<std::int64_t, std::int64_t>;
-  using PlanKey = std::tuple<int, GroupShape, std::int64_t, int>;  ///< op, group, members per node, algorithm
+  /// op, group, members per node (0: one node), sites (0: unlocated), size in bytes, element bytes
+  using Key = std::tuple<int, GroupShape, std::int64_t, int, std::int64_t, int>;
+  /// members per node (0: one node; −1: the whole build), size (GPUs of the build for −1), sites
+  using FabricKey = std::tuple<std::int64_t, std::int64_t, int>;
+  using PlanKey = std::tuple<int, GroupShape, std::int64_t, int, int>;  ///< op, group, members per node, sites, algorithm
 
   [[nodiscard]] std::optional<CollectivePrediction> find(const Key& key) const;
   void insert(const Key& key, CollectivePrediction prediction);
@@ -141,6 +146,13 @@ class CollectiveTimes {
   /// (see the top of this file). Without it ranks are contiguous from GPU 0 and a group's members
   /// per node follow from its stride.
   void place(const Placement& placement, std::int64_t stage_gpus);
+  /// On a multi-site build, prices each group on the sites `placement` puts its members in (see
+  /// the top of this file) without placing ranks otherwise; place() does it too.
+  void locate_sites(const Placement& placement);
+  /// The time of pipeline send `call` from stage `from` to stage `to`, `isolated` being its time
+  /// between the stages 0 and 1: a send crossing sites where those do not (or the reverse) is
+  /// predicted on the sites it spans. `isolated` on one site or unlocated.
+  [[nodiscard]] SimTime send_time(const CommCall& call, SimTime isolated, int from, int to);
   /// The time of `call` for the group of `stage` led by `leader` (kEveryGroup: every group of
   /// its shape in the stage, the slowest counting) on the nodes its members occupy, `isolated`
   /// being the op's time for the shape's own layout. `isolated` without a placement.
@@ -151,12 +163,19 @@ class CollectiveTimes {
  private:
   // Members per node of the shape's fabric (0: one node).
   [[nodiscard]] std::int64_t members_per_node(GroupShape group) const;
-  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group) { return fabric_for(group, members_per_node(group)); }
-  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group, std::int64_t per_node);
-  CollectivePrediction predict(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
-    return predict(op, group, members_per_node(group), size, element_bytes);
+  // Sites the build's GPUs `gpus` lie in (0: one-site build or sites unlocated).
+  [[nodiscard]] int sites_of(const std::vector<std::int64_t>& gpus) const;
+  // Sites of the group of `group` led by global rank `first` (0: unknown, see sites_of).
+  [[nodiscard]] int group_sites(GroupShape group, std::int64_t first) const;
+  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group) {
+    return fabric_for(group, members_per_node(group), group_sites(group, 0));
   }
-  CollectivePrediction predict(collectives::Op op, GroupShape group, std::int64_t per_node, Bytes size, int element_bytes);
+  std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group, std::int64_t per_node, int sites);
+  CollectivePrediction predict(collectives::Op op, GroupShape group, Bytes size, int element_bytes) {
+    return predict(op, group, members_per_node(group), group_sites(group, 0), size, element_bytes);
+  }
+  CollectivePrediction predict(collectives::Op op, GroupShape group, std::int64_t per_node, int sites, Bytes size,
+                               int element_bytes);
   // The time of `call` for members on the build's GPUs `gpus`, spread unevenly over nodes.
   SimTime remapped_time(const CommCall& call, const std::vector<std::int64_t>& gpus, std::int64_t largest_run);
 
@@ -168,6 +187,9 @@ class CollectiveTimes {
   std::shared_ptr<CollectiveCache> cache_;
   std::optional<Placement> placement_;
   std::int64_t stage_gpus_ = 0;
+  std::optional<Placement> site_placement_;  ///< where ranks sit, for their sites (multi-site builds only)
+  std::int64_t site_gpus_ = 0;  ///< GPUs of one site of the build (0: one site, or unlocated)
+  std::map<std::tuple<int, int, std::int64_t>, double> sends_;  ///< send_time's ratio to the stage 0 to 1 send: stages, bytes
   // placed_time's answers: op, group, size, element bytes, stage, leader.
   std::map<std::tuple<int, GroupShape, std::int64_t, int, int, std::int64_t>, SimTime> placed_;
 };

@@ -272,10 +272,13 @@ void SharedFabricExecutor::start_collective(const CommCall& call, SimTime isolat
   launch(traffic, classes == classes_.end() ? nullptr : &classes->second, pace_of(key, one_group), isolated, std::move(done));
 }
 
-void SharedFabricExecutor::start_send(const CommCall&, SimTime isolated, int from, int to, std::int64_t local, Done done) {
+void SharedFabricExecutor::start_send(const CommCall& call, SimTime isolated, int from, int to, std::int64_t local,
+                                      Done done) {
   const Traffic& traffic = send_traffic(from, to, local);
   const Traffic& first_rank = send_traffic(from, to, 0);
-  launch(traffic, nullptr, pace_of({-1, from, to, 0, 0, 0}, first_rank), isolated, std::move(done));
+  // A send between sites lasts at least its time across the DCI (isolated on one site).
+  launch(traffic, nullptr, pace_of({-1, from, to, 0, 0, 0}, first_rank), plans_.send_time(call, isolated, from, to),
+         std::move(done));
 }
 
 }  // namespace ctwin::replay

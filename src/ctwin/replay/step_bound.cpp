@@ -152,6 +152,9 @@ SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& optio
   const bool placed = scenario.placement.named;
   if (placed) {
     comm.place(place_ranks(scenario), scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus));
+  } else if (scenario.cluster.fabric.sites) {
+    // As simulate_step prices them: each group on the sites its members occupy.
+    comm.locate_sites(place_ranks(scenario));
   }
   StepWork work = build_step_work(scenario, comm, placed ? nullptr : layers);
   apply_pool(work, scenario, comm);

@@ -107,7 +107,8 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     // priced where it sits (a group straddling two NVLink domains pays the network).
     const std::int64_t node = scenario.cluster.server.gpus;
     const std::int64_t stage = step.work.stage_gpus;
-    const bool alike = step.placement.identity() && (stage % node == 0 || node % stage == 0);
+    // On a multi-site build groups and sends are priced on the sites they span, stage by stage.
+    const bool alike = step.placement.identity() && (stage % node == 0 || node % stage == 0) && !scenario.cluster.fabric.sites;
     executor = std::make_unique<IsolatedExecutor>(simulator, alike ? nullptr : &comm);
   }
   step.replay = replay_step(step.work, order, replay_options, simulator, *executor);
