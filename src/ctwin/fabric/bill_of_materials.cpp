@@ -141,11 +141,15 @@ BillOfMaterials bill_of_materials(const ClusterSpec& spec, const Topology& topol
       }
       run.cable = fiber->name;
       bill.lines.push_back(line(role + " fibers", CostCategory::kOptics, *fiber, run.links));
-      // A NIC port takes one single-port module; switch ports share cages of per_cage ports.
+      // A NIC port takes one single-port module; switch ports share cages of per_cage ports. Breakout
+      // cables (a dual plane's 200G port cables) share a switch port: the cage's module runs at the
+      // port's rate and splitter fibers fan it out, as NVIDIA's twin-port modules to 200G NICs do.
       const long long switch_ends = group.kind == LinkKind::kAccess ? run.links : 2 * run.links;
-      const Part& at_switch = transceiver_for(catalog, run.bandwidth, per_cage, run.length_m, role + " switch end", origin);
+      const int share = group.links_per_switch_port;
+      const Bandwidth port_rate = share > 1 ? group.bandwidth * static_cast<double>(share) : group.bandwidth;
+      const Part& at_switch = transceiver_for(catalog, port_rate, per_cage, run.length_m, role + " switch end", origin);
       run.switch_transceiver = at_switch.name;
-      const long long switch_modules = ceil_div(switch_ends, per_cage);
+      const long long switch_modules = ceil_div(switch_ends, static_cast<long long>(per_cage) * share);
       bill.lines.push_back(line(role + " transceivers (switch end)", CostCategory::kOptics, at_switch, switch_modules));
       run.transceivers = switch_modules;
       if (group.kind == LinkKind::kAccess) {

@@ -55,6 +55,7 @@ FabricSummary summarize(const Fabric& fabric) {
   std::map<VertexKind, double> ports_used;
   const double wire = spec.fabric.link.bandwidth.bytes_per_second();
   std::map<std::tuple<LinkKind, double>, long long> cable_count;
+  std::map<std::tuple<LinkKind, double>, int> breakout_share;
   for (LinkId id = 0; id < fabric.links().size(); id += 2) {
     const Link& link = fabric.link(id);
     // A NIC's link to its own ports (a dual plane's port split) is inside the NIC, not a cable.
@@ -62,6 +63,10 @@ FabricSummary summarize(const Fabric& fabric) {
     ++cable_count[{link.kind, link.bandwidth.bytes_per_second()}];
     const bool breakout = fabric.vertex_kind(link.from) == VertexKind::kNic && link.from >= fabric.switch_vertex(0) &&
                           link.bandwidth.bytes_per_second() < wire;
+    if (breakout) {
+      breakout_share[{link.kind, link.bandwidth.bytes_per_second()}] =
+          std::max(1, static_cast<int>(std::lround(wire / link.bandwidth.bytes_per_second())));
+    }
     for (VertexId end : {link.from, link.to}) {
       const VertexKind kind = fabric.vertex_kind(end);
       if (is_fabric_switch(kind)) ports_used[kind] += breakout ? link.bandwidth.bytes_per_second() / wire : 1.0;
@@ -78,11 +83,16 @@ FabricSummary summarize(const Fabric& fabric) {
   for (const auto& [key, cables] : cable_count) {
     const auto [kind, bytes_per_second] = key;
     CableGroup group{kind, Bandwidth::bytes_per_second(bytes_per_second), cables, 0};
+    if (const auto share = breakout_share.find(key); share != breakout_share.end()) {
+      group.links_per_switch_port = share->second;
+    }
     if (is_scale_out(kind)) {
-      // A NIC port takes one transceiver; switch ports share cages of ports_per_transceiver.
+      // A NIC port takes one transceiver; switch ports share cages of ports_per_transceiver, and
+      // breakout cables share a switch port (splitter fibers on the cage's module).
       const long long switch_ends = kind == LinkKind::kAccess ? cables : 2 * cables;
       const long long nic_ends = kind == LinkKind::kAccess ? cables : 0;
-      group.transceivers = nic_ends + ceil_div(switch_ends, per_transceiver);
+      group.transceivers =
+          nic_ends + ceil_div(switch_ends, static_cast<long long>(per_transceiver) * group.links_per_switch_port);
       summary.fabric_cables += cables;
       summary.transceivers += group.transceivers;
     }

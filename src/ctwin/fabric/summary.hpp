@@ -26,6 +26,8 @@ struct CableGroup {
   Bandwidth bandwidth;
   long long cables = 0;
   long long transceivers = 0;
+  /// Cables sharing one switch port: 2 for a dual plane's 200G port cables on 400G ports (breakouts).
+  int links_per_switch_port = 1;
 };
 
 /// One representative GPU pair of a placement class and the path between them.

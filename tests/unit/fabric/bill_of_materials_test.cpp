@@ -121,6 +121,46 @@ TEST(BillOfMaterials, DgxGb200OneScalableUnit) {
   EXPECT_EQ(counts(shared.bill).at("spine switches"), 9);
 }
 
+// Oracle: Alibaba HPN's pod (Qian et al., SIGCOMM 2024; topologies/README.md): 15 segments of
+// 128 hosts, 16 ToRs a segment (8 rails x 2 planes), 60 aggregation switches a plane. Both planes
+// are billed: every NIC's two 200G ports take a fiber and a module each, two of them share a
+// ToR's 400G port, and a ToR's 60 uplinks and their far ends sit in twin-port cages. Conservation:
+// every wired switch port is half a module.
+TEST(BillOfMaterials, HpnDualPlanePodCountsBothPlanes) {
+  const Built b = bill_of("hpn-dual-plane", 15360);
+  const auto c = counts(b.bill);
+  EXPECT_EQ(c.at("servers"), 1920);
+  EXPECT_EQ(c.at("leaf switches"), 15 * 16);
+  EXPECT_EQ(c.at("spine switches"), 2 * 60);
+  EXPECT_EQ(c.at("access fibers"), 15360 * 2);
+  EXPECT_EQ(c.at("access transceivers (NIC end)"), 15360 * 2);
+  EXPECT_EQ(c.at("leaf-spine fibers"), 15 * 16 * 60);
+  long long switch_ports = 0;
+  for (const auto& tier : b.summary.switch_tiers) switch_ports += tier.ports_used;
+  EXPECT_EQ(c.at("access transceivers (switch end)") + c.at("leaf-spine transceivers (switch end)"), switch_ports / 2);
+  // A 200G port cable is half a 400G switch port (splitter fibers): 64 ports, 32 modules a ToR.
+  EXPECT_EQ(c.at("access transceivers (switch end)"), 15 * 16 * 32);
+  EXPECT_EQ(run_of(b.bill, LinkKind::kAccess).switch_transceiver, "OSFP 800G twin-port 2xSR4 (MMA4Z00-NS)");
+  EXPECT_EQ(b.bill.transceivers, 15360 * 2 + switch_ports / 2);
+  EXPECT_EQ(b.bill.transceivers, b.summary.transceivers);
+}
+
+// Oracle: Meta's 24K cluster (Gangidi et al., SIGCOMM 2024): 8 AI zones of 192 racks (one RTSW
+// each) and 18 CTSWs; the RTSW-server links are copper in the rack (the paper's DACs), every
+// RTSW uplink is optical with one single-port module at each end (576-port modular CTSWs).
+TEST(BillOfMaterials, MetaAiZonesTwentyFourThousandGpus) {
+  const Built b = bill_of("meta-ai-zones", 24576);
+  const auto c = counts(b.bill);
+  EXPECT_EQ(c.at("leaf switches"), 8 * 192);
+  EXPECT_EQ(c.at("spine switches"), 8 * 18);
+  EXPECT_EQ(c.at("access cables"), 24576);
+  EXPECT_EQ(c.count("access fibers"), 0u);
+  EXPECT_EQ(c.at("leaf-spine fibers"), 8 * 192 * 18);
+  EXPECT_EQ(c.at("leaf-spine transceivers (switch end)"), 2 * 8 * 192 * 18);
+  EXPECT_EQ(c.at("spine-core transceivers (switch end)"), 2 * c.at("spine-core fibers"));
+  EXPECT_EQ(b.summary.switch_tiers.size(), 3u);
+}
+
 // Power is the sum of the parts: count x planning power over every line, and the category
 // totals add up to it.
 TEST(BillOfMaterials, PowerIsTheSumOfItsParts) {
