@@ -193,11 +193,7 @@ fabric::LinkId FlowModel::add_link(double capacity_Bps, SimTime latency) {
 }
 
 void FlowModel::start_path_transfer(std::span<const fabric::LinkId> path, Bytes size, Completion done) {
-  CTWIN_ASSERT(size >= Bytes(0), "transfer sizes are not negative");
-  ++stats_.started;
-  stats_.bytes_started += size;
-  route_scratch_.assign(path.begin(), path.end());
-  start_flow(size, std::move(done), false);
+  start_capped_flow(path, size, Bandwidth::bytes_per_second(kUncapped), std::move(done));
 }
 
 void FlowModel::part_arrived(std::uint32_t split) {
