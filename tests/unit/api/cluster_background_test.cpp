@@ -13,6 +13,7 @@
 #include "ctwin/studies/cluster_jobs.hpp"
 #include "ctwin/studies/cluster_json.hpp"
 #include "bundled_fabric.hpp"
+#include "cluster_study_support.hpp"
 #include "source_root.hpp"
 
 namespace ctwin::api {
@@ -42,24 +43,6 @@ nlohmann::json background_document(int leaf_oversubscription, const std::vector<
                           {"jobs", {job}}};
   if (!streams.is_null()) document["background"] = std::move(streams);
   return document;
-}
-
-ClusterStudy run_background(const nlohmann::json& document) {
-  ClusterQuery query;
-  query.document = document;
-  query.source = "jobs.json";
-  query.dir = kRootDir;
-  EvalContext context;
-  return evaluate_cluster(query, context);
-}
-
-std::string background_error(const nlohmann::json& document) {
-  try {
-    (void)run_background(document);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 // The capacity of a cable's upward direction on the oracle build, as the flow model sees it.
@@ -100,7 +83,7 @@ TEST(ClusterBackground, StreamOnTheOnlyUplinkLeavesTheRingTheRest) {
 
   const double r = 40;
   ASSERT_LT(r, c / 9);
-  const ClusterStudy below = run_background(background_document(56, {0, 7}, uplink_stream("40Gbps")));
+  const ClusterStudy below = run_cluster_document(background_document(56, {0, 7}, uplink_stream("40Gbps")));
   ASSERT_EQ(below.background.size(), 2u);  // both directions
   const auto& job = below.jobs.front();
   ASSERT_TRUE(job.alone_with_background.has_value());
@@ -115,7 +98,7 @@ TEST(ClusterBackground, StreamOnTheOnlyUplinkLeavesTheRingTheRest) {
   EXPECT_EQ(below.background[0].label, "leaf0.up0 (leaf -> spine)");
   EXPECT_EQ(below.background[1].label, "leaf0.up0 (spine -> leaf)");
 
-  const ClusterStudy above = run_background(background_document(56, {0, 7}, uplink_stream("300Gbps")));
+  const ClusterStudy above = run_cluster_document(background_document(56, {0, 7}, uplink_stream("300Gbps")));
   EXPECT_NEAR(dp_beside(above.jobs.front()), dp * 9 / 8, 0.01 * dp * 9 / 8);
   for (const auto& stream : above.background) {
     EXPECT_LT(stream.achieved_Gbps, 300) << stream.label;
@@ -124,7 +107,7 @@ TEST(ClusterBackground, StreamOnTheOnlyUplinkLeavesTheRingTheRest) {
   }
 
   nlohmann::json nodes = nlohmann::json::array({{{"nodes", {3}}, {"to", 10}, {"rate", "40Gbps"}}});
-  const ClusterStudy through_nodes = run_background(background_document(56, {0, 7}, nodes));
+  const ClusterStudy through_nodes = run_cluster_document(background_document(56, {0, 7}, nodes));
   ASSERT_EQ(through_nodes.background.size(), 2u);
   EXPECT_EQ(through_nodes.background[0].label, "n3 -> n10");
   EXPECT_EQ(through_nodes.background[1].label, "n10 -> n3");
@@ -136,8 +119,8 @@ TEST(ClusterBackground, StreamOnTheOnlyUplinkLeavesTheRingTheRest) {
 // job row as it was, to the byte, and gets all it asked for.
 TEST(ClusterBackground, StreamOnALinkNoJobUsesChangesNothing) {
   nlohmann::json streams = nlohmann::json::array({{{"link", "leaf2.up1"}, {"rate", "150Gbps"}, {"direction", "up"}}});
-  const auto quiet = cluster_json(run_background(background_document(4, {0, 1, 6, 7}, nullptr)));
-  const ClusterStudy study = run_background(background_document(4, {0, 1, 6, 7}, streams));
+  const auto quiet = cluster_json(run_cluster_document(background_document(4, {0, 1, 6, 7}, nullptr)));
+  const ClusterStudy study = run_cluster_document(background_document(4, {0, 1, 6, 7}, streams));
   ASSERT_EQ(study.background.size(), 1u);
   EXPECT_NEAR(study.background[0].achieved_Gbps, 150, 1.5);
   auto busy = cluster_json(study);
@@ -150,7 +133,7 @@ TEST(ClusterBackground, StreamOnALinkNoJobUsesChangesNothing) {
 
 TEST(ClusterBackground, BadInputNamesTheFileAndTheField) {
   const auto error_of = [](nlohmann::json stream) {
-    return background_error(background_document(4, {0, 1, 2, 3}, nlohmann::json::array({std::move(stream)})));
+    return cluster_document_error(background_document(4, {0, 1, 2, 3}, nlohmann::json::array({std::move(stream)})));
   };
   const auto expect_error = [&](const nlohmann::json& stream, const std::string& part) {
     const std::string message = error_of(stream);
@@ -171,7 +154,7 @@ TEST(ClusterBackground, BadInputNamesTheFileAndTheField) {
   expect_error({{"nodes", {1}}, {"rate", "10Gbps"}}, "jobs.json: /background/0/to");
   nlohmann::json not_a_list = background_document(4, {0, 1, 2, 3}, nullptr);
   not_a_list["background"] = {{"link", "leaf0.up0"}};
-  EXPECT_NE(background_error(not_a_list).find("jobs.json: /background"), std::string::npos);
+  EXPECT_NE(cluster_document_error(not_a_list).find("jobs.json: /background"), std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/studies/cluster_json.hpp"
 #include "ctwin/studies/cluster_policies.hpp"
+#include "cluster_study_support.hpp"
 #include "source_root.hpp"
 
 namespace ctwin::api {
@@ -37,30 +38,12 @@ nlohmann::json cluster_test_job(const std::string& name, const std::vector<std::
           {"nodes", nodes}};
 }
 
-ClusterStudy run_cluster(const nlohmann::json& document) {
-  ClusterQuery query;
-  query.document = document;
-  query.source = "jobs.json";
-  query.dir = kRootDir;
-  EvalContext context;
-  return evaluate_cluster(query, context);
-}
-
-std::string cluster_error(const nlohmann::json& document) {
-  try {
-    (void)run_cluster(document);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 // Oracle: one job through `cluster` is `ctwin run --network flow` of its scenario on the same
 // nodes of the same build, to the bit, alone and in its (only) shared step.
 TEST(ClusterJobs, OneJobIsTheRunOfItsScenarioOnItsNodes) {
   nlohmann::json document = cluster_test_build(4);
   document["jobs"].push_back(cluster_test_job("a", {0, 4, 7, 8}));
-  const ClusterStudy study = run_cluster(document);
+  const ClusterStudy study = run_cluster_document(document);
   ASSERT_EQ(study.jobs.size(), 1u);
   const auto& job = study.jobs.front();
   EvalContext context;
@@ -88,7 +71,7 @@ TEST(ClusterJobs, JobsOnDisjointLeavesDoNotInteract) {
   apart["steps"] = 2;
   apart["jobs"].push_back(cluster_test_job("a", {0, 1, 2, 3}));
   apart["jobs"].push_back(cluster_test_job("b", {6, 7, 8, 9}));
-  const ClusterStudy study = run_cluster(apart);
+  const ClusterStudy study = run_cluster_document(apart);
   ASSERT_EQ(study.jobs.size(), 2u);
   for (const auto& job : study.jobs) {
     ASSERT_EQ(job.shared.size(), 2u);
@@ -99,7 +82,7 @@ TEST(ClusterJobs, JobsOnDisjointLeavesDoNotInteract) {
   nlohmann::json across = cluster_test_build(4);
   across["jobs"].push_back(cluster_test_job("a", {0, 1, 6, 7}));
   across["jobs"].push_back(cluster_test_job("b", {2, 3, 8, 9}));
-  const ClusterStudy crossing = run_cluster(across);
+  const ClusterStudy crossing = run_cluster_document(across);
   for (const auto& job : crossing.jobs) {
     EXPECT_GT(job.slowdown, 1.01) << job.name;
     ASSERT_FALSE(job.contended.empty()) << job.name;
@@ -116,7 +99,7 @@ TEST(ClusterJobs, TwoJobsThroughOneUplinkEachGetHalfOfIt) {
   nlohmann::json document = cluster_test_build(56);
   document["jobs"].push_back(cluster_test_job("a", {0, 7}));
   document["jobs"].push_back(cluster_test_job("b", {1, 8}));
-  const ClusterStudy study = run_cluster(document);
+  const ClusterStudy study = run_cluster_document(document);
   EvalContext context;
   const auto alone = evaluate(Scenario::load(kDefaultScenario)
                                   .with_assignments(cluster_test_changes(16).get<std::vector<std::string>>())
@@ -141,31 +124,31 @@ TEST(ClusterJobs, BadInputNamesTheFileAndTheField) {
     for (auto& job : jobs) document["jobs"].push_back(std::move(job));
     return document;
   };
-  EXPECT_NE(cluster_error(with_jobs({cluster_test_job("a", {0, 1, 2, 3}), cluster_test_job("b", {3, 4, 5, 6})}))
+  EXPECT_NE(cluster_document_error(with_jobs({cluster_test_job("a", {0, 1, 2, 3}), cluster_test_job("b", {3, 4, 5, 6})}))
                 .find("jobs.json: /jobs/1/nodes/0: node 3 is held by job a"),
             std::string::npos);
-  EXPECT_NE(cluster_error(with_jobs({cluster_test_job("a", {0, 1, 2, 16})})).find("jobs.json: /jobs/0/nodes/3: node 16 is beyond the build of 16 nodes"),
+  EXPECT_NE(cluster_document_error(with_jobs({cluster_test_job("a", {0, 1, 2, 16})})).find("jobs.json: /jobs/0/nodes/3: node 16 is beyond the build of 16 nodes"),
             std::string::npos);
   nlohmann::json big = cluster_test_job("big", {0});
   big.erase("nodes");
   big["placement"] = "packed";
   big["set"] = cluster_test_changes(128);
-  EXPECT_NE(cluster_error(with_jobs({cluster_test_job("a", {0, 1, 2, 3}), big})).find("jobs.json: /jobs/1/placement: packed cannot place"),
+  EXPECT_NE(cluster_document_error(with_jobs({cluster_test_job("a", {0, 1, 2, 3}), big})).find("jobs.json: /jobs/1/placement: packed cannot place"),
             std::string::npos)
-      << cluster_error(with_jobs({cluster_test_job("a", {0, 1, 2, 3}), big}));
+      << cluster_document_error(with_jobs({cluster_test_job("a", {0, 1, 2, 3}), big}));
   nlohmann::json colour = cluster_test_job("a", {0, 1, 2, 3});
   colour["colour"] = "red";
-  EXPECT_NE(cluster_error(with_jobs({colour})).find("jobs.json: /jobs/0/colour"), std::string::npos) << cluster_error(with_jobs({colour}));
+  EXPECT_NE(cluster_document_error(with_jobs({colour})).find("jobs.json: /jobs/0/colour"), std::string::npos) << cluster_document_error(with_jobs({colour}));
   nlohmann::json short_list = cluster_test_job("a", {0, 1, 2, 3});
   short_list["nodes"] = {0, 1};
-  EXPECT_NE(cluster_error(with_jobs({short_list})).find("jobs.json: /jobs/0/nodes"), std::string::npos) << cluster_error(with_jobs({short_list}));
+  EXPECT_NE(cluster_document_error(with_jobs({short_list})).find("jobs.json: /jobs/0/nodes"), std::string::npos) << cluster_document_error(with_jobs({short_list}));
   nlohmann::json moved = cluster_test_job("a", {0, 1, 2, 3});
   moved["set"].push_back("cluster.fabric.kind=\"rail_optimized\"");
-  EXPECT_NE(cluster_error(with_jobs({moved})).find("jobs.json: /jobs/0/set/7"), std::string::npos) << cluster_error(with_jobs({moved}));
+  EXPECT_NE(cluster_document_error(with_jobs({moved})).find("jobs.json: /jobs/0/set/7"), std::string::npos) << cluster_document_error(with_jobs({moved}));
   nlohmann::json top = with_jobs({cluster_test_job("a", {0, 1, 2, 3})});
   top["tenants"] = 2;
-  EXPECT_NE(cluster_error(top).find("jobs.json: /tenants"), std::string::npos) << cluster_error(top);
-  EXPECT_NE(cluster_error(with_jobs({})).find("jobs.json: /jobs"), std::string::npos);
+  EXPECT_NE(cluster_document_error(top).find("jobs.json: /tenants"), std::string::npos) << cluster_document_error(top);
+  EXPECT_NE(cluster_document_error(with_jobs({})).find("jobs.json: /jobs"), std::string::npos);
 }
 
 // The scheduler what-if on half of the 16 nodes busy: three 4-node jobs where two fit. Every
