@@ -65,23 +65,40 @@ KernelClass classify_kernel(std::string_view raw) {
   std::string name(raw);
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   if (name.find("nccl") != std::string::npos || is_twin_communication(name)) return communication_class(name);
-  // Transformer Engine's cast/transpose and amax kernels, and the twin's *_fp8_cast ops; an FP8
-  // GEMM's own name says gemm and stays a GEMM.
+  // DeepEP's expert-parallel kernels (deep_ep::intranode/internode, DeepSeek's own dpsk::ep::
+  // internode in its public profiles): dispatch, combine and the notify kernels that exchange the
+  // token counts are the MoE all-to-all.
+  if (contains_any(name, {"ep::internode::", "ep::intranode::", "ep::internode_ll::"})) return KernelClass::kAllToAll;
+  // Transformer Engine's cast/transpose and amax kernels, DeepSeek's batched transposes of FP8
+  // bytes for the weight-gradient GEMMs, and the twin's *_fp8_cast ops; an FP8 GEMM's own name
+  // says gemm and stays a GEMM.
   if (name.find("gemm") == std::string::npos &&
-      contains_any(name, {"cast", "quantize", "amax", "scale_inv", "fp8_transpose"})) {
+      contains_any(name, {"cast", "quantize", "amax", "scale_inv", "fp8_transpose", "batched_transpose"})) {
     return KernelClass::kQuantizeCast;
   }
-  if (contains_any(name, {"grouped_gemm", "groupedgemm", "grouped_mm", "group_gemm", "moe_gemm"}) ||
+  // DeepSeek's GEMM library keeps its dense kernels and its helpers in a grouped_gemm namespace
+  // too; only its m_grouped kernels run the experts. Its transposes lay FP8 operands out for the
+  // GEMMs, as Transformer Engine's cast/transpose does.
+  if (name.find("grouped_gemm::") != std::string::npos && name.find("m_grouped") == std::string::npos) {
+    if (name.find("gemmkernel") != std::string::npos) return KernelClass::kGemm;
+    return name.find("transpose") != std::string::npos ? KernelClass::kQuantizeCast : KernelClass::kOther;
+  }
+  if (contains_any(name, {"grouped_gemm", "groupedgemm", "grouped_mm", "group_gemm", "moe_gemm", "m_grouped"}) ||
       (name.rfind("expert_", 0) == 0 && (ends_with(name, "_dgrad") || ends_with(name, "_wgrad")))) {
     return KernelClass::kGroupedGemm;
   }
+  // FlashAttention 3 runs as cutlass::device_kernel<flash::FlashAttnBwd<...>>: its own name wins over CUTLASS's.
+  if (contains_any(name, {"flash::", "flashattn"})) return KernelClass::kAttention;
   if (contains_any(name, {"gemm", "nvjet", "xmma", "cutlass", "cublas", "matmul", "wgmma"}) ||
       ends_with(name, "_dgrad") || ends_with(name, "_wgrad")) {
     return KernelClass::kGemm;
   }
   if (contains_any(name, {"dropout"})) return KernelClass::kNormElementwise;
   if (contains_any(name, {"flash", "fmha", "sdpa", "attention", "attn"})) return KernelClass::kAttention;
-  if (contains_any(name, {"permute", "sort", "histogram", "index_select", "scatter", "gather", "pad_rows"})) {
+  // The router's top-k (PyTorch's sbtopk::gatherTopK) is router work, not a token gather.
+  if (name.find("topk") != std::string::npos) return KernelClass::kNormElementwise;
+  if (contains_any(name, {"permute", "sort", "histogram", "dispatch_layout", "expand_to_fused", "fused_mapping",
+                          "count_expert", "index_select", "scatter", "gather", "pad_rows"})) {
     return KernelClass::kPermute;
   }
   if (contains_any(name, {"adam", "multi_tensor", "optimizer", "sgd"})) return KernelClass::kOptimizer;

@@ -35,21 +35,54 @@ struct Range {
   std::int64_t device = -1;  ///< GPU-side ranges only
 };
 
-// "layer3/forward" -> forward, layer 3; anything else (optimizer, an unknown range) is outside.
-TracePhase phase_of_range(const std::string& name, std::set<std::string>& layers) {
+// The layers a trace's ranges say it ran: distinct "layer<i>" names, else (DualPipe's unnumbered
+// sub-layer ranges) how many times the most repeated forward range recurs.
+struct LayerRanges {
+  std::set<std::string> numbered;
+  std::map<std::string, std::int64_t> forward_repeats;
+  [[nodiscard]] std::int64_t count() const {
+    if (!numbered.empty()) return static_cast<std::int64_t>(numbered.size());
+    std::int64_t most = 0;
+    for (const auto& [name, n] : forward_repeats) most = std::max(most, n);
+    return most;
+  }
+};
+
+bool range_name_ends_with(const std::string& s, std::string_view tail) {
+  return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// "layer3/forward" -> forward, layer 3. DeepSeek's DualPipe profiles (deepseek-ai/profile-data)
+// name a layer's pieces "attn(F)", "mlp(B)", "dispatch(W)": F is the forward, B the backward for
+// inputs and W the backward for weights, so both B and W are the backward. Anything else
+// (optimizer, an unknown range) is outside.
+TracePhase phase_of_range(const std::string& name, LayerRanges& layers) {
+  if (range_name_ends_with(name, "(F)")) {
+    ++layers.forward_repeats[name];
+    return TracePhase::kForward;
+  }
+  if (range_name_ends_with(name, "(B)") || range_name_ends_with(name, "(W)")) return TracePhase::kBackward;
+  std::set<std::string>& numbered = layers.numbered;
   const auto slash = name.find('/');
   if (!starts_with(name, "layer") || slash == std::string::npos) return TracePhase::kOutsideLayers;
   const std::string phase = name.substr(slash + 1);
   if (phase != "forward" && phase != "backward") return TracePhase::kOutsideLayers;
-  layers.insert(name.substr(0, slash));
+  numbered.insert(name.substr(0, slash));
   return phase == "forward" ? TracePhase::kForward : TracePhase::kBackward;
 }
 
+// The innermost range holding t that names a phase: a layer's ranges sit inside wider ones (DualPipe's
+// "1F1B" around a chunk pair) and may hold narrower unnamed ones of the user's own.
 const Range* holding(const std::vector<Range>& ranges, double t, std::int64_t device) {
+  const Range* inner = nullptr;
   for (const auto& r : ranges) {
-    if (t >= r.start && t < r.end && (r.device < 0 || r.device == device)) return &r;
+    if (t < r.start || t >= r.end || (r.device >= 0 && r.device != device)) continue;
+    if (r.phase == TracePhase::kOutsideLayers && inner != nullptr) continue;
+    const bool named_over_unnamed = inner != nullptr && inner->phase == TracePhase::kOutsideLayers &&
+                                    r.phase != TracePhase::kOutsideLayers;
+    if (inner == nullptr || named_over_unnamed || r.end - r.start < inner->end - inner->start) inner = &r;
   }
-  return nullptr;
+  return inner;
 }
 
 struct Event {
@@ -121,7 +154,7 @@ std::optional<std::int64_t> correlation_of(const Event& e) {
 void summarize_kineto(const std::vector<Event>& events, TraceSummary& s) {
   std::vector<Range> gpu_ranges, cpu_ranges;
   std::unordered_map<std::int64_t, double> launch_ts;
-  std::set<std::string> layers;
+  LayerRanges layers;
   std::int64_t steps = 0;
   for (const auto& e : events) {
     if (e.cat == "gpu_user_annotation") {
@@ -153,7 +186,7 @@ void summarize_kineto(const std::vector<Event>& events, TraceSummary& s) {
   }
   s.devices = static_cast<std::int64_t>(devices.size());
   s.steps = std::max<std::int64_t>(steps, 1);
-  s.layers = static_cast<std::int64_t>(layers.size());
+  s.layers = layers.count();
   keep_longest_others(s, other);
 }
 

@@ -8,8 +8,10 @@
 //   A kernel's phase comes from the record_function range it was launched in
 //   (validation/collect/profiler_trace.py names them "layer<i>/forward", "layer<i>/backward",
 //   "optimizer"): the GPU-side range ("gpu_user_annotation") holding the kernel, else the CPU-side
-//   range ("user_annotation") holding the launch with the kernel's correlation id. Steps are the
-//   "ProfilerStep#N" ranges (1 when there are none).
+//   range ("user_annotation") holding the launch with the kernel's correlation id, the innermost
+//   that names a phase. DeepSeek's DualPipe profiles name a layer's pieces "attn(F)", "mlp(B)",
+//   "mlp(W)": F forward, B and W backward, layers counted by the most repeated "(F)" range. Steps
+//   are the "ProfilerStep#N" ranges (1 when there are none).
 // - ctwin's own trace (ctwin run --trace): "X" events without a category, one process per
 //   simulated rank; args.pass gives the phase, and the ops outside the transformer layers
 //   (embedding, final norm, logits, loss, pipeline sends, data-parallel traffic, optimizer) are
