@@ -38,19 +38,34 @@ std::size_t slowest_group(const std::vector<std::size_t>& groups, const std::map
   return slowest;
 }
 
-/// A stage's collectives are priced on one server: a stage spanning several groups needs them all
-/// on the file's (a group's own server counts as its own, even when another group's reads alike).
-void check_group_servers(const Scenario& s, const std::vector<std::vector<std::size_t>>& groups) {
-  for (std::size_t stage = 0; stage < groups.size(); ++stage) {
-    for (const std::size_t g : groups[stage]) {
-      const PoolGroup& a = s.pool.groups[groups[stage].front()];
-      const PoolGroup& b = s.pool.groups[g];
-      if (&a == &b || (!a.server && !b.server)) continue;
-      throw InputError(s.source, "/cluster/node_groups",
-                       "pipeline stage " + std::to_string(stage) + " spans groups '" + a.name + "' and '" + b.name +
-                           "' with different servers; a stage's collectives are priced on one server");
+/// Whether the groups of one stage have different servers (a group's own counts as its own).
+bool spans_servers(const NodePool& pool, const std::vector<std::size_t>& groups) {
+  return groups.size() > 1 && std::any_of(groups.begin(), groups.end(),
+                                          [&](std::size_t g) { return pool.groups[g].server.has_value(); });
+}
+
+/// Every collective of a stage spanning groups of different servers waits for its slowest member:
+/// each communication op of `chosen` takes the longest of its times on the groups' servers.
+void take_slowest_collectives(StageWork& chosen, const Scenario& s, const std::vector<std::size_t>& groups,
+                              const std::map<std::size_t, StepWork>& built, std::size_t stage) {
+  auto widen = [&](std::vector<OpNode>& ops, auto list_of) {
+    for (const std::size_t g : groups) {
+      const std::vector<OpNode>& other = list_of(built.at(g).stages[stage]);
+      if (other.size() != ops.size()) {
+        throw InputError(s.source, "/cluster/node_groups",
+                         "pipeline stage " + std::to_string(stage) + " spans groups whose GPUs run different "
+                         "operations and whose servers differ; give its groups one server");
+      }
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].comm) ops[i].duration = std::max(ops[i].duration, other[i].duration);
+      }
     }
+  };
+  for (std::size_t c = 0; c < chosen.chunks.size(); ++c) {
+    widen(chosen.chunks[c].forward, [c](const StageWork& w) -> const std::vector<OpNode>& { return w.chunks[c].forward; });
+    widen(chosen.chunks[c].backward, [c](const StageWork& w) -> const std::vector<OpNode>& { return w.chunks[c].backward; });
   }
+  widen(chosen.after_backward, [](const StageWork& w) -> const std::vector<OpNode>& { return w.after_backward; });
 }
 
 std::int64_t pool_nodes(const NodePool& pool) {
@@ -199,7 +214,6 @@ std::vector<std::int64_t> speed_layout(const Scenario& s, const std::vector<doub
 void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm) {
   if (s.pool.groups.empty()) return;
   const auto groups = stage_groups(s);
-  check_group_servers(s, groups);
   std::map<std::size_t, StepWork> built;
   for (const auto& stage : groups) {
     for (const std::size_t g : stage) {
@@ -219,6 +233,7 @@ void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm) {
   }
   for (std::size_t stage = 0; stage < groups.size(); ++stage) {
     work.stages[stage] = built.at(slowest_group(groups[stage], built, stage)).stages[stage];
+    if (spans_servers(s.pool, groups[stage])) take_slowest_collectives(work.stages[stage], s, groups[stage], built, stage);
   }
 }
 

@@ -53,8 +53,8 @@ void check_pool_memory(const Scenario& scenario);
 void check_group_servers_priced(const Scenario& scenario, bool shared, bool repriced);
 
 /// Replaces each stage of `work` (built for scenario.gpu) by the same stage built for its slowest
-/// GPU kind, its collectives priced on that group's own server where it has one (InputError
-/// naming /cluster/node_groups for a stage spanning groups of different servers).
+/// GPU kind, its collectives priced on that group's own server where it has one; in a stage
+/// spanning groups of different servers each collective takes its longest time among them.
 void apply_pool(StepWork& work, const Scenario& scenario, CollectiveTimes& comm);
 
 /// Whether every stage of `memory` (memory_per_stage, in stage order) fits each of its groups' GPUs.
