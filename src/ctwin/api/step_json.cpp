@@ -38,8 +38,9 @@ nlohmann::json data_pipeline_json(const replay::DataPipelineSpec& spec, const re
   return out;
 }
 
-/// Which groups each pipeline stage ran on and its transformer layers (docs/heterogeneous.md).
-nlohmann::json pool_json(const replay::Scenario& s) {
+/// Which groups each pipeline stage ran on and its transformer layers, and the DP replicas'
+/// micro-batches where they differ (docs/heterogeneous.md).
+nlohmann::json pool_json(const replay::Scenario& s, const std::vector<std::int64_t>& dp_shares) {
   nlohmann::json stages = nlohmann::json::array();
   const auto groups = replay::stage_groups(s);
   for (std::size_t stage = 0; stage < groups.size(); ++stage) {
@@ -48,7 +49,9 @@ nlohmann::json pool_json(const replay::Scenario& s) {
     stages.push_back({{"groups", names},
                       {"layers", s.split.stage_layers(s.model.layers, static_cast<std::int64_t>(stage))}});
   }
-  return {{"balance", s.pool.balance == replay::PoolBalance::kSpeed ? "speed" : "even"}, {"stages", stages}};
+  nlohmann::json out{{"balance", s.pool.balance == replay::PoolBalance::kSpeed ? "speed" : "even"}, {"stages", stages}};
+  if (!dp_shares.empty()) out["dp_micro_batches"] = dp_shares;  // only where they differ: other pools keep their bytes
+  return out;
 }
 
 }  // namespace
@@ -91,7 +94,7 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
     out["data_pipeline"] = data_pipeline_json(*s.data, *r.data_pipeline);
   }
   if (!s.calibration.empty()) out["calibration"] = s.calibration;  // likewise uncalibrated ones
-  if (!s.pool.groups.empty()) out["pool"] = pool_json(s);  // likewise homogeneous clusters
+  if (!s.pool.groups.empty()) out["pool"] = pool_json(s, r.dp_shares);  // likewise homogeneous clusters
   if (const auto warnings = step_warnings(s); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);
   return out;
 }

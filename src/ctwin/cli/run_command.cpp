@@ -88,6 +88,10 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step, c
       for (std::size_t i = 0; i < groups[stage].size(); ++i) std::cout << (i ? "+" : "") << s.pool.groups[groups[stage][i]].name;
       std::cout << " " << s.split.stage_layers(s.model.layers, static_cast<std::int64_t>(stage)) << " layers";
     }
+    if (!r.dp_shares.empty()) {  // replicas on kinds of different speed, balanced by speed
+      std::cout << "; micro-batches per DP replica";
+      for (std::size_t i = 0; i < r.dp_shares.size(); ++i) std::cout << (i ? "/" : " ") << r.dp_shares[i];
+    }
     std::cout << "\n";
   }
   const analysis::ErrorBand band = analysis::band_for(bands, analysis::error_band_key(s));

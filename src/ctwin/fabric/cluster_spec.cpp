@@ -122,7 +122,8 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
   return fabric;
 }
 
-std::vector<NodeGroupSpec> read_node_groups(const nlohmann::json& groups, const std::string& source) {
+std::vector<NodeGroupSpec> read_node_groups(const nlohmann::json& groups, const ServerSpec& file_server,
+                                            const std::string& source) {
   if (!groups.is_array() || groups.empty()) {
     throw InputError(source, "/node_groups", "expected a non-empty list of {\"name\", \"gpu\", \"nodes\"}");
   }
@@ -140,6 +141,17 @@ std::vector<NodeGroupSpec> read_node_groups(const nlohmann::json& groups, const 
     group.gpu = reader.string("gpu");
     group.nodes = reader.integer("nodes", 0, kMaxCount);
     if (group.nodes == 0) reader.fail("nodes", "a group holds at least one node");
+    if (auto server = reader.optional_object("server")) {
+      // Ranks map to nodes by the file's GPUs per node, so a group's server keeps that count.
+      group.server = read_server(*server);
+      if (group.server->gpus != file_server.gpus) {
+        server->fail("gpus", std::to_string(group.server->gpus) + " GPUs per node; the file's server has " +
+                                 std::to_string(file_server.gpus) + " (ranks fill nodes of the same size)");
+      }
+      if (group.server->gpu != group.gpu) {
+        server->fail("gpu", "'" + group.server->gpu + "' is not the group's gpu '" + group.gpu + "'");
+      }
+    }
     reader.finish();
     result.push_back(std::move(group));
   }
@@ -173,7 +185,7 @@ ClusterSpec parse_cluster(const nlohmann::json& document, const std::string& sou
     spec.storage = parse_storage(*storage, source, "/storage");
   }
   if (const auto* groups = reader.optional("node_groups"); groups != nullptr && !groups->is_null()) {
-    spec.node_groups = read_node_groups(*groups, source);
+    spec.node_groups = read_node_groups(*groups, spec.server, source);
   }
   reader.finish();
   return spec;

@@ -128,12 +128,16 @@ struct FabricSpec {
 };
 
 /// One group of a heterogeneous pool (docs/heterogeneous.md): `nodes` servers of the cluster's
-/// server type whose accelerator is the profile `gpu` names. The groups are consecutive nodes of
-/// the one build, in file order, so the fabric the file describes is what joins them.
+/// server type, or of the group's own `server`, whose accelerator is the profile `gpu` names. The
+/// groups are consecutive nodes of the one build, in file order, so the fabric the file describes
+/// is what joins them.
 struct NodeGroupSpec {
   std::string name;
   std::string gpu;  ///< a GPU profile (models/gpus), resolved by the scenario loader
   std::int64_t nodes = 0;
+  /// The group's own server (NVLink, PCIe, NICs), as the file's `server` block; none: the file's.
+  /// As many GPUs per node as the file's server, its `gpu` the group's.
+  std::optional<ServerSpec> server;
 };
 
 struct ClusterSpec {

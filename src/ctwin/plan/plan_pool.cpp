@@ -1,6 +1,7 @@
 #include "ctwin/plan/plan_pool.hpp"
 
 #include <algorithm>
+#include <compare>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/replay/dp_shares.hpp"
 #include "ctwin/replay/layer_ops_cache.hpp"
 #include "ctwin/replay/node_pool.hpp"
 #include "ctwin/workload/memory_model.hpp"
@@ -47,23 +49,41 @@ void number_again(std::vector<PlanCandidate>& candidates) {
   for (std::size_t i = 0; i < candidates.size(); ++i) candidates[i].index = static_cast<std::int64_t>(i);
 }
 
-// What makes two assignments of one split the same step: each stage's GPU kinds and the layers
-// per virtual stage (the even split's when no layout is set).
-using PoolStepKey = std::pair<std::vector<std::vector<std::string>>, std::vector<std::int64_t>>;
+// What makes two assignments of one split the same step: each stage's GPU kinds, the layers per
+// virtual stage (the even split's when no layout is set) and, under DP shares by speed, the
+// replicas' kinds per stage with their micro-batches, in any replica order.
+using PoolKinds = std::vector<std::vector<std::string>>;
+struct PoolStepKey {
+  PoolKinds stages;
+  std::vector<std::int64_t> layers;
+  std::vector<std::pair<PoolKinds, std::int64_t>> replicas;
+  auto operator<=>(const PoolStepKey&) const = default;
+};
 
-PoolStepKey pool_step_key(const replay::Scenario& s) {
-  PoolStepKey key;
-  for (const auto& stage : replay::stage_groups(s)) {
+PoolKinds pool_kinds(const replay::Scenario& s, const std::vector<std::vector<std::size_t>>& groups) {
+  PoolKinds out;
+  for (const auto& stage : groups) {
     std::vector<std::string> kinds;
     for (const std::size_t g : stage) kinds.push_back(s.pool.groups[g].gpu.name);
     std::sort(kinds.begin(), kinds.end());
     kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
-    key.first.push_back(std::move(kinds));
+    out.push_back(std::move(kinds));
   }
-  key.second = s.split.pipeline_layout;
+  return out;
+}
+
+PoolStepKey pool_step_key(const replay::Scenario& s, const std::vector<std::int64_t>& dp_shares) {
+  PoolStepKey key;
+  key.stages = pool_kinds(s, replay::stage_groups(s));
+  key.layers = s.split.pipeline_layout;
   const std::int64_t chunks = s.split.pp * s.split.vpp;
-  if (key.second.empty() && !s.split.embedding_in_split && !s.split.loss_in_split && chunks > 0) {
-    key.second.assign(static_cast<std::size_t>(chunks), s.model.layers / chunks);
+  if (key.layers.empty() && !s.split.embedding_in_split && !s.split.loss_in_split && chunks > 0) {
+    key.layers.assign(static_cast<std::size_t>(chunks), s.model.layers / chunks);
+  }
+  if (!dp_shares.empty()) {
+    const auto replicas = replay::dp_replica_groups(s);
+    for (std::size_t r = 0; r < replicas.size(); ++r) key.replicas.emplace_back(pool_kinds(s, replicas[r]), dp_shares[r]);
+    std::sort(key.replicas.begin(), key.replicas.end());
   }
   return key;
 }
@@ -125,6 +145,7 @@ void expand_pool_assignments(PlanSpace& space, const std::vector<replay::Scenari
     for (std::size_t a = 0; a < assigned.size(); ++a) {
       replay::Scenario s = assigned[a];
       s.split = c.split;
+      std::vector<std::int64_t> dp_shares;  // speed's, where the replicas differ in speed
       if (s.pool.balance == replay::PoolBalance::kSpeed) {
         if (s.split.embedding_in_split || s.split.loss_in_split) {
           space.rules.add("pool.balance", 1,
@@ -141,12 +162,13 @@ void expand_pool_assignments(PlanSpace& space, const std::vector<replay::Scenari
           space.rules.add("pool.balance", 1, e.what());
           continue;
         }
+        dp_shares = replay::dp_speed_share_counts(s, it->second);
       }
       if (std::string verdict = pool_memory_verdict(s, margin); !verdict.empty()) {
         space.rules.add("pool.memory", 1, verdict);
         continue;
       }
-      if (!seen.insert(pool_step_key(s)).second) {
+      if (!seen.insert(pool_step_key(s, dp_shares)).second) {
         space.rules.add("pool.duplicate", 1,
                         "the same GPU kinds and layers per stage as an earlier assignment of the same split");
         continue;

@@ -7,6 +7,7 @@
 #include "ctwin/engine/simulator.hpp"
 #include "ctwin/fabric/degradation.hpp"
 #include "ctwin/network/flow_model.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
 #include "ctwin/replay/training_step.hpp"
 
@@ -50,6 +51,7 @@ ClusterReplayResult replay_jobs(const std::vector<ClusterJob>& jobs, const std::
     r.job = &jobs[j];
     CTWIN_ASSERT(r.job->steps >= 1, "a job's window has a step");
     const Scenario& scenario = *r.job->scenario;
+    check_group_servers_priced(scenario, true, false);  // the shared fabric has the file's server everywhere
     r.prepared = prepare_step(scenario);
     CTWIN_ASSERT(r.prepared.placement.cluster_gpus() <= build->gpus(), "a job's placement lies inside the build");
     r.options.pp_overlap = scenario.overlap.pp_p2p;

@@ -116,6 +116,18 @@ CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 
+CollectiveTimes CollectiveTimes::on_server(const fabric::ServerSpec& server) const {
+  fabric::ClusterSpec cluster = cluster_;
+  cluster.server = server;
+  cluster.server.gpu_arch = cluster_.server.gpu_arch;
+  CollectiveTimes out(std::move(cluster), network_, free_, nullptr, tuning_);
+  out.placement_ = placement_;
+  out.stage_gpus_ = stage_gpus_;
+  out.site_placement_ = site_placement_;
+  out.site_gpus_ = site_gpus_;
+  return out;
+}
+
 void CollectiveTimes::place(const Placement& placement, std::int64_t stage_gpus) {
   placement_ = placement;
   stage_gpus_ = stage_gpus;

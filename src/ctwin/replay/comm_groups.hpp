@@ -157,6 +157,10 @@ class CollectiveTimes {
   /// its shape in the stage, the slowest counting) on the nodes its members occupy, `isolated`
   /// being the op's time for the shape's own layout. `isolated` without a placement.
   [[nodiscard]] SimTime placed_time(const CommCall& call, SimTime isolated, int stage, std::int64_t leader);
+  /// The same pricing (network, tuning, free communication, placement) on the build with every
+  /// node a `server` (a pool group's own, node_pool.hpp), with its own cache; the GPU family
+  /// (NCCL's tables) stays this build's.
+  [[nodiscard]] CollectiveTimes on_server(const fabric::ServerSpec& server) const;
   /// Distinct predictions made (cache misses), for reports and tests.
   [[nodiscard]] std::int64_t predictions() const { return predictions_; }
 

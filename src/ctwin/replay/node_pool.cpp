@@ -8,6 +8,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
+#include "ctwin/replay/proportional_shares.hpp"
 #include "ctwin/workload/memory_model.hpp"
 
 namespace ctwin::replay {
@@ -35,6 +36,36 @@ std::size_t slowest_group(const std::vector<std::size_t>& groups, const std::map
     }
   }
   return slowest;
+}
+
+/// Whether the groups of one stage have different servers (a group's own counts as its own).
+bool spans_servers(const NodePool& pool, const std::vector<std::size_t>& groups) {
+  return groups.size() > 1 && std::any_of(groups.begin(), groups.end(),
+                                          [&](std::size_t g) { return pool.groups[g].server.has_value(); });
+}
+
+/// Every collective of a stage spanning groups of different servers waits for its slowest member:
+/// each communication op of `chosen` takes the longest of its times on the groups' servers.
+void take_slowest_collectives(StageWork& chosen, const Scenario& s, const std::vector<std::size_t>& groups,
+                              const std::map<std::size_t, StepWork>& built, std::size_t stage) {
+  auto widen = [&](std::vector<OpNode>& ops, auto list_of) {
+    for (const std::size_t g : groups) {
+      const std::vector<OpNode>& other = list_of(built.at(g).stages[stage]);
+      if (other.size() != ops.size()) {
+        throw InputError(s.source, "/cluster/node_groups",
+                         "pipeline stage " + std::to_string(stage) + " spans groups whose GPUs run different "
+                         "operations and whose servers differ; give its groups one server");
+      }
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].comm) ops[i].duration = std::max(ops[i].duration, other[i].duration);
+      }
+    }
+  };
+  for (std::size_t c = 0; c < chosen.chunks.size(); ++c) {
+    widen(chosen.chunks[c].forward, [c](const StageWork& w) -> const std::vector<OpNode>& { return w.chunks[c].forward; });
+    widen(chosen.chunks[c].backward, [c](const StageWork& w) -> const std::vector<OpNode>& { return w.chunks[c].backward; });
+  }
+  widen(chosen.after_backward, [](const StageWork& w) -> const std::vector<OpNode>& { return w.after_backward; });
 }
 
 std::int64_t pool_nodes(const NodePool& pool) {
@@ -83,25 +114,32 @@ NodePool read_node_pool(const fabric::ClusterSpec& cluster, const nlohmann::json
   for (const std::size_t i : order) {
     const fabric::NodeGroupSpec& spec = cluster.node_groups[i];
     result.groups.push_back({spec.name, spec.nodes,
-                             resolve_gpu(spec.gpu, "/cluster/node_groups/" + std::to_string(i) + "/gpu")});
+                             resolve_gpu(spec.gpu, "/cluster/node_groups/" + std::to_string(i) + "/gpu"), spec.server});
+  }
+  return result;
+}
+
+std::vector<std::size_t> groups_of_ranks(const Scenario& s, std::int64_t first_rank, std::int64_t end_rank) {
+  const std::int64_t node = s.cluster.server.gpus;
+  // Nodes [first, last] hold the ranks; group g holds nodes [start, start + nodes).
+  const std::int64_t first = first_rank / node;
+  const std::int64_t last = (end_rank - 1) / node;
+  std::vector<std::size_t> result;
+  std::int64_t start = 0;
+  for (std::size_t g = 0; g < s.pool.groups.size(); ++g) {
+    const std::int64_t end = start + s.pool.groups[g].nodes;
+    if (start <= last && first < end) result.push_back(g);
+    start = end;
   }
   return result;
 }
 
 std::vector<std::vector<std::size_t>> stage_groups(const Scenario& s) {
-  const std::int64_t node = s.cluster.server.gpus;
+  if (!s.pool.replica_groups.empty()) return s.pool.replica_groups;
   const std::int64_t stage_gpus = s.gpus / s.split.pp;
   std::vector<std::vector<std::size_t>> result(static_cast<std::size_t>(s.split.pp));
   for (std::int64_t stage = 0; stage < s.split.pp; ++stage) {
-    // Nodes [first, last] hold the stage's ranks; group g holds nodes [start, start + nodes).
-    const std::int64_t first = stage * stage_gpus / node;
-    const std::int64_t last = ((stage + 1) * stage_gpus - 1) / node;
-    std::int64_t start = 0;
-    for (std::size_t g = 0; g < s.pool.groups.size(); ++g) {
-      const std::int64_t end = start + s.pool.groups[g].nodes;
-      if (start <= last && first < end) result[static_cast<std::size_t>(stage)].push_back(g);
-      start = end;
-    }
+    result[static_cast<std::size_t>(stage)] = groups_of_ranks(s, stage * stage_gpus, (stage + 1) * stage_gpus);
   }
   return result;
 }
@@ -159,41 +197,16 @@ std::vector<std::int64_t> speed_layout(const Scenario& s, const std::vector<doub
   const auto pp = static_cast<std::size_t>(s.split.pp);
   const auto virtual_stages = pp * static_cast<std::size_t>(s.split.vpp);
   std::vector<double> weight(virtual_stages);
-  double total_weight = 0;
   for (std::size_t v = 0; v < virtual_stages; ++v) {
     double slowest = 0;
     for (const std::size_t g : groups[v % pp]) slowest = std::max(slowest, layer_s[g]);
     weight[v] = 1 / slowest;
-    total_weight += weight[v];
   }
-  const auto layers = static_cast<double>(s.model.layers);
-  std::vector<double> ideal(virtual_stages);
-  std::vector<std::int64_t> layout(virtual_stages);
-  std::int64_t given = 0;
-  for (std::size_t v = 0; v < virtual_stages; ++v) {
-    ideal[v] = layers * weight[v] / total_weight;
-    layout[v] = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(ideal[v])));
-    given += layout[v];
-  }
-  // Largest remainder (ties to the lower virtual stage) until the layers add up.
-  while (given != s.model.layers) {
-    const bool add = given < s.model.layers;
-    std::size_t pick = virtual_stages;
-    for (std::size_t v = 0; v < virtual_stages; ++v) {
-      if (!add && layout[v] == 1) continue;
-      const double gap = ideal[v] - static_cast<double>(layout[v]);
-      if (pick == virtual_stages || (add ? gap > ideal[pick] - static_cast<double>(layout[pick])
-                                         : gap < ideal[pick] - static_cast<double>(layout[pick]))) {
-        pick = v;
-      }
-    }
-    if (pick == virtual_stages) {
-      throw InputError(s.source, "/pool/balance", "the model's " + std::to_string(s.model.layers) +
-                                                      " layers cannot give each of " + std::to_string(virtual_stages) +
-                                                      " virtual stages one");
-    }
-    layout[pick] += add ? 1 : -1;
-    given += add ? 1 : -1;
+  std::vector<std::int64_t> layout = proportional_shares(weight, s.model.layers);
+  if (layout.empty()) {
+    throw InputError(s.source, "/pool/balance", "the model's " + std::to_string(s.model.layers) +
+                                                    " layers cannot give each of " + std::to_string(virtual_stages) +
+                                                    " virtual stages one");
   }
   return layout;
 }
@@ -207,11 +220,37 @@ void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm) {
       if (built.contains(g)) continue;
       Scenario on = s;
       on.gpu = s.pool.groups[g].gpu;
-      built.emplace(g, build_step_work(on, comm));
+      if (const auto& server = s.pool.groups[g].server) {
+        // The group's collectives and sends priced as on a build of its own servers.
+        CollectiveTimes own = comm.on_server(*server);
+        on.cluster.server = *server;
+        on.cluster.server.gpu_arch = s.cluster.server.gpu_arch;
+        built.emplace(g, build_step_work(on, own));
+      } else {
+        built.emplace(g, build_step_work(on, comm));
+      }
     }
   }
   for (std::size_t stage = 0; stage < groups.size(); ++stage) {
     work.stages[stage] = built.at(slowest_group(groups[stage], built, stage)).stages[stage];
+    if (spans_servers(s.pool, groups[stage])) take_slowest_collectives(work.stages[stage], s, groups[stage], built, stage);
+  }
+}
+
+bool has_group_servers(const NodePool& pool) {
+  return std::any_of(pool.groups.begin(), pool.groups.end(), [](const PoolGroup& g) { return g.server.has_value(); });
+}
+
+void check_group_servers_priced(const Scenario& s, bool shared, bool repriced) {
+  if (!has_group_servers(s.pool)) return;
+  if (shared) {
+    throw InputError(s.source, "/network",
+                     "a node group's own server is priced on the analytical network only (the flow replay builds "
+                     "every node as the file's server): set network analytical");
+  }
+  if (repriced) {
+    throw InputError(s.source, "/cluster/node_groups",
+                     "a node group's own server needs stages of whole nodes (or within one) on one site");
   }
 }
 

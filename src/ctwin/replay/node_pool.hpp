@@ -18,7 +18,11 @@
 
 namespace ctwin::replay {
 
-/// Per pipeline stage, the pool groups (indices into pool.groups) its ranks sit in.
+/// The pool groups (indices into pool.groups) holding ranks [first_rank, end_rank).
+[[nodiscard]] std::vector<std::size_t> groups_of_ranks(const Scenario& scenario, std::int64_t first_rank,
+                                                       std::int64_t end_rank);
+/// Per pipeline stage, the pool groups (indices into pool.groups) its ranks sit in (one DP
+/// replica's, on a replica class's scenario: dp_shares.hpp).
 [[nodiscard]] std::vector<std::vector<std::size_t>> stage_groups(const Scenario& scenario);
 
 /// Checks the pool against the job: enough nodes, ranks in the groups' order. InputError naming
@@ -41,8 +45,16 @@ void check_pool_memory(const Scenario& scenario);
 /// in the pool's order, seconds: what balance "speed" weighs stages by.
 [[nodiscard]] std::vector<double> group_layer_seconds(const Scenario& scenario);
 
+/// Whether a group of the pool names its own server (fabric::NodeGroupSpec::server).
+[[nodiscard]] bool has_group_servers(const NodePool& pool);
+/// InputError naming the scenario when `shared` (the step replayed on one flow fabric, built from
+/// the file's server for every node) or `repriced` (ops priced again where their groups sit, on
+/// the file's server) would lose a group's own server.
+void check_group_servers_priced(const Scenario& scenario, bool shared, bool repriced);
+
 /// Replaces each stage of `work` (built for scenario.gpu) by the same stage built for its slowest
-/// GPU kind.
+/// GPU kind, its collectives priced on that group's own server where it has one; in a stage
+/// spanning groups of different servers each collective takes its longest time among them.
 void apply_pool(StepWork& work, const Scenario& scenario, CollectiveTimes& comm);
 
 /// Whether every stage of `memory` (memory_per_stage, in stage order) fits each of its groups' GPUs.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,15 @@ struct PoolGroup {
   std::string name;
   std::int64_t nodes = 0;
   compute::GpuSpec gpu;
+  std::optional<fabric::ServerSpec> server;  ///< the group's own server; none: the cluster file's
 };
 
 struct NodePool {
   std::vector<PoolGroup> groups;  ///< in the order the job's ranks fill them, from node 0 on
   PoolBalance balance = PoolBalance::kEven;
+  /// Set only on the scenario of one class of DP replicas (dp_shares.hpp): per pipeline stage, the
+  /// groups that replica's ranks sit in, which stage_groups() then gives instead of the stage's.
+  std::vector<std::vector<std::size_t>> replica_groups;
 };
 
 /// Resolves a GPU name as the scenario's "gpu" field does; `pointer` names the field in errors.

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/replay/dp_shares.hpp"
 #include "ctwin/replay/node_pool.hpp"
 
 namespace ctwin::replay {
@@ -140,6 +141,12 @@ SimTime step_time_lower_bound(const Scenario& scenario, const StepOptions& optio
   CTWIN_ASSERT(!options.all_ranks && options.slowdowns.empty() && options.comm != CommModel::kShared &&
                    !(options.comm == CommModel::kAuto && scenario.network == network::ModelKind::kFlow),
                "the bound is for the isolated replay of one rank per stage");
+  // As simulate_step replays DP shares: the slowest class's step, bounded class by class.
+  if (const DpShares shares = dp_speed_shares(scenario); !shares.classes.empty()) {
+    SimTime bound{};
+    for (const Scenario& alike : shares.classes) bound = std::max(bound, step_time_lower_bound(alike, options, layers));
+    return bound;
+  }
   // simulate_step's checks and work, in its order, so that a refused step is refused alike.
   if (!scenario.calibration.empty() && !scenario.calibrated) {
     throw InputError(scenario.source, "/calibration",

@@ -50,6 +50,9 @@ struct StepReport {
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
   std::int64_t micro_batches = 0;
+  /// A pool balanced by speed whose DP replicas run on different GPU kinds: micro-batches per DP
+  /// replica, in rank order (dp_shares.hpp); empty when every replica runs micro_batches.
+  std::vector<std::int64_t> dp_shares;
   std::int64_t dp = 0;
   std::uint64_t events = 0;
   std::optional<DataPipelineTiming> data_pipeline;  ///< the loader's timing, scenarios with "data" only

@@ -6,6 +6,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/replay/comm_groups.hpp"
+#include "ctwin/replay/dp_shares.hpp"
 #include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/shared_fabric.hpp"
@@ -45,6 +46,10 @@ PreparedStep prepare_step(const Scenario& scenario, const StepOptions& options) 
 }
 
 SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options) {
+  // Replicas on kinds of different speed with their own micro-batch counts: a replay per class.
+  if (const DpShares shares = dp_speed_shares(scenario); !shares.classes.empty()) {
+    return simulate_dp_shares(scenario, options, shares);
+  }
   PreparedStep prepared = prepare_step(scenario, options);
   CollectiveTimes& comm = *prepared.comm;
   SimulatedStep step;
@@ -68,6 +73,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   const bool shared = !options.free_communication &&
                       (options.comm == CommModel::kShared || (options.comm == CommModel::kAuto && scenario.network == network::ModelKind::kFlow));
   step.shared_fabric = shared;
+  check_group_servers_priced(scenario, shared, false);
   replay_options.repeat_lists = options.repeat_lists && !shared && !options.all_ranks;
   engine::Simulator simulator;
   // Declared before the executor, which moves its traffic on the same flow model: destroyed after it.
@@ -109,6 +115,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     const std::int64_t stage = step.work.stage_gpus;
     // On a multi-site build groups and sends are priced on the sites they span, stage by stage.
     const bool alike = step.placement.identity() && (stage % node == 0 || node % stage == 0) && !scenario.cluster.fabric.sites;
+    check_group_servers_priced(scenario, false, !alike);
     executor = std::make_unique<IsolatedExecutor>(simulator, alike ? nullptr : &comm);
   }
   step.replay = replay_step(step.work, order, replay_options, simulator, *executor);
