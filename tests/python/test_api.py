@@ -249,3 +249,18 @@ def test_run_with_a_calibration_equals_cli(cli, tmp_path):
     assert result.step_time_s > ctwin.run("scenarios/default.json", network="analytical").step_time_s
     with pytest.raises(ctwin.InputError, match="calibration"):
         ctwin.run("scenarios/default.json", calibration=tmp_path / "missing.json")
+
+
+def test_checkpoint_field_through_run_equals_cli(cli):
+    # A scenario's checkpoint (docs/io.md#checkpoints-in-the-step) reaches ctwin.run unchanged.
+    path = "scenarios/io/llama3-70b-rapidfs.json"
+    checkpoint = {"every_steps": 100, "mode": "async", "tier": "pfs"}
+    s = ctwin.Scenario.load(path).with_({"cluster.storage.tiers.0.write_per_server": "10GiBps",
+                                          "checkpoint": checkpoint, "network": "analytical"})
+    expected = cli("run", path, "--set", "cluster.storage.tiers.0.write_per_server=10GiBps", "--set",
+                   "checkpoint=" + json.dumps(checkpoint), "--network", "analytical", "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    got = ctwin.run(s).to_dict()
+    assert got == json.loads(expected.stdout)
+    assert got["checkpoint"]["bytes"] == got["checkpoint"]["parameters"] * 14
+    assert got["checkpoint"]["mode"] == "async" and got["checkpoint"]["stall_s"] == got["checkpoint"]["copy_s"]

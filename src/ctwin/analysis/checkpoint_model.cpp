@@ -7,6 +7,7 @@
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/unit_parse.hpp"
+#include "ctwin/replay/checkpoint_save.hpp"
 #include "ctwin/workload/parameter_count.hpp"
 
 namespace ctwin::analysis {
@@ -101,16 +102,10 @@ CheckpointSize checkpoint_size(const replay::Scenario& scenario, long long job_n
   CTWIN_ASSERT(job_nodes > 0, "a job has at least one node");
   CheckpointSize s;
   s.parameters = static_cast<double>(workload::count_parameters(scenario.model).total);
-  s.bytes_per_parameter = 2.0 + 8.0 + (options.fp32_master ? 4.0 : 0.0);
+  // The step's checkpoint (replay/checkpoint_save.hpp) counts bytes and writers by the same functions.
+  s.bytes_per_parameter = replay::checkpoint_bytes_per_parameter(options.fp32_master);
   s.bytes = s.parameters * s.bytes_per_parameter;
-  const auto& split = scenario.split;
-  if (split.zero_stage() >= 1) {
-    s.writer_nodes = job_nodes;
-  } else {
-    const long long replica_gpus = split.tp * split.pp * split.cp;
-    const long long per_node = std::max(1, scenario.cluster.server.gpus);
-    s.writer_nodes = std::min(job_nodes, (replica_gpus + per_node - 1) / per_node);
-  }
+  s.writer_nodes = replay::checkpoint_writer_nodes(scenario.split, job_nodes, std::max(1, scenario.cluster.server.gpus));
   s.bytes_per_writer = s.bytes / static_cast<double>(s.writer_nodes);
   return s;
 }
@@ -121,15 +116,14 @@ CheckpointCost checkpoint_cost(const CheckpointSize& size, const StorageTier& ti
   c.size = size;
   c.tier = tier.name;
   c.asynchronous = tier.asynchronous();
-  const double write = std::max(size.bytes / tier.write.aggregate_Bps, size.bytes_per_writer / tier.write.per_node_Bps);
+  const double write = replay::storage_transfer_s(size.bytes, size.writer_nodes, tier.write.aggregate_Bps, tier.write.per_node_Bps);
   if (c.asynchronous) {
     c.blocking_s = tier.latency_s + size.bytes_per_writer / tier.snapshot_per_node_Bps;
     c.persist_s = write;
   } else {
     c.blocking_s = tier.latency_s + write;
   }
-  const double per_reader = size.bytes / static_cast<double>(job_nodes);
-  c.load_s = tier.latency_s + std::max(size.bytes / tier.read.aggregate_Bps, per_reader / tier.read.per_node_Bps);
+  c.load_s = tier.latency_s + replay::storage_transfer_s(size.bytes, job_nodes, tier.read.aggregate_Bps, tier.read.per_node_Bps);
   return c;
 }
 

@@ -38,6 +38,33 @@ nlohmann::json data_pipeline_json(const replay::DataPipelineSpec& spec, const re
   return out;
 }
 
+nlohmann::json checkpoint_json(const replay::CheckpointSpec& spec, const replay::CheckpointTiming& t) {
+  nlohmann::json out{{"tier", spec.tier},
+                     {"mode", replay::to_string(spec.mode)},
+                     {"every_steps", spec.every_steps},
+                     {"parameters", t.parameters},
+                     {"bytes_per_parameter", t.bytes_per_parameter},
+                     {"bytes", t.bytes},
+                     {"writer_nodes", t.writer_nodes},
+                     {"bytes_per_writer", t.bytes_per_writer},
+                     {"tier_write_GBps", t.tier_write_Bps * 1e-9},
+                     {"node_path_GBps", t.node_path_Bps * 1e-9},
+                     {"closed_form_save_s", t.closed_form_save_s},
+                     {"save_s", t.save_s},
+                     {"copy_s", t.copy_s},
+                     {"stall_s", t.stall_s},
+                     {"contention_s", t.contention_s},
+                     {"amortised_s_per_step", t.amortised_s},
+                     {"load_s", t.load_s},
+                     {"limit", t.limit}};
+  if (const auto& f = t.fabric) {  // saves simulated on the flow fabric only
+    out["fabric"] = {{"write_s", f->write_s}, {"saving_step_s", f->saving_step_s},
+                     {"bytes_requested", f->requested.count()}, {"bytes_delivered", f->delivered.count()},
+                     {"flows", f->flows}};
+  }
+  return out;
+}
+
 /// Which groups each pipeline stage ran on and its transformer layers, and the DP replicas'
 /// micro-batches where they differ (docs/heterogeneous.md).
 nlohmann::json pool_json(const replay::Scenario& s, const std::vector<std::int64_t>& dp_shares) {
@@ -93,6 +120,7 @@ nlohmann::json step_report_json(const replay::Scenario& s, const replay::StepRep
     out["breakdown"]["exposed_io_s"] = b.exposed_io_s;
     out["data_pipeline"] = data_pipeline_json(*s.data, *r.data_pipeline);
   }
+  if (r.checkpoint) out["checkpoint"] = checkpoint_json(*s.checkpoint, *r.checkpoint);  // likewise those without
   if (!s.calibration.empty()) out["calibration"] = s.calibration;  // likewise uncalibrated ones
   if (!s.pool.groups.empty()) out["pool"] = pool_json(s, r.dp_shares);  // likewise homogeneous clusters
   if (const auto warnings = step_warnings(s); !warnings.empty()) out["warnings"] = build_warnings_json(warnings);

@@ -128,6 +128,13 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step, c
               << io->limit << ", cluster read " << fixed(io->cluster_read_Bps * 1e-9, 1) << " of "
               << fixed(io->cluster_read_cap_Bps * 1e-9, 1) << " GB/s\n";
   }
+  if (const auto& c = r.checkpoint) {  // tables without a checkpoint keep their lines
+    std::cout << "checkpoint (" << s.checkpoint->tier << ", " << replay::to_string(s.checkpoint->mode) << ", every "
+              << s.checkpoint->every_steps << " steps): " << fixed(c->bytes * 1e-9, 1) << " GB from " << c->writer_nodes
+              << " nodes, save " << fixed(c->save_s, 3) << " s (limit " << c->limit << "), stall " << fixed(c->stall_s, 3)
+              << " s a save, contention " << fixed(c->contention_s, 3) << " s, " << fixed(c->amortised_s, 4)
+              << " s a step amortised, load " << fixed(c->load_s, 3) << " s\n";
+  }
   const auto& m = r.memory_gib_per_gpu;
   std::cout << "memory per GPU (GiB, pipeline stage " << r.memory_stage << "): weights " << fixed(m.weights, 1) << ", grads " << fixed(m.grads, 1)
             << ", optimizer " << fixed(m.optimizer, 1) << ", activations " << fixed(m.activations, 1) << ", other "

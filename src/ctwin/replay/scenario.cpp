@@ -224,6 +224,9 @@ Scenario read_scenario(nlohmann::json document, const std::string& source, const
   if (const auto* data = reader.optional("data"); data != nullptr && !data->is_null()) {
     s.data = read_data_pipeline(*data, source, s.cluster, s.split.seq_len);
   }
+  if (const auto* checkpoint = reader.optional("checkpoint"); checkpoint != nullptr && !checkpoint->is_null()) {
+    s.checkpoint = read_checkpoint(*checkpoint, source, s.cluster);
+  }
   s.network = network::parse_model_kind(reader.choice_or("network", {"analytical", "flow"}, "flow"), source, "/network");
   if (const auto* placement = reader.optional("placement")) s.placement = read_placement(*placement, source);
   // Read here, applied by api::Scenario::resolve (the file format lives in the calibration layer,

@@ -24,6 +24,7 @@
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/cluster_spec.hpp"
 #include "ctwin/network/network_model.hpp"
+#include "ctwin/replay/checkpoint_spec.hpp"
 #include "ctwin/replay/data_pipeline.hpp"
 #include "ctwin/replay/moe_runtime.hpp"
 #include "ctwin/replay/placement.hpp"
@@ -68,6 +69,8 @@ struct Scenario {
   /// "data": the loader reading samples from the cluster's storage (data_pipeline.hpp); none:
   /// the step never waits for data, and its report says nothing about it.
   std::optional<DataPipelineSpec> data;
+  /// "checkpoint": saves every N steps to a shared tier (checkpoint_spec.hpp); none: no save in the report.
+  std::optional<CheckpointSpec> checkpoint;
   PlacementSpec placement;  ///< "placement": where ranks sit on the cluster's GPUs (placement.hpp)
   /// The cluster's node groups and the scenario's "pool" (docs/heterogeneous.md); no groups: one GPU kind.
   NodePool pool;

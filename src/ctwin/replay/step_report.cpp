@@ -134,6 +134,7 @@ StepReport make_step_report(const Scenario& scenario, const ReplayResult& replay
   r.micro_batches = scenario.split.micro_batches(scenario.gpus);
   r.dp = scenario.split.data_parallel(scenario.gpus);
   r.events = replay.events;
+  if (scenario.checkpoint) r.checkpoint = time_checkpoint(scenario, step);  // `flow` on the fabric: simulate_step
   check_step_report(r, scenario);
   return r;
 }
@@ -152,6 +153,11 @@ void check_step_report(const StepReport& r, const Scenario& scenario) {
       {"exposed_comm_s.ep", r.breakdown.exposed_comm_s.ep}, {"bubble_s", r.breakdown.bubble_s},
       {"optimizer_s", r.breakdown.optimizer_s}, {"exposed_io_s", r.breakdown.exposed_io_s}, {"memory_gib_per_gpu.total", r.memory_gib_per_gpu.total}};
   for (const auto& [name, value] : fields) limits::require_finite_non_negative(value, name);
+  if (const auto& c = r.checkpoint) {
+    for (const double v : {c->bytes, c->save_s, c->stall_s, c->contention_s, c->amortised_s, c->load_s}) {
+      limits::require_finite_non_negative(v, "checkpoint");
+    }
+  }
   CTWIN_ASSERT(r.step_time_s > 0, "a step takes time");
   // The model's FLOPs faster than the tensor cores' peak: only a GPU profile whose GEMM table
   // or time scale promises more than the hardware can (hand-edited, or fitted before

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/replay/checkpoint_save.hpp"
 #include "ctwin/replay/data_pipeline.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/scenario.hpp"
@@ -56,6 +57,8 @@ struct StepReport {
   std::int64_t dp = 0;
   std::uint64_t events = 0;
   std::optional<DataPipelineTiming> data_pipeline;  ///< the loader's timing, scenarios with "data" only
+  /// What saving costs, scenarios with "checkpoint" only; step_time_s is a step without a save.
+  std::optional<CheckpointTiming> checkpoint;
 };
 
 /// The breakdown of one replayed step (see the file comment).

@@ -10,17 +10,21 @@
 namespace ctwin::replay {
 
 FabricStorageReads::FabricStorageReads(network::FlowModel& network, const fabric::Fabric& fabric,
-                                       const fabric::StorageTierSpec& tier, std::vector<int> reader_nodes)
+                                       const fabric::StorageTierSpec& tier, std::vector<int> reader_nodes,
+                                       StorageDirection direction)
     : network_(network),
       readers_(std::move(reader_nodes)),
       servers_(static_cast<std::size_t>(tier.servers)),
       nics_(static_cast<std::size_t>(std::max(1, fabric.spec().server.nics.count))) {
   CTWIN_ASSERT(tier.shared() && tier.servers > 0, "reads come from a shared tier's servers");
-  const double port = tier.read_per_server.bytes_per_second();
+  const bool write = direction == StorageDirection::kWrite;
+  const double port = (write ? tier.write_per_server : tier.read_per_server).bytes_per_second();
+  CTWIN_ASSERT(port > 0, "a tier's servers move bytes at a rate");
   std::vector<fabric::LinkId> ports;
   for (std::size_t s = 0; s < servers_; ++s) ports.push_back(network_.add_link(port, SimTime()));
-  // The system's published figure below the servers' sum: one link every read crosses.
-  const double aggregate = tier.aggregate_read_Bps();
+  // The system's published figure below the servers' sum: one link every read crosses (tiers
+  // publish no such figure for writes).
+  const double aggregate = write ? port * static_cast<double>(servers_) : tier.aggregate_read_Bps();
   const bool capped = aggregate < port * static_cast<double>(servers_) * (1 - 1e-12);
   const fabric::LinkId system = capped ? network_.add_link(aggregate, SimTime()) : 0;
   paths_.reserve(readers_.size() * nics_ * servers_);
@@ -31,6 +35,12 @@ FabricStorageReads::FabricStorageReads(network::FlowModel& network, const fabric
         if (capped) path.push_back(system);
         const auto down = fabric::storage_read_route(fabric, node, static_cast<int>(nic), s);
         path.insert(path.end(), down.begin(), down.end());
+        if (write) {  // the same links the other way, in the order the bytes cross them
+          std::reverse(path.begin(), path.end());
+          for (auto& link : path) {
+            if (link < fabric.links().size()) link = fabric::reverse(link);
+          }
+        }
         paths_.push_back(std::move(path));
       }
     }
@@ -64,12 +74,13 @@ FabricReadResult FabricStorageReads::result() const {
 }
 
 FabricReadResult idle_fabric_read(const fabric::Fabric& fabric, const fabric::StorageTierSpec& tier,
-                                  const std::vector<int>& reader_nodes, double bytes_per_node) {
+                                  const std::vector<int>& reader_nodes, double bytes_per_node,
+                                  StorageDirection direction) {
   engine::Simulator simulator;
   network::FlowModelOptions options;
   options.extra_links = FabricStorageReads::links_needed(tier);
   network::FlowModel network(fabric, simulator, options);
-  FabricStorageReads reads(network, fabric, tier, reader_nodes);
+  FabricStorageReads reads(network, fabric, tier, reader_nodes, direction);
   reads.start(bytes_per_node);
   simulator.run();
   return reads.result();
@@ -85,7 +96,8 @@ std::optional<double> start_fabric_reads(const Scenario& scenario, const std::sh
   if (scenario.data->prefetch == 0) return idle_fabric_read(*built, tier, readers, bytes).read_s;
   network::FlowModelOptions options;
   options.extra_links = FabricStorageReads::links_needed(tier);
-  network = std::make_unique<network::FlowModel>(*built, simulator, options);
+  // A flow model made by the caller already holds room for the reads' links (storage_links_needed).
+  if (!network) network = std::make_unique<network::FlowModel>(*built, simulator, options);
   reads = std::make_unique<FabricStorageReads>(*network, *built, tier, readers);
   reads->start(bytes);
   return std::nullopt;

@@ -9,6 +9,9 @@
 // With prefetch ≥ 1 the reads for the next step start with the step and share its links; the
 // loader's remote read time is when the last of them arrives. With prefetch 0 they run between
 // steps, alone on the fabric (idle_fabric_read).
+//
+// Checkpoint writes (checkpoint_step.hpp) take the same flows the other way: each part climbs
+// the reversed route, GPU, NIC, leaf, top switch, into a server's port of its write rate.
 
 #include <cstdint>
 #include <memory>
@@ -32,13 +35,16 @@ struct FabricReadResult {
   std::size_t flows = 0;
 };
 
+/// Which way the bytes go: the loader's reads come down from the tier, a checkpoint goes up to it.
+enum class StorageDirection { kRead, kWrite };
+
 class FabricStorageReads {
  public:
   /// Adds the tier's links to `network` (before any of its flows; made with
   /// FlowModelOptions::extra_links = links_needed(tier)) and routes every reader's parts.
   /// `network`, `fabric` and `tier` outlive the object.
   FabricStorageReads(network::FlowModel& network, const fabric::Fabric& fabric, const fabric::StorageTierSpec& tier,
-                     std::vector<int> reader_nodes);
+                     std::vector<int> reader_nodes, StorageDirection direction = StorageDirection::kRead);
 
   /// The links the tier adds: a port per server, and its aggregate.
   [[nodiscard]] static std::size_t links_needed(const fabric::StorageTierSpec& tier) {
@@ -64,7 +70,8 @@ class FabricStorageReads {
 
 /// The reads alone on an idle fabric (a simulation of their own).
 [[nodiscard]] FabricReadResult idle_fabric_read(const fabric::Fabric& fabric, const fabric::StorageTierSpec& tier,
-                                                const std::vector<int>& reader_nodes, double bytes_per_node);
+                                                const std::vector<int>& reader_nodes, double bytes_per_node,
+                                                StorageDirection direction = StorageDirection::kRead);
 
 /// Puts the loader's reads of a step about to start on `built`. Prefetch ≥ 1: makes the flow
 /// model the step's executor is to share (`network`) and starts the reads on it now (`reads`;

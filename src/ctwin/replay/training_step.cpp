@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ctwin/core/error.hpp"
+#include "ctwin/replay/checkpoint_step.hpp"
 #include "ctwin/replay/comm_groups.hpp"
 #include "ctwin/replay/dp_shares.hpp"
 #include "ctwin/replay/node_pool.hpp"
@@ -80,6 +81,8 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   std::unique_ptr<network::FlowModel> storage_network;
   std::unique_ptr<FabricStorageReads> storage_reads;
   std::optional<double> fabric_read_s;
+  std::unique_ptr<FabricCheckpointSave> checkpoint_save;
+  std::shared_ptr<const fabric::Fabric> storage_fabric;  // the build, kept for the checkpoint's save
   std::unique_ptr<CommExecutor> executor;
   const SharedFabricExecutor* spine_counter = nullptr;
   if (shared) {
@@ -93,10 +96,17 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
                                     ? sampled_stage_gpus(options.flow_sample, scenario.cluster, step.work.stage_gpus,
                                                          scenario.split.tp * scenario.split.cp)
                                     : step.work.stage_gpus;
+    // Every storage link is added before the first flow starts: the save's, then the reads'.
+    if (options.checkpoint_save_in_step) {
+      storage_network = storage_flow_model(scenario, *built, simulator);
+      checkpoint_save = std::make_unique<FabricCheckpointSave>(scenario, *built, step.placement, *storage_network);
+    }
     if (scenario.network == network::ModelKind::kFlow && reads_on_compute_fabric(scenario)) {
       fabric_read_s = start_fabric_reads(scenario, built, step.placement, step.work.stage_gpus, simulator,
                                          storage_network, storage_reads);
     }
+    if (checkpoint_save) checkpoint_save->start();
+    storage_fabric = built;
     auto shared_executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
                                                                   options.healthy_fabric, sample, &step.placement,
                                                                   storage_network.get());
@@ -121,6 +131,11 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   step.replay = replay_step(step.work, order, replay_options, simulator, *executor);
   if (storage_reads) fabric_read_s = storage_reads->result().read_s;
   step.report = make_step_report(scenario, step.replay, fabric_read_s);
+  if (checkpoint_save) step.checkpoint_save = checkpoint_save->result();
+  if (storage_fabric && !options.checkpoint_save_in_step && scenario.network == network::ModelKind::kFlow &&
+      checkpoint_on_compute_fabric(scenario)) {
+    step.report.checkpoint = simulate_checkpoint(scenario, options, storage_fabric, step.placement, step.report.step_time_s);
+  }
   if (spine_counter != nullptr && step.placement.footprint() != nullptr) {
     step.cross_spine_bytes = spine_counter->cross_spine_bytes();
     step.fabric_bytes = spine_counter->stats().bytes_started;

@@ -13,6 +13,7 @@
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/scenario.hpp"
+#include "ctwin/replay/storage_reads.hpp"
 #include "ctwin/replay/step_report.hpp"
 
 namespace ctwin::replay {
@@ -43,6 +44,9 @@ struct StepOptions {
   std::shared_ptr<const fabric::Fabric> healthy_fabric;
   /// Shared fabric only: which replicas' traffic is put on it (flow_sample.hpp; kFull is exact).
   FlowSample flow_sample = FlowSample::kFull;
+  /// Shared fabric only: the scenario's checkpoint writes start with the step and share its
+  /// links (the saving step of an async checkpoint, checkpoint_step.hpp).
+  bool checkpoint_save_in_step = false;
 };
 
 struct SimulatedStep {
@@ -59,6 +63,7 @@ struct SimulatedStep {
   /// put on the fabric (paced, shared_fabric.hpp), over the step.
   std::optional<Bytes> cross_spine_bytes;
   Bytes fabric_bytes;
+  std::optional<FabricReadResult> checkpoint_save;  ///< StepOptions::checkpoint_save_in_step: the writes
 };
 
 /// What a step's replay needs besides an executor: its collectives' times and plans, where its
