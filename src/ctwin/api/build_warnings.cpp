@@ -39,7 +39,18 @@ std::vector<fabric::BuildWarning> scenario_build_warnings(const replay::Scenario
   // The key is the cluster's document, dumped on one line, then what else sets the build apart
   // (a calibration) after a newline: the document is the first line.
   const std::string& key = scenario.cluster_key;
-  return build_warnings(nlohmann::json::parse(key.substr(0, key.find('\n'))), scenario.cluster, gpus);
+  auto warnings = build_warnings(nlohmann::json::parse(key.substr(0, key.find('\n'))), scenario.cluster, gpus);
+  // Issue 38: on flow, traffic crossing sites is paced on a slice's share of the DCI and then
+  // shares the whole DCI with every other slice on the replay's fabric (docs/fabric.md, sites).
+  if (scenario.cluster.fabric.sites && scenario.network == network::ModelKind::kFlow) {
+    warnings.push_back({"multi_site_flow_untrusted",
+                        "the build joins " + std::to_string(scenario.cluster.fabric.sites->count) +
+                            " sites by DCI and the network is flow: traffic crossing sites is timed on a node "
+                            "slice's share of the DCI and then contends again for the whole DCI on the shared "
+                            "fabric, so the step overstates what crosses sites (docs/fabric.md, sites): not a prediction",
+                        "use the analytical network for a build of several sites (network: analytical)"});
+  }
+  return warnings;
 }
 
 std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario) {
