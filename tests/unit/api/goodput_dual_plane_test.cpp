@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/studies/goodput.hpp"
@@ -16,9 +19,13 @@ namespace {
 
 // Llama 3 8B on 64 GPUs with its DP reduction exposed, so that a plane's lost bandwidth shows in
 // the step. The study's own step on the analytical network; the leaf's effect is simulated on
-// flow, where a leaf term acts.
+// flow, where a leaf term acts. HPN under adaptive routing: under ECMP each flow takes one plane
+// and gets one 200G port healthy or not (docs/fabric.md), so a leaf down would cost nothing.
 Scenario dual_plane_job_on(const std::string& topology) {
-  return exposed_dp_scenario().with("cluster", "topologies/" + topology).with("network", "analytical");
+  std::ifstream file(std::string(CTWIN_SOURCE_DIR) + "/topologies/" + topology);
+  nlohmann::json cluster = nlohmann::json::parse(file);
+  if (cluster["fabric"]["kind"] == "dual_plane") cluster["fabric"]["routing"] = "adaptive";
+  return exposed_dp_scenario().with("cluster", cluster).with("network", "analytical");
 }
 
 GoodputQuery dual_plane_goodput_query(const Scenario& scenario) {
