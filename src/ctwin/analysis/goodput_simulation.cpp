@@ -49,25 +49,50 @@ class Generator {
 };
 
 // A piece of the run during which throttled GPUs cost `loss` = 1 − 1/effect of the training pace.
+// `slowdown`: the piece's slowest event is a part down (SlowdownCause), not a throttled GPU.
 struct SlowPiece {
   double start = 0;
   double end = 0;
   double loss = 0;
+  bool slowdown = false;
 };
 
-// The run's straggler events as disjoint pieces, the slowest event counting where they overlap.
-std::vector<SlowPiece> draw_stragglers(const GoodputConfig& c, int index, long long& events) {
+// A piece's training-time losses, by what caused them.
+struct SlowLoss {
+  double straggler = 0;
+  double slowdown = 0;
+};
+
+// Parts down that only slow the job, each for its repair, from a stream of their own (the failure
+// and straggler draws stay those of a build without them).
+void draw_slowdowns(const GoodputConfig& c, int index, long long& events, std::vector<SlowPiece>& raw) {
+  Generator rng(c.seed ^ 0x504C414E45444F57ULL, static_cast<std::uint64_t>(index));
+  for (const SlowdownCause& cause : c.slowdowns) {
+    if (!(cause.rate_per_s > 0)) continue;
+    const double loss = cause.effect > 1 ? 1 - 1 / cause.effect : 0;
+    for (double t = rng.exponential(1 / cause.rate_per_s); t < c.duration_s; t += rng.exponential(1 / cause.rate_per_s)) {
+      ++events;
+      raw.push_back({t, std::min(c.duration_s, t + rng.exponential(cause.repair_mean_s)), loss, true});
+    }
+  }
+}
+
+// The run's straggler and slowdown events as disjoint pieces, the slowest event counting where they overlap.
+std::vector<SlowPiece> draw_stragglers(const GoodputConfig& c, int index, long long& events, long long& slowdowns) {
   const StragglerModel& m = c.stragglers;
   std::vector<SlowPiece> raw;
-  if (!(m.rate_per_s > 0)) return raw;
-  // Its own stream: the failure draws stay those of a run without stragglers.
-  Generator rng(c.seed ^ 0x5354524147474C45ULL, static_cast<std::uint64_t>(index));
-  for (double t = rng.exponential(1 / m.rate_per_s); t < c.duration_s; t += rng.exponential(1 / m.rate_per_s)) {
-    const auto gpu = std::min(m.gpus - 1, static_cast<long long>(rng.uniform() * static_cast<double>(m.gpus)));
-    const double effect = m.effect(gpu);
-    ++events;
-    raw.push_back({t, std::min(c.duration_s, t + m.duration_s), effect > 1 ? 1 - 1 / effect : 0});
+  if (!c.slowdowns.empty()) draw_slowdowns(c, index, slowdowns, raw);
+  if (m.rate_per_s > 0) {
+    // Its own stream: the failure draws stay those of a run without stragglers.
+    Generator rng(c.seed ^ 0x5354524147474C45ULL, static_cast<std::uint64_t>(index));
+    for (double t = rng.exponential(1 / m.rate_per_s); t < c.duration_s; t += rng.exponential(1 / m.rate_per_s)) {
+      const auto gpu = std::min(m.gpus - 1, static_cast<long long>(rng.uniform() * static_cast<double>(m.gpus)));
+      const double effect = m.effect(gpu);
+      ++events;
+      raw.push_back({t, std::min(c.duration_s, t + m.duration_s), effect > 1 ? 1 - 1 / effect : 0, false});
+    }
   }
+  if (raw.empty()) return raw;
   // Sweep over starts and ends (an end before a start at the same time), the active losses in a multiset.
   std::vector<std::pair<double, int>> edges;  // time, +1 + index for a start, -1 - index for an end
   for (std::size_t i = 0; i < raw.size(); ++i) {
@@ -75,16 +100,19 @@ std::vector<SlowPiece> draw_stragglers(const GoodputConfig& c, int index, long l
     edges.emplace_back(raw[i].end, -static_cast<int>(i) - 1);
   }
   std::sort(edges.begin(), edges.end());
-  std::multiset<double> active;
+  std::multiset<std::pair<double, bool>> active;  // loss, slowdown
   std::vector<SlowPiece> pieces;
   double from = 0;
   for (const auto& [t, e] : edges) {
-    if (!active.empty() && t > from && *active.rbegin() > 0) pieces.push_back({from, t, *active.rbegin()});
+    if (!active.empty() && t > from && active.rbegin()->first > 0) {
+      pieces.push_back({from, t, active.rbegin()->first, active.rbegin()->second});
+    }
     from = t;
+    const SlowPiece& event = raw[static_cast<std::size_t>(e > 0 ? e - 1 : -e - 1)];
     if (e > 0) {
-      active.insert(raw[static_cast<std::size_t>(e - 1)].loss);
+      active.emplace(event.loss, event.slowdown);
     } else {
-      active.erase(active.find(raw[static_cast<std::size_t>(-e - 1)].loss));
+      active.erase(active.find({event.loss, event.slowdown}));
     }
   }
   return pieces;
@@ -93,6 +121,7 @@ std::vector<SlowPiece> draw_stragglers(const GoodputConfig& c, int index, long l
 struct RunTally {
   TimeAccount time;
   long long straggler_events = 0;
+  long long slowdown_events = 0;
   double goodput_work_s = 0;
   std::vector<long long> by_cause;
   long long interruptions = 0;
@@ -105,7 +134,7 @@ class Run {
   Run(const GoodputConfig& c, const std::vector<double>& cumulative, double total_rate, int index)
       : c_(c), cumulative_(cumulative), total_rate_(total_rate), rng_(c.seed, static_cast<std::uint64_t>(index)) {
     tally_.by_cause.assign(c.causes.size(), 0);
-    slow_ = draw_stragglers(c, index, tally_.straggler_events);
+    slow_ = draw_stragglers(c, index, tally_.straggler_events, tally_.slowdown_events);
     hot_ = c.spares.hot;
     cold_ = c.spares.cold;
   }
@@ -188,9 +217,10 @@ class Run {
       tally_.time.lost_work_s += trained - kept;
     }
     if (!slow_.empty()) {
-      const double slowed = slowed_training(start, kept_until);
-      kept -= slowed;
-      tally_.time.straggler_s += slowed;
+      const SlowLoss slowed = slowed_training(start, kept_until);
+      kept -= slowed.straggler + slowed.slowdown;
+      tally_.time.straggler_s += slowed.straggler;
+      tally_.time.slowdown_s += slowed.slowdown;
     }
     tally_.time.useful_s += kept;
     const long long running = c_.layout.replicas - lost_replicas_;
@@ -203,7 +233,7 @@ class Run {
 
   /// Training time lost to throttled GPUs in the training (not checkpoint) time of [start, until),
   /// the segment's cycles of τ training and δ checkpoint starting at `start`.
-  double slowed_training(double start, double until) {
+  SlowLoss slowed_training(double start, double until) {
     const double tau = c_.interval_s;
     const double cycle = tau + c_.blocking_s;
     const auto training_before = [&](double t) {  // training time in [start, t)
@@ -211,13 +241,14 @@ class Run {
       const double cycles = std::floor(since / cycle);
       return cycles * tau + std::min(since - cycles * cycle, tau);
     };
-    double lost = 0;
+    SlowLoss lost;
     // Segments come in time order: pieces that ended before this one never matter again.
     while (slow_at_ < slow_.size() && slow_[slow_at_].end <= start) ++slow_at_;
     for (std::size_t i = slow_at_; i < slow_.size(); ++i) {
       const SlowPiece& p = slow_[i];
       if (p.start >= until) break;
-      lost += p.loss * (training_before(std::min(p.end, until)) - training_before(std::max(p.start, start)));
+      const double loss = p.loss * (training_before(std::min(p.end, until)) - training_before(std::max(p.start, start)));
+      (p.slowdown ? lost.slowdown : lost.straggler) += loss;
     }
     return lost;
   }
@@ -357,6 +388,13 @@ void check(const GoodputConfig& c) {
   // what a command gets through in minutes.
   double failure_rate = 0;
   for (const auto& cause : c.causes) failure_rate += std::isfinite(cause.rate_per_s) ? cause.rate_per_s : 0;
+  for (const auto& cause : c.slowdowns) {
+    if (!non_negative(cause.rate_per_s)) throw InputError("goodput", "", "failure rate of '" + cause.name + "' is not a finite non-negative number");
+    if (cause.rate_per_s > 0 && (!positive(cause.repair_mean_s) || !(cause.effect >= 1) || !std::isfinite(cause.effect))) {
+      throw InputError("goodput", "", "'" + cause.name + "' slows the job: it needs a positive repair time and a finite slowdown of at least 1");
+    }
+    failure_rate += cause.rate_per_s;
+  }
   const double per_run = (st.rate_per_s + failure_rate) * c.duration_s;
   if (per_run > kMaxEventsPerRun) {
     char text[320];
@@ -420,7 +458,9 @@ GoodputResult simulate_goodput(const GoodputConfig& config) {
     r.time.restart_s += t.time.restart_s;
     r.time.shrunk_s += t.time.shrunk_s;
     r.time.straggler_s += t.time.straggler_s;
+    r.time.slowdown_s += t.time.slowdown_s;
     r.straggler_events += static_cast<double>(t.straggler_events);
+    r.slowdown_events += static_cast<double>(t.slowdown_events);
     hot_dry += t.hot_dry ? 1 : 0;
     pool_dry += t.pool_dry ? 1 : 0;
     failures += t.interruptions;
@@ -430,7 +470,7 @@ GoodputResult simulate_goodput(const GoodputConfig& config) {
   for (double& c : r.interruptions_by_cause) c /= n;
   for (double* v : {&r.time.useful_s, &r.time.checkpoint_s, &r.time.lost_work_s, &r.time.detection_s, &r.time.waiting_s,
                     &r.time.switchover_s, &r.time.restart_s, &r.time.shrunk_s, &r.time.straggler_s,
-                    &r.straggler_events}) {
+                    &r.time.slowdown_s, &r.straggler_events, &r.slowdown_events}) {
     *v /= n;
   }
   r.ettr = spread(std::move(ettr));

@@ -56,6 +56,17 @@ struct StragglerModel {
   std::function<double(long long gpu)> effect;
 };
 
+/// Failures that slow the job instead of stopping it: a dual-plane leaf (HPN) down leaves its nodes
+/// the other plane at half their NICs' rate, so the synchronous job trains at 1/effect of its pace
+/// until the leaf is repaired (exponential, mean `repair_mean_s`), no restart. Drawn, like the
+/// stragglers, from a stream of their own; where they overlap a straggler the slowest counts.
+struct SlowdownCause {
+  std::string name;
+  double rate_per_s = 0;     ///< over the whole build
+  double repair_mean_s = 0;  ///< MTTR of the part: how long the job runs degraded
+  double effect = 1;         ///< degraded step time over the healthy one (≥ 1)
+};
+
 struct GoodputConfig {
   double duration_s = 0;
   std::vector<FailureCause> causes;
@@ -72,6 +83,7 @@ struct GoodputConfig {
   /// Called once per segment trained short of replicas, in run order, from one thread.
   std::function<double(long long running)> replica_share;
   StragglerModel stragglers;
+  std::vector<SlowdownCause> slowdowns;  ///< none on builds where every part failure interrupts
   int runs = 1000;
   std::uint64_t seed = 1;
 };
@@ -96,6 +108,7 @@ struct TimeAccount {
   double restart_s = 0;
   double shrunk_s = 0;  ///< useful time's share lost to running with fewer replicas (goodput, not ETTR)
   double straggler_s = 0;  ///< training time lost to throttled GPUs: kept training · (1 − 1/effect)
+  double slowdown_s = 0;   ///< training time lost to parts down that only slow the job (a dual-plane leaf)
 };
 
 struct GoodputResult {
@@ -109,6 +122,7 @@ struct GoodputResult {
   TimeAccount time;
   double expected_interruptions = 0;  ///< Λ·D, the closed form the mean converges to
   double straggler_events = 0;        ///< mean per run
+  double slowdown_events = 0;         ///< mean per run: failures of SlowdownCause parts
   double pool_dry_probability = 0;    ///< runs in which a failure found no hot and no cold spare
   double hot_dry_probability = 0;     ///< runs in which a failure found no hot spare
   double mtbf_s = 0;                  ///< D / interruptions over all runs (seeds: total time / failures)

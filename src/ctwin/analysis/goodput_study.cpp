@@ -19,6 +19,15 @@ GoodputStudy run_goodput_study(const replay::Scenario& scenario, const fabric::F
   s.counts = count_components(build, scenario.cluster);
   s.sources = failure_sources(model, s.counts);
   s.failures_per_hour = total_rate_per_hour(s.sources);
+  const auto slows = [&](const FailureSource& source) {
+    return in.leaf_down_effect && source.component->takes == FailureScope::kLeaf;
+  };
+  for (std::size_t i = 0; i < s.sources.size(); ++i) {
+    if (!slows(s.sources[i])) continue;
+    s.slowdown_sources.push_back(i);
+    s.slowdowns_per_hour += s.sources[i].rate_per_hour;
+    s.failures_per_hour -= s.sources[i].rate_per_hour;
+  }
   const long long nodes = s.counts.nodes;
   if (in.spares.hot + in.spares.cold > nodes) {
     throw InputError("--spares", "", std::to_string(in.spares.hot + in.spares.cold) + " spare nodes, more than the " +
@@ -36,6 +45,13 @@ GoodputStudy run_goodput_study(const replay::Scenario& scenario, const fabric::F
   GoodputConfig& c = s.config;
   c.duration_s = in.days * 86400;
   for (const auto& source : s.sources) {
+    if (slows(source)) {
+      // Kept as a cause of no rate, so reports list every class in the model's order.
+      c.causes.push_back({source.component->name, 0, 0, 0});
+      c.slowdowns.push_back({source.component->name, source.rate_per_hour / 3600, source.component->repair_hours * 3600,
+                             *in.leaf_down_effect});
+      continue;
+    }
     c.causes.push_back({source.component->name, source.rate_per_hour / 3600, source.nodes_taken,
                         source.component->repair_hours * 3600});
   }
@@ -58,7 +74,9 @@ GoodputStudy run_goodput_study(const replay::Scenario& scenario, const fabric::F
   s.mtbf_s = rate_s > 0 ? 1 / rate_s : INFINITY;
   double node_share = 0;
   for (const auto& source : s.sources) {
-    if (source.nodes_taken > 0 && s.failures_per_hour > 0) node_share += source.rate_per_hour / s.failures_per_hour;
+    if (source.nodes_taken > 0 && s.failures_per_hour > 0 && !slows(source)) {
+      node_share += source.rate_per_hour / s.failures_per_hour;
+    }
   }
   s.recovery_s = c.detection_s + node_share * in.spares.hot_swap_s + c.launch_s + c.load_s;
   // The interval must leave room for the write (blocking) and the upload (asynchronous).
@@ -80,6 +98,10 @@ GoodputStudy run_goodput_study(const replay::Scenario& scenario, const fabric::F
     c.interval_s = s.search->best_interval_s;
   }
   s.result = simulate_goodput(c);
+  for (const auto& cause : c.slowdowns) {
+    s.expected_slowdown_s += cause.rate_per_s * c.duration_s * cause.repair_mean_s * (1 - 1 / cause.effect) *
+                             c.interval_s / (c.interval_s + c.blocking_s);
+  }
   if (rate_s > 0) s.formula_ettr = first_order_ettr(c.interval_s, c.blocking_s, s.mtbf_s, s.recovery_s);
   return s;
 }

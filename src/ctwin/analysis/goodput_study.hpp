@@ -34,6 +34,10 @@ struct GoodputInputs {
   double straggler_rate_per_gpu_hour = 0;  ///< throttling events per GPU-hour (0: none)
   double straggler_duration_s = 0;
   std::function<double(long long gpu)> straggler_effect;  ///< StragglerModel's
+  /// A dual-plane build (HPN): a leaf down halves its nodes' NICs instead of cutting them off, so
+  /// the model's leaf-scope failures become SlowdownCauses of this effect (the step with a leaf
+  /// down over the healthy step). nullopt: they interrupt the job, as on a single plane.
+  std::optional<double> leaf_down_effect;
 };
 
 struct GoodputStudy {
@@ -52,6 +56,10 @@ struct GoodputStudy {
   GoodputResult result;
   double tokens_per_s = 0;
   double step_time_s = 0;
+  /// Indexes into `sources` of the classes that slow the job instead of interrupting it (config.slowdowns).
+  std::vector<std::size_t> slowdown_sources;
+  double slowdowns_per_hour = 0;  ///< their rate: failures not in Λ
+  double expected_slowdown_s = 0;  ///< Σ λ·D·MTTR·(1 − 1/effect)·τ/(τ+δ): the first-order loss beside the simulated one
 };
 
 /// Throws InputError for impossible inputs (an interval shorter than the checkpoint write, a run

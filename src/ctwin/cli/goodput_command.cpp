@@ -83,6 +83,7 @@ void print_study(const replay::Scenario& scenario, const analysis::ReliabilityMo
     row("hours_lost", "restart", r.time.restart_s / 3600);
     row("hours_lost", "shrunk_equivalent", r.time.shrunk_s / 3600);
     if (r.time.straggler_s > 0) row("hours_lost", "stragglers", r.time.straggler_s / 3600);
+    if (r.time.slowdown_s > 0) row("hours_lost", "leaf_down_slowdown", r.time.slowdown_s / 3600);
     t.print(std::cout, Format::kCsv);
     return;
   }
@@ -147,6 +148,7 @@ void print_study(const replay::Scenario& scenario, const analysis::ReliabilityMo
   time_row("spare switchover", r.time.switchover_s);
   time_row("restart (launch + load)", r.time.restart_s);
   if (r.time.straggler_s > 0) time_row("throttled GPUs (stragglers)", r.time.straggler_s);
+  if (r.time.slowdown_s > 0) time_row("a dual-plane leaf down (slowed)", r.time.slowdown_s);
   t.print(std::cout, Format::kTable, "  ");
   if (r.time.shrunk_s > 0) {
     std::cout << "  running with fewer replicas cost the equivalent of " << fixed(r.time.shrunk_s / 3600, 2)
@@ -170,6 +172,15 @@ void print_shrunk_jobs(const std::map<long long, api::ShrunkJob>& jobs) {
                fixed(static_cast<double>(replicas) / static_cast<double>(all), 4)});
   }
   t.print(std::cout, Format::kTable, "  ");
+}
+
+void print_leaf_down(const api::LeafDownEffect& e, const analysis::GoodputStudy& s) {
+  std::cout << "dual-plane leaf failures (" << fixed(s.slowdowns_per_hour, 4) << "/h, not interruptions): the step with "
+            << e.degrade << " is " << fixed(e.step_time_s, 3) << " s against " << fixed(e.healthy_step_time_s, 3)
+            << " s (x" << fixed(e.effect, 4) << ") until the leaf is repaired; " << fixed(s.result.slowdown_events, 1)
+            << " per run, " << fixed(s.result.time.slowdown_s / 3600, 2)
+            << " h of training lost per run (rate x time x repair x (1 - 1/slowdown) x interval share: "
+            << fixed(s.expected_slowdown_s / 3600, 2) << " h)\n";
 }
 
 void print_stragglers(const api::GoodputStragglers& st, const analysis::GoodputResult& r) {
@@ -281,6 +292,7 @@ Action add_goodput_command(CLI::App& app) {
     print_study(g.scenario, *g.model, g.study, format);
     if (format == Format::kTable && !g.shrunk_jobs.empty()) print_shrunk_jobs(g.shrunk_jobs);
     if (format == Format::kTable && g.stragglers) print_stragglers(*g.stragglers, g.study.result);
+    if (format == Format::kTable && g.leaf_down) print_leaf_down(*g.leaf_down, g.study);
   };
 }
 

@@ -325,11 +325,7 @@ SimTime CollectiveTimes::send_time(const CommCall& call, SimTime isolated, int f
   if (site_gpus_ <= 0 || free_ || call.group.size != 2 || call.size.count() <= 0 || stage_gpus_ <= 0) return isolated;
   auto [it, added] = sends_.try_emplace({from, to, call.size.count()}, 1.0);
   if (added) {
-    // The send crosses sites if any rank's peer sits in another site than the rank.
-    int sites = 1;
-    for (std::int64_t l = 0; l < stage_gpus_ && sites == 1; ++l) {
-      sites = sites_of({site_placement_->gpu(from * stage_gpus_ + l), site_placement_->gpu(to * stage_gpus_ + l)});
-    }
+    const int sites = send_sites(from, to);
     const std::int64_t per_node = members_per_node(call.group);
     const int reference_sites = group_sites(call.group, 0);
     if (sites != reference_sites) {
@@ -340,6 +336,21 @@ SimTime CollectiveTimes::send_time(const CommCall& call, SimTime isolated, int f
     }
   }
   return it->second == 1.0 ? isolated : SimTime::from_seconds(isolated.seconds() * it->second);
+}
+
+int CollectiveTimes::send_sites(int from, int to) const {
+  // The send crosses sites if any rank's peer sits in another site than the rank.
+  int sites = 1;
+  for (std::int64_t l = 0; l < stage_gpus_ && sites == 1; ++l) {
+    sites = sites_of({site_placement_->gpu(from * stage_gpus_ + l), site_placement_->gpu(to * stage_gpus_ + l)});
+  }
+  return sites;
+}
+
+std::shared_ptr<const fabric::Fabric> CollectiveTimes::crossing_send_fabric(const CommCall& call, int from, int to) {
+  if (site_gpus_ <= 0 || free_ || call.group.size != 2 || call.size.count() <= 0 || stage_gpus_ <= 0) return nullptr;
+  const int sites = send_sites(from, to);
+  return sites > 1 ? fabric_for(call.group, members_per_node(call.group), sites) : nullptr;
 }
 
 std::shared_ptr<const collectives::Plan> CollectiveTimes::plan(const CommCall& call) {

@@ -153,6 +153,9 @@ class CollectiveTimes {
   /// between the stages 0 and 1: a send crossing sites where those do not (or the reverse) is
   /// predicted on the sites it spans. `isolated` on one site or unlocated.
   [[nodiscard]] SimTime send_time(const CommCall& call, SimTime isolated, int from, int to);
+  /// The fabric a send from stage `from` to `to` that crosses sites is predicted on (its pair
+  /// on the sites it spans, a node slice's share of the DCI); null for a send inside one site.
+  [[nodiscard]] std::shared_ptr<const fabric::Fabric> crossing_send_fabric(const CommCall& call, int from, int to);
   /// The time of `call` for the group of `stage` led by `leader` (kEveryGroup: every group of
   /// its shape in the stage, the slowest counting) on the nodes its members occupy, `isolated`
   /// being the op's time for the shape's own layout. `isolated` without a placement.
@@ -171,6 +174,8 @@ class CollectiveTimes {
   [[nodiscard]] int sites_of(const std::vector<std::int64_t>& gpus) const;
   // Sites of the group of `group` led by global rank `first` (0: unknown, see sites_of).
   [[nodiscard]] int group_sites(GroupShape group, std::int64_t first) const;
+  // Sites a send from stage `from` to `to` spans: more than one if any rank's peer is in another site.
+  [[nodiscard]] int send_sites(int from, int to) const;
   std::shared_ptr<const fabric::Fabric> fabric_for(GroupShape group) {
     return fabric_for(group, members_per_node(group), group_sites(group, 0));
   }

@@ -148,6 +148,8 @@ class SharedFabricExecutor final : public CommExecutor {
   [[nodiscard]] const Traffic& send_traffic(int from, int to, std::int64_t local);
   [[nodiscard]] const Pace& pace_of(const TrafficKey& one_group, const Traffic& traffic);
   [[nodiscard]] double alone_s(const Traffic& traffic, double size);
+  // A crossing send's pair alone on the fabric it was predicted on (CollectiveTimes::crossing_send_fabric).
+  [[nodiscard]] const Pace& crossing_pace(int from, int to, const fabric::Fabric& predicted_on);
   void launch(const Traffic& traffic, const Classes* classes, const Pace& pace, SimTime isolated, Done done);
   void start_phase(std::uint32_t slot);
   void flow_done(std::uint32_t slot);

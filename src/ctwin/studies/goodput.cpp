@@ -1,5 +1,6 @@
 #include "ctwin/studies/goodput.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -53,11 +54,14 @@ nlohmann::json study_json(const replay::Scenario& scenario, const analysis::Reli
   nlohmann::json causes = nlohmann::json::array();
   for (std::size_t i = 0; i < s.sources.size(); ++i) {
     const auto& src = s.sources[i];
+    // A dual-plane leaf down slows the job instead of interrupting it: no interruption expected.
+    const bool slows = std::find(s.slowdown_sources.begin(), s.slowdown_sources.end(), i) != s.slowdown_sources.end();
     causes.push_back({{"cause", src.component->name}, {"group", src.component->group},
                       {"per", analysis::to_string(src.component->per)}, {"units", src.units},
-                      {"rate_per_unit_hour", src.component->rate_per_hour}, {"takes", analysis::to_string(src.component->takes)},
-                      {"nodes_taken", src.nodes_taken}, {"assumed", src.component->assumed},
-                      {"expected", src.rate_per_hour * c.duration_s / 3600}, {"simulated_mean", r.interruptions_by_cause[i]}});
+                      {"rate_per_unit_hour", src.component->rate_per_hour},
+                      {"takes", slows ? "slowdown" : analysis::to_string(src.component->takes)},
+                      {"nodes_taken", slows ? 0 : src.nodes_taken}, {"assumed", src.component->assumed},
+                      {"expected", slows ? 0.0 : src.rate_per_hour * c.duration_s / 3600}, {"simulated_mean", r.interruptions_by_cause[i]}});
   }
   nlohmann::json out{
       {"scenario", scenario.source},
@@ -97,6 +101,7 @@ nlohmann::json study_json(const replay::Scenario& scenario, const analysis::Reli
       {"causes", causes}};
   out.update(goodput_step_json(s.step_time_s, s.tokens_per_s));
   if (r.time.straggler_s > 0) out["time_h_per_run"]["stragglers"] = r.time.straggler_s / 3600;
+  if (r.time.slowdown_s > 0) out["time_h_per_run"]["leaf_down_slowdown"] = r.time.slowdown_s / 3600;
   if (s.search) {
     nlohmann::json grid = nlohmann::json::array();
     for (const auto& p : s.search->points) grid.push_back({{"interval_s", p.interval_s}, {"ettr", p.ettr}});
@@ -206,6 +211,11 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
     in.replica_share = [&shrunk](long long running) { return shrunk->share(running); };
   }
   // Stragglers: each stage's slowdown with one of its GPUs throttled, simulated once per stage.
+  // A dual-plane leaf failure: the job slows for the leaf's repair instead of restarting.
+  if (leaf_failure_slows(scenario.cluster)) {
+    g.leaf_down = dual_plane_leaf_effect(*q.scenario, context);
+    in.leaf_down_effect = g.leaf_down->effect;
+  }
   std::optional<StragglerEffects> effects;
   if (in.straggler_rate_per_gpu_hour > 0) {
     effects.emplace(*q.scenario, context, q.straggler_speed);
@@ -260,6 +270,20 @@ nlohmann::json goodput_json(const GoodputEvaluation& g) {
         {"lost_h_per_run", s.result.time.straggler_s / 3600},
         {"expected_lost_h_per_run", st.expected_lost_s / 3600},
         {"stages", stages}};
+  }
+  if (g.leaf_down) {
+    const LeafDownEffect& e = *g.leaf_down;
+    const auto& s = g.study;
+    out["dual_plane_leaf_failures"] = {
+        {"degrade", e.degrade},
+        {"healthy_step_time_s", e.healthy_step_time_s},
+        {"degraded_step_time_s", e.step_time_s},
+        {"slowdown", e.effect},
+        {"failures_per_hour", s.slowdowns_per_hour},
+        {"expected_events", s.slowdowns_per_hour * s.config.duration_s / 3600},
+        {"events_mean", s.result.slowdown_events},
+        {"lost_h_per_run", s.result.time.slowdown_s / 3600},
+        {"expected_lost_h_per_run", s.expected_slowdown_s / 3600}};
   }
   return out;
 }
