@@ -75,8 +75,15 @@ class CollectiveReport(Report):
     gpus: int
     channels: int
 
-class ExplainReport(Report): ...
-class ClusterReport(Report): ...
+class ExplainReport(Report):
+    total_gain: float
+
+class ClusterReport(Report):
+    cluster: str | None  # None on a --compare-policies report, which lacks these fields
+    build_gpus: int | None
+    busy_nodes: int | None
+    steps: int | None
+    window_end_s: float | None
 
 class GoodputOptions:
     days: float

@@ -40,12 +40,12 @@ py::object report_value_to_python(const nlohmann::json& value) {
     case nlohmann::json::value_t::array: {
       py::list out;
       for (const auto& item : value) out.append(report_value_to_python(item));
-      return std::move(out);
+      return out;
     }
     case nlohmann::json::value_t::object: {
       py::dict out;
       for (const auto& [key, item] : value.items()) out[py::str(key)] = report_value_to_python(item);
-      return std::move(out);
+      return out;
     }
     default: return py::none();  // null (and binary, which no report holds)
   }
@@ -148,8 +148,14 @@ void register_reports(py::module_& m) {
                                 {{"op", "/op", "The collective."},
                                  {"gpus", "/gpus", "GPUs taking part."},
                                  {"channels", "/channels", "NCCL channels."}});
-  bind_report<ExplainReport>(m, "ExplainReport", "The waterfall of a chain of scenario changes (ctwin explain).", {});
-  bind_report<ClusterReport>(m, "ClusterReport", "Several jobs on one build (ctwin cluster).", {});
+  bind_report<ExplainReport>(m, "ExplainReport", "The waterfall of a chain of scenario changes (ctwin explain).",
+                             {{"total_gain", "/total_gain", "Throughput of the last link over the first."}});
+  bind_report<ClusterReport>(m, "ClusterReport", "Several jobs on one build (ctwin cluster).",
+                             {{"cluster", "/cluster", "The topology."},
+                              {"build_gpus", "/build_gpus", "GPUs of the build."},
+                              {"busy_nodes", "/busy_nodes", "Nodes the jobs occupy."},
+                              {"steps", "/steps", "Steps in the window."},
+                              {"window_end_s", "/window_end_s", "End of the window, s."}});
 }
 
 }  // namespace ctwin::python
