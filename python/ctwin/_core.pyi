@@ -1,5 +1,5 @@
 # Type stubs of ctwin's compiled core, for editors. Use the ctwin package, not this module.
-from typing import Sequence
+from typing import Any, Sequence
 
 class Scenario:
     @staticmethod
@@ -19,16 +19,116 @@ class EvalContext:
     def __init__(self) -> None: ...
     def counts(self) -> dict[str, int]: ...
 
+class Report:
+    """The library's report document, held natively; to_dict()/to_json() are the CLI's --format json."""
+    headlines: tuple[str, ...]
+    def __init__(self, text: str) -> None: ...
+    def to_dict(self) -> Any: ...
+    def to_json(self, indent: int | None = None) -> str: ...
+    def keys(self) -> list[str]: ...
+    def __getitem__(self, key: str) -> Any: ...
+    def __contains__(self, key: str) -> bool: ...
+
+class StepReport(Report):
+    step_time_s: float
+    tokens_per_s: float
+    mfu: float
+    model_tflops_per_gpu: float
+    comm_ratio: float
+    fits_memory: bool
+    gpus: int
+    network: str
+
+class ScalingReport(Report):
+    model: str
+    scaling: str
+    batch: str
+
+class PlanReport(Report):
+    model: str
+    gpus: int
+    objective: str
+    enumerated: int
+    survivors: int
+    best_split: dict[str, Any] | None
+
+class SweepReport(Report):
+    model: str
+
+class GoodputReport(Report):
+    ettr: float
+    goodput: float
+    interval_s: float
+    young_daly_interval_s: float
+    step_time_s: float
+
+class SizeReport(Report):
+    cluster: str
+    gpus: int
+
+class AcceptReport(Report):
+    cluster: str
+    gpus: int
+
+class CollectiveReport(Report):
+    op: str
+    gpus: int
+    channels: int
+
+class ExplainReport(Report):
+    total_gain: float
+
+class ClusterReport(Report):
+    cluster: str | None  # None on a --compare-policies report, which lacks these fields
+    build_gpus: int | None
+    busy_nodes: int | None
+    steps: int | None
+    window_end_s: float | None
+
+class GoodputOptions:
+    days: float
+    interval: str
+    spares: str
+    cold_spares: str
+    hot_swap: str
+    cold_swap: str
+    on_empty: str
+    reliability: str
+    storage_file: str
+    storage: str
+    fp32_master: bool
+    step_time: str
+    straggler_rate: str
+    straggler_speed: float
+    straggler_duration: str
+    runs: int
+    seed: int
+    def __init__(self) -> None: ...
+
+class PlanOptions:
+    gpus: int | None
+    objective: str
+    fixes: list[str]
+    flow_top: int
+    top: int
+    exhaustive: bool
+    flow_sample: str
+    memory_margin: float  # set as text ("10%"), read as a share
+    jobs: int
+    shard_index: int
+    shard_count: int
+    def __init__(self) -> None: ...
+
 def run(scenario: Scenario, context: EvalContext, comm: str, all_ranks: bool, trace: bool,
-        degrade: Sequence[str] = ..., flow_sample: str = ...) -> tuple[str, str]: ...
-def scale(scenario: Scenario, context: EvalContext, gpus: Sequence[int], batch: str, jobs: int) -> str: ...
+        degrade: Sequence[str] = ..., flow_sample: str = ...) -> tuple[StepReport, str]: ...
+def scale(scenario: Scenario, context: EvalContext, gpus: Sequence[int], batch: str, jobs: int) -> ScalingReport: ...
 def fabric(cluster: str, gpus: int, changes: Sequence[tuple[str, str]], calibration: str, context: EvalContext) -> str: ...
 def accept(cluster: str, gpus: int, changes: Sequence[tuple[str, str]], calibration: str, plan: str, measured: str,
            degraded: Sequence[str], synthesize: bool, noise: float, seed: int, jobs: int, show: str,
-           context: EvalContext) -> tuple[str, str]: ...
+           context: EvalContext) -> tuple[AcceptReport, str]: ...
 def collective(cluster: str, gpus: int, changes: Sequence[tuple[str, str]], calibration: str, op: str, algorithm: str,
                protocol: str, begin: str, end: str, factor: float, dtype: str, network: str, channels: int,
-               every_transfer: bool, degrade: Sequence[str], context: EvalContext) -> str: ...
+               every_transfer: bool, degrade: Sequence[str], context: EvalContext) -> CollectiveReport: ...
 def traffic(cluster: str, gpus: int, changes: Sequence[tuple[str, str]], pattern: str, size: str, pxn: bool, steps: int,
             flows_per_pair: int, network: str, full_solve: bool, calibration: str, context: EvalContext) -> str: ...
 def gemm(gpu: str, m: int | None, n: int | None, k: int | None, dtype: str, shapes: str) -> str: ...
@@ -49,20 +149,15 @@ def calibrate_training(cases: str, base: str, output: str, holdout: str, only: S
                        jobs: int) -> tuple[str, str]: ...
 def size(cluster: str, gpus: int, changes: Sequence[tuple[str, str]], vary: Sequence[str], workloads: Sequence[str],
          parts: str, scales: int, collectives: bool, jobs: int, network: str, flow_sample: str,
-         tie_tolerance: float | None, ecmp_seeds: int | None, context: EvalContext) -> str: ...
-def explain(chain: str, reverse: bool, context: EvalContext) -> str: ...
-def plan(scenario: Scenario, context: EvalContext, gpus: int, objective: str, fixes: Sequence[str], flow_top: int,
-         jobs: int, top: int, shard_index: int, shard_count: int, flow_sample: str = "full",
-         memory_margin: str = "10%") -> str: ...
-def merge_plans(shards: Sequence[str], top: int) -> str: ...
+         tie_tolerance: float | None, ecmp_seeds: int | None, context: EvalContext) -> SizeReport: ...
+def explain(chain: str, reverse: bool, context: EvalContext) -> ExplainReport: ...
+def plan(scenario: Scenario, options: PlanOptions, context: EvalContext) -> PlanReport: ...
+def merge_plans(shards: Sequence[str], top: int) -> PlanReport: ...
 def rank_split(scenario: Scenario, context: EvalContext, gpus: int, objective: str, fixes: Sequence[str],
                key: Sequence[str], jobs: int, memory_margin: str = "10%") -> str: ...
 def sweep(scenario: Scenario, context: EvalContext, grid: Sequence[str], jobs: int, shard_index: int,
-          shard_count: int) -> str: ...
-def merge_sweeps(shards: Sequence[str]) -> str: ...
-def goodput(scenario: Scenario, days: float, interval: str, spares: str, cold_spares: str,
-            hot_swap: str, cold_swap: str, on_empty: str, reliability: str, storage: str, fp32_master: bool,
-            step_time: str, straggler_rate: str, straggler_speed: float, straggler_duration: str, runs: int, seed: int,
-            storage_file: str, context: EvalContext) -> str: ...
-def cluster_file(path: str | bytes, steps: int, compare_policies: bool, context: EvalContext) -> str: ...
-def cluster_document(text: str, source: str, steps: int, compare_policies: bool, context: EvalContext) -> str: ...
+          shard_count: int) -> SweepReport: ...
+def merge_sweeps(shards: Sequence[str]) -> SweepReport: ...
+def goodput(scenario: Scenario, options: GoodputOptions, context: EvalContext) -> GoodputReport: ...
+def cluster_file(path: str | bytes, steps: int, compare_policies: bool, context: EvalContext) -> ClusterReport: ...
+def cluster_document(text: str, source: str, steps: int, compare_policies: bool, context: EvalContext) -> ClusterReport: ...

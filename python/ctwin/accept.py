@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Mapping, Sequence
 
@@ -23,7 +22,10 @@ class AcceptanceResult:
     test: measured, partial, missing or outside_plan); ``markdown`` is the page to sign;
     ``to_dict()`` the command's JSON."""
 
-    def __init__(self, report: dict[str, Any], markdown: str) -> None:
+    def __init__(self, report: dict[str, Any] | _core.AcceptReport, markdown: str) -> None:
+        #: The ``ctwin._core.AcceptReport`` behind this result (None when built from a dict).
+        self.native = report if isinstance(report, _core.Report) else None
+        report = report.to_dict() if self.native is not None else report
         self._report = report
         self.markdown = markdown
         self.expected = pd.DataFrame(report["expected"])
@@ -72,4 +74,4 @@ def accept(cluster: str | os.PathLike, gpus: int, plan: str | os.PathLike = "sce
                                     degraded is not None, _args.real("noise", noise, 0.0, 0.5),
                                     _args.integer("seed", seed, 0, _args.INT64_MAX), jobs or os.cpu_count() or 1,
                                     _args.text("show", show, ["summary", "failures", "all"]), _context(context)._core)
-    return AcceptanceResult(json.loads(report), markdown)
+    return AcceptanceResult(report, markdown)

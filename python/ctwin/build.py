@@ -93,7 +93,7 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
                             _args.text("network", network), _args.integer("channels", channels, 0, 64),
                             _args.flag("every_transfer", every_transfer), _args.texts("degrade", degrade),
                             _context(context)._core)
-    report = json.loads(text)
+    report = text.to_dict()
     frame = pd.DataFrame(report["rows"], columns=["size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo",
                                                   "protocol"])
     frame.attrs.update({"op": report["op"], "gpus": report["gpus"], "channels": report["channels"], "report": report})

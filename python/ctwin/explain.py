@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import pandas as pd
@@ -22,8 +21,7 @@ def explain(chain: str | os.PathLike, reverse: bool = False, context: EvalContex
     gain); the shares add to 1) and set (the assignments that make the link). ``reverse``: also
     replay the factors last to first, in columns gain_reversed and share_reversed.
     ``frame.attrs["report"]`` is the whole JSON report."""
-    report = json.loads(_core.explain(_args.path("chain", chain), _args.flag("reverse", reverse),
-                                      _context(context)._core))
+    report = _core.explain(_args.path("chain", chain), _args.flag("reverse", reverse), _context(context)._core).to_dict()
     frame = pd.DataFrame(report["links"])
     if "goodput" in frame:
         frame["ettr"] = [link["goodput"]["ettr"] for link in report["links"]]

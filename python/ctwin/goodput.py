@@ -92,13 +92,15 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
 
     Returns a :class:`GoodputResult`. Raises :class:`ctwin.InputError` on bad input.
     """
-    days = _args.real("days", days, 0.0, 1e6)
-    strings = {name: _args.text(name, value) for name, value in (
-        ("checkpoint_interval", checkpoint_interval), ("hot_swap", hot_swap), ("cold_swap", cold_swap),
-        ("on_empty", on_empty), ("storage", storage), ("straggler_rate", straggler_rate),
-        ("straggler_duration", straggler_duration))}
-    spare_texts = [_count_text("spares", spares), _count_text("cold_spares", cold_spares)]
-    step_text = _args.optional_text("step_time", step_time)
+    options = _core.GoodputOptions()
+    options.days = _args.real("days", days, 0.0, 1e6)
+    options.interval = _args.text("checkpoint_interval", checkpoint_interval)
+    for name, value in (("hot_swap", hot_swap), ("cold_swap", cold_swap), ("on_empty", on_empty), ("storage", storage),
+                        ("straggler_rate", straggler_rate), ("straggler_duration", straggler_duration)):
+        setattr(options, name, _args.text(name, value))
+    options.spares = _count_text("spares", spares)
+    options.cold_spares = _count_text("cold_spares", cold_spares)
+    options.step_time = _args.optional_text("step_time", step_time)
     extra = []
     for k, v in _args.mapping("changes", changes).items():
         try:
@@ -108,17 +110,16 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
     if network is not None:
         extra.append(f"network={_args.text('network', network)}")
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
-    fp32_master = _args.flag("fp32_master", fp32_master)
-    speed = _args.real("straggler_speed", straggler_speed, 0.0, 1.0)
-    runs = _args.integer("runs", runs, 1, 1_000_000)
-    seed = _args.integer("seed", seed, 0, (1 << 64) - 1)
-    reliability_file = _args.optional_path("reliability", reliability)
+    options.fp32_master = _args.flag("fp32_master", fp32_master)
+    options.straggler_speed = _args.real("straggler_speed", straggler_speed, 0.0, 1.0)
+    options.runs = _args.integer("runs", runs, 1, 1_000_000)
+    options.seed = _args.integer("seed", seed, 0, (1 << 64) - 1)
+    # Files left out (None or "") keep the library's defaults, the bundled models/reliability ones.
+    for name, value in (("reliability", reliability), ("storage_file", storage_file)):
+        given = _args.optional_path(name, value)
+        if given:
+            setattr(options, name, given)
     job = as_scenario(scenario)._core
     if extra:
         job = job.with_assignments(extra)
-    text = _core.goodput(job, days, strings["checkpoint_interval"], spare_texts[0], spare_texts[1],
-                         strings["hot_swap"], strings["cold_swap"], strings["on_empty"], reliability_file,
-                         strings["storage"], fp32_master, step_text, strings["straggler_rate"], speed,
-                         strings["straggler_duration"], runs, seed, _args.optional_path("storage_file", storage_file),
-                         ctx._core)
-    return GoodputResult(text)
+    return GoodputResult(_core.goodput(job, options, ctx._core))

@@ -202,15 +202,32 @@ def _jobs(jobs: int | None) -> int:
     return _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS) or os.cpu_count() or 1
 
 
-def _plan_shard(portable, gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, flow_sample: str,
-                margin: str, jobs: int, index: int, count: int) -> str:
-    # One shard of one is the whole plan, its best `top` (more shards write every candidate).
-    return _core.plan(_rebuild(portable), default_context()._core, gpus, objective, fixes, flow_top, jobs, top, index,
-                      count, flow_sample, margin)
+def _plan_options(gpus: int, objective: str, fixes: list[str], flow_top: int, top: int, flow_sample: str, margin: str,
+                  exhaustive: bool, jobs: int, index: int, count: int) -> _core.PlanOptions:
+    """The one options object _core.plan takes; its setters parse the texts and name a bad one."""
+    options = _core.PlanOptions()
+    options.gpus = gpus or None
+    options.objective = objective
+    options.fixes = fixes
+    options.flow_top = flow_top
+    options.top = top
+    options.flow_sample = flow_sample
+    options.memory_margin = margin
+    options.exhaustive = exhaustive
+    options.jobs = jobs
+    options.shard_index = index
+    options.shard_count = count
+    return options
+
+
+def _plan_shard(portable, *args) -> str:
+    # One shard of one is the whole plan, its best `top` (more shards write every candidate);
+    # a shard crosses back from its worker as its JSON text.
+    return _core.plan(_rebuild(portable), _plan_options(*args), default_context()._core).to_json()
 
 
 def _sweep_shard(portable, grid: list[str], jobs: int, index: int, count: int) -> str:
-    return _core.sweep(_rebuild(portable), default_context()._core, grid, jobs, index, count)
+    return _core.sweep(_rebuild(portable), default_context()._core, grid, jobs, index, count).to_json()
 
 
 def _on_workers(client: Any, task: Callable[..., str], args: tuple, jobs: int | None) -> list[str]:
@@ -234,7 +251,8 @@ MAX_FLOW_TOP = 100_000
 def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: int = 10, objective: str = "throughput",
          fix: Mapping[str, Any] | Sequence[str] | None = None, flow_top: int = 32, jobs: int | None = None,
          client: Any = None, context: EvalContext | None = None, flow_sample: str = "full",
-         memory_margin: float | str = "10%", placement: str | Mapping | None = None) -> PlanResult:
+         memory_margin: float | str = "10%", placement: str | Mapping | None = None,
+         exhaustive: bool = False) -> PlanResult:
     """The best splits of ``scenario``'s model on its cluster, GPU count and global batch
     (``ctwin plan``): every valid split that fits in memory ranked on the analytical network,
     the best ``flow_top`` again on the shared flow fabric.
@@ -254,7 +272,8 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     ``placement``: where every candidate runs, as ``ctwin plan --placement`` and :func:`ctwin.run`'s
     ``placement`` (a policy name or the scenario's placement object, e.g. ``{"policy": "spread",
     "build_nodes": 32}`` or ``{"nodes": [0, 9, 17, 30]}``); the JSON then carries ``placement``, and
-    candidates the placement cannot hold count under the rule ``placement``.
+    candidates the placement cannot hold count under the rule ``placement``. ``exhaustive``:
+    replay every candidate whatever its step-time bound (``--exhaustive``; the same results, slower).
     :attr:`PlanResult.calibrated` says whether the figures rest on a calibrated GPU profile.
 
     Returns a :class:`PlanResult` whose :meth:`~PlanResult.to_json` is what ``ctwin plan
@@ -270,17 +289,18 @@ def plan(scenario: Scenario | str | os.PathLike, gpus: int | None = None, top: i
     fixes = _fix_texts(fix)
     margin = _margin_text(memory_margin)
     jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
+    exhaustive = _args.flag("exhaustive", exhaustive)
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
     s = _placed(_scenario(scenario), placement)
     if client is None:
-        return PlanResult(_core.plan(s._core, ctx._core, gpus or 0, objective, fixes, flow_top, _jobs(jobs), top, 0, 1,
-                                     flow_sample, margin))
+        options = _plan_options(gpus or 0, objective, fixes, flow_top, top, flow_sample, margin, exhaustive, _jobs(jobs), 0, 1)
+        return PlanResult(_core.plan(s._core, options, ctx._core))
     if objective not in ("throughput", "mfu"):  # before the workers, which would each refuse it
         raise InputError(f"objective: unknown objective {objective!r} (expected throughput or mfu)", file="objective")
     if flow_sample not in ("full", "su", "replica"):  # before the workers, which would each refuse it
         raise InputError(f"flow_sample: unknown sample {flow_sample!r} (expected full, su or replica)", file="flow_sample")
-    shards = _on_workers(client, _plan_shard, (_portable(s), gpus or 0, objective, fixes, flow_top, top, flow_sample, margin),
-                         jobs)
+    shards = _on_workers(client, _plan_shard,
+                         (_portable(s), gpus or 0, objective, fixes, flow_top, top, flow_sample, margin, exhaustive), jobs)
     return PlanResult(shards[0] if len(shards) == 1 else _core.merge_plans(shards, top))
 
 

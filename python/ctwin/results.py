@@ -9,14 +9,28 @@ from typing import Any
 
 import pandas as pd
 
+from . import _core
+
 
 class _Report:
-    """A JSON report with read-only attribute access to its top-level fields."""
+    """A JSON report with read-only attribute access to its top-level fields.
 
-    __slots__ = ("_report",)
+    Built from the native object ``ctwin._core`` returns (a ``_core.Report``: the library's report
+    document, with read-only properties for its headline figures), which :attr:`native` keeps,
+    or from a dict.
+    """
 
-    def __init__(self, report: dict):
-        self._report = report
+    __slots__ = ("_report", "_native")
+
+    def __init__(self, report: dict | _core.Report):
+        self._native = report if isinstance(report, _core.Report) else None
+        self._report = report.to_dict() if self._native is not None else report
+
+    @property
+    def native(self) -> _core.Report | None:
+        """The ``ctwin._core`` result object behind this one (its class is the command's, e.g.
+        ``_core.StepReport``); None for a result built from a dict."""
+        return self._native
 
     def to_dict(self) -> dict:
         """The whole report, as ``ctwin <command> --format json`` prints it."""
@@ -37,13 +51,13 @@ class _TextReport(_Report):
 
     __slots__ = ("_text",)
 
-    def __init__(self, text: str):
-        super().__init__(json.loads(text))
-        self._text = text
+    def __init__(self, report: str | _core.Report):
+        super().__init__(json.loads(report) if isinstance(report, str) else report)
+        self._text = report if isinstance(report, str) else None
 
     def to_json(self) -> str:
         """The report's text, byte for byte what the command prints with ``--format json`` (without its newline)."""
-        return self._text
+        return self._text if self._text is not None else self._native.to_json()
 
 
 class StepResult(_Report):

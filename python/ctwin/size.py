@@ -55,7 +55,7 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
                       _args.text("network", network), _args.text("flow_sample", flow_sample), tie_tolerance,
                       None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16),
                       _context(context)._core)
-    report = json.loads(text)
+    report = text.to_dict()
     rows = []
     nan = float("nan")
     for option in report["options"]:

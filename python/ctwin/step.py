@@ -82,7 +82,7 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
     if trace and not isinstance(trace, bool):
         with open(trace, "w") as out:
             out.write(trace_text + "\n")
-    return StepResult(json.loads(report), trace_dict)
+    return StepResult(report, trace_dict)
 
 
 def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: bool = False, network: str | None = None,
@@ -118,5 +118,4 @@ def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: boo
         raise InputError(f"batch: weak=True grows the batch per replica; it cannot be combined with batch={batch!r}",
                          file="batch")
     policy = "per-replica" if weak else (batch or "nearest")
-    text = _core.scale(s._core, ctx._core, sizes, policy, jobs or os.cpu_count() or 1)
-    return ScalingResult(json.loads(text))
+    return ScalingResult(_core.scale(s._core, ctx._core, sizes, policy, jobs or os.cpu_count() or 1))

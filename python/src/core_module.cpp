@@ -1,6 +1,7 @@
-// ctwin._core: the compiled half of the ctwin package. Results cross as the library's own JSON
-// text (api/report_json.hpp), so Python's to_dict() and the CLI's --format json are one
-// serialization; the package (python/ctwin) turns them into objects and DataFrames.
+// ctwin._core: the compiled half of the ctwin package. Results cross as native objects holding
+// the library's own report document (api/report_json.hpp, report_object.hpp), so Python's
+// to_dict() and the CLI's --format json are one serialization; the package (python/ctwin) wraps
+// them in its result classes and DataFrames.
 
 #include <pybind11/pybind11.h>
 
@@ -36,6 +37,7 @@ PYBIND11_MODULE(_core, m) {
       PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
+  ctwin::python::register_reports(m);  // first: the functions below return its classes
   ctwin::python::register_scenario(m);
   ctwin::python::register_step(m);
   ctwin::python::register_build(m);

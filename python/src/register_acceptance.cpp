@@ -16,6 +16,7 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
@@ -37,13 +38,13 @@ void register_acceptance(py::module_& m) {
           const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(plan_path, DataKind::kAcceptancePlan, "plan").string());
           const api::AcceptanceExpectation expectation = api::evaluate_acceptance(build, plan, context, {jobs, {}});
           if (measured.empty() && !synthesize) {
-            return std::pair(json_text(api::acceptance_json(expectation)), api::acceptance_markdown(expectation, nullptr));
+            return std::pair(AcceptReport(api::acceptance_json(expectation)), api::acceptance_markdown(expectation, nullptr));
           }
           const api::MeasuredSet set =
               synthesize ? api::synthesize_measured(build, plan, expectation, degraded, noise, seed, context)
                          : api::read_measured(measured, plan, *api::build_fabric(build, context));
           const api::AcceptanceCheck check = api::check_acceptance(build, plan, expectation, set, context);
-          return std::pair(json_text(api::acceptance_json(check)), api::acceptance_markdown(expectation, &check, {}, detail));
+          return std::pair(AcceptReport(api::acceptance_json(check)), api::acceptance_markdown(expectation, &check, {}, detail));
         });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("plan"), py::arg("measured"),

@@ -19,6 +19,7 @@
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/unit_parse.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
@@ -76,7 +77,7 @@ void register_build(py::module_& m) {
         }
         query.tuning.channels = channels;
         return call_interruptibly([&] {
-          return json_text(api::collective_json(api::evaluate_degraded_collective(build, degrade, "degrade", query, context)));
+          return CollectiveReport(api::collective_json(api::evaluate_degraded_collective(build, degrade, "degrade", query, context)));
         });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("op"),

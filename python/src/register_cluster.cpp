@@ -10,16 +10,16 @@
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/api/public_studies.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
 namespace ctwin::python {
 namespace {
 
-// Indented as the CLI prints it, so that the text is the command's bytes.
-std::string cluster_text(const api::ClusterQuery& query, bool compare_policies, api::EvalContext& context) {
-  if (compare_policies) return json_text(api::cluster_policies_json(api::compare_cluster_policies(query, context)), 2);
-  return json_text(api::cluster_json(api::evaluate_cluster(query, context)), 2);
+ClusterReport cluster_report(const api::ClusterQuery& query, bool compare_policies, api::EvalContext& context) {
+  if (compare_policies) return ClusterReport(api::cluster_policies_json(api::compare_cluster_policies(query, context)));
+  return ClusterReport(api::cluster_json(api::evaluate_cluster(query, context)));
 }
 
 }  // namespace
@@ -30,7 +30,7 @@ void register_cluster(py::module_& m) {
       [](const std::string& path, int steps, bool compare_policies, api::EvalContext& context) {
         api::ClusterQuery query = api::cluster_query_from_file(path);
         if (steps != 0) query.steps = steps;
-        return call_interruptibly([&] { return cluster_text(query, compare_policies, context); });
+        return call_interruptibly([&] { return cluster_report(query, compare_policies, context); });
       },
       py::arg("path"), py::arg("steps"), py::arg("compare_policies"), py::arg("context"),
       "ctwin cluster JOBS [--compare-policies] --format json's text.");
@@ -42,7 +42,7 @@ void register_cluster(py::module_& m) {
         query.source = source;
         query.dir = ".";
         if (steps != 0) query.steps = steps;
-        return call_interruptibly([&] { return cluster_text(query, compare_policies, context); });
+        return call_interruptibly([&] { return cluster_report(query, compare_policies, context); });
       },
       py::arg("text"), py::arg("source"), py::arg("steps"), py::arg("compare_policies"), py::arg("context"),
       "The same for a JOBS document given as JSON text (paths inside it relative to the working directory).");

@@ -8,6 +8,7 @@
 #include "ctwin/api/public_studies.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
@@ -20,7 +21,7 @@ void register_explain(py::module_& m) {
         const api::ExplainChain loaded = api::load_explain_chain(chain);
         api::ExplainQuery query;
         query.reverse = reverse;
-        return call_interruptibly([&] { return json_text(api::explain_json(api::evaluate_explain(loaded, context, query))); });
+        return call_interruptibly([&] { return ExplainReport(api::explain_json(api::evaluate_explain(loaded, context, query))); });
       },
       py::arg("chain"), py::arg("reverse"), py::arg("context"));
 }

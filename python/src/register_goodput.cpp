@@ -1,56 +1,51 @@
 // ctwin._core.goodput: failures, checkpoints, restarts, spares and stragglers over a training run.
+// Its options are one GoodputOptions object (the library's GoodputQuery without the scenario),
+// not a list of positional arguments.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <string>
-#include <vector>
 
 #include "call.hpp"
 #include "ctwin/api/public_studies.hpp"
-#include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
 namespace ctwin::python {
 
 void register_goodput(py::module_& m) {
+  // The fields keep the library's defaults and texts ("30min", "5%"); they are read, and refused
+  // with the field's name, when the study runs.
+  py::class_<api::GoodputQuery>(m, "GoodputOptions", "The options of a goodput study (ctwin goodput's flags).")
+      .def(py::init<>())
+      .def_readwrite("days", &api::GoodputQuery::days, "Length of each simulated run, days.")
+      .def_readwrite("interval", &api::GoodputQuery::interval, "--checkpoint-interval: \"30min\" or \"auto\".")
+      .def_readwrite("spares", &api::GoodputQuery::spares, "--spares: \"16\", \"5%\" or \"2/su\".")
+      .def_readwrite("cold_spares", &api::GoodputQuery::cold_spares)
+      .def_readwrite("hot_swap", &api::GoodputQuery::hot_swap)
+      .def_readwrite("cold_swap", &api::GoodputQuery::cold_swap)
+      .def_readwrite("on_empty", &api::GoodputQuery::on_empty, "wait or shrink.")
+      .def_readwrite("reliability", &api::GoodputQuery::reliability, "The reliability model's file.")
+      .def_readwrite("storage_file", &api::GoodputQuery::storage_file, "The checkpoint storage tiers' file.")
+      .def_readwrite("storage", &api::GoodputQuery::storage)
+      .def_readwrite("fp32_master", &api::GoodputQuery::fp32_master)
+      .def_readwrite("step_time", &api::GoodputQuery::step_time, "\"8.5s\" instead of the simulated step; \"\": simulated.")
+      .def_readwrite("straggler_rate", &api::GoodputQuery::straggler_rate)
+      .def_readwrite("straggler_speed", &api::GoodputQuery::straggler_speed)
+      .def_readwrite("straggler_duration", &api::GoodputQuery::straggler_duration)
+      .def_readwrite("runs", &api::GoodputQuery::runs)
+      .def_readwrite("seed", &api::GoodputQuery::seed);
+
   m.def(
       "goodput",
-      [](const api::Scenario& scenario, double days, const std::string& interval,
-         const std::string& spares, const std::string& cold_spares, const std::string& hot_swap, const std::string& cold_swap,
-         const std::string& on_empty, const std::string& reliability, const std::string& storage, bool fp32_master,
-         const std::string& step_time, const std::string& straggler_rate, double straggler_speed,
-         const std::string& straggler_duration, int runs, std::uint64_t seed, const std::string& storage_file,
-         api::EvalContext& context) {
-        api::GoodputQuery q;
-        q.scenario = scenario;
-        q.days = days;
-        q.interval = interval;
-        q.spares = spares;
-        q.cold_spares = cold_spares;
-        q.hot_swap = hot_swap;
-        q.cold_swap = cold_swap;
-        q.on_empty = on_empty;
-        if (!reliability.empty()) q.reliability = reliability;
-        q.storage = storage;
-        if (!storage_file.empty()) q.storage_file = storage_file;
-        q.fp32_master = fp32_master;
-        q.step_time = step_time;
-        q.straggler_rate = straggler_rate;
-        q.straggler_speed = straggler_speed;
-        q.straggler_duration = straggler_duration;
-        q.runs = runs;
-        q.seed = seed;
-        // Indented as the CLI prints it, so that the text is the command's bytes.
-        return call_interruptibly([&] { return json_text(api::goodput_json(api::evaluate_goodput(q, context)), 2); });
+      [](const api::Scenario& scenario, api::GoodputQuery options, api::EvalContext& context) {
+        options.scenario = scenario;
+        return call_interruptibly([&] { return GoodputReport(api::goodput_json(api::evaluate_goodput(options, context))); });
       },
-      py::arg("scenario"), py::arg("days"), py::arg("interval"), py::arg("spares"),
-      py::arg("cold_spares"), py::arg("hot_swap"), py::arg("cold_swap"), py::arg("on_empty"), py::arg("reliability"),
-      py::arg("storage"), py::arg("fp32_master"), py::arg("step_time"), py::arg("straggler_rate"),
-      py::arg("straggler_speed"), py::arg("straggler_duration"), py::arg("runs"), py::arg("seed"), py::arg("storage_file"), py::arg("context"),
-      "A goodput study: the JSON of ctwin goodput --format json.");
+      py::arg("scenario"), py::arg("options"), py::arg("context"), "A goodput study: a GoodputReport (ctwin goodput).");
 }
 
 }  // namespace ctwin::python

@@ -15,6 +15,8 @@
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/api/public_replay.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
@@ -42,34 +44,44 @@ std::vector<nlohmann::json> parse_all(const std::vector<std::string>& texts, std
 }  // namespace
 
 void register_plan(py::module_& m) {
+  // The planner's options as the library holds them; the texts Python gives are parsed as they
+  // are set, so a bad one is an InputError naming its keyword.
+  py::class_<api::PlanOptions>(m, "PlanOptions", "The options of a plan (ctwin plan's flags).")
+      .def(py::init<>())
+      .def_readwrite("gpus", &api::PlanOptions::gpus, "GPUs to plan for; None: the scenario's.")
+      .def_property(
+          "objective", [](const api::PlanOptions& o) { return api::plan_objective_name(o.objective); },
+          [](api::PlanOptions& o, const std::string& text) { o.objective = api::parse_plan_objective(text); },
+          "throughput or mfu.")
+      .def_readwrite("fixes", &api::PlanOptions::fixes, "\"parallel.tp=8\": an axis narrowed, or a scenario field set.")
+      .def_readwrite("flow_top", &api::PlanOptions::flow_top, "Candidates re-ranked on the flow fabric (0: none).")
+      .def_readwrite("top", &api::PlanOptions::top, "Results kept, best first.")
+      .def_readwrite("exhaustive", &api::PlanOptions::exhaustive, "Replay every candidate, whatever its bound.")
+      .def_property(
+          "flow_sample", [](const api::PlanOptions& o) { return replay::flow_sample_name(o.flow_sample); },
+          [](api::PlanOptions& o, const std::string& text) { o.flow_sample = replay::parse_flow_sample(text, "flow_sample"); },
+          "full, su or replica.")
+      .def_property(
+          "memory_margin", [](const api::PlanOptions& o) { return o.memory_margin; },
+          [](api::PlanOptions& o, const std::string& text) { o.memory_margin = api::parse_memory_margin(text, "memory_margin"); },
+          "Share of HBM kept free: set as text (\"10%\"), read as a share (0.1).")
+      .def_property(
+          "jobs", [](const api::PlanOptions& o) { return o.jobs; },
+          [](api::PlanOptions& o, int jobs) { o.jobs = jobs_arg(jobs); }, "Candidates replayed at once.")
+      .def_readwrite("shard_index", &api::PlanOptions::shard_index, "0-based.")
+      .def_readwrite("shard_count", &api::PlanOptions::shard_count);
+
   m.def(
       "plan",
-      [](const api::Scenario& scenario, api::EvalContext& context, std::int64_t gpus, const std::string& objective,
-         const std::vector<std::string>& fixes, std::size_t flow_top, int jobs, std::size_t top,
-         std::size_t shard_index, std::size_t shard_count, const std::string& flow_sample,
-         const std::string& memory_margin) {
-        api::PlanOptions options;
-        options.memory_margin = api::parse_memory_margin(memory_margin, "memory_margin");
-        if (gpus != 0) options.gpus = gpus;
-        options.objective = api::parse_plan_objective(objective);
-        options.fixes = fixes;
-        options.flow_top = flow_top;
-        options.flow_sample = replay::parse_flow_sample(flow_sample, "flow_sample");
-        options.jobs = jobs_arg(jobs);
-        check_shard(shard_index, shard_count);
-        if (top < 1) throw InputError("top", "", "must be at least 1");
-        options.shard_index = shard_index;
-        options.shard_count = shard_count;
-        options.top = top;  // the best `top` exact, the rest ranked out by their bound (shards replay all)
-        return call_interruptibly([&] {
-          const api::PlanResult result = api::evaluate_plan(scenario, context, options);
-          return json_text(api::plan_json(result, shard_count > 1 ? 0 : top), 2);
-        });
+      [](const api::Scenario& scenario, const api::PlanOptions& options, api::EvalContext& context) {
+        check_shard(options.shard_index, options.shard_count);
+        if (options.top < 1) throw InputError("top", "", "must be at least 1");
+        // The best `top` exact, the rest ranked out by their bound; a shard replays and lists all.
+        const std::size_t shown = options.shard_count > 1 ? 0 : options.top;
+        return call_interruptibly([&] { return PlanReport(api::plan_json(api::evaluate_plan(scenario, context, options), shown)); });
       },
-      py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("objective"), py::arg("fixes"),
-      py::arg("flow_top"), py::arg("jobs"), py::arg("top"), py::arg("shard_index"), py::arg("shard_count"),
-      py::arg("flow_sample") = "full", py::arg("memory_margin") = "10%",
-      "A plan's JSON (ctwin plan --format json), or with shard_count > 1 one shard's (ctwin plan --shard).");
+      py::arg("scenario"), py::arg("options"), py::arg("context"),
+      "A plan, a PlanReport (ctwin plan), or with options.shard_count > 1 one shard's (ctwin plan --shard).");
 
   m.def(
       "merge_plans",
@@ -77,7 +89,7 @@ void register_plan(py::module_& m) {
         if (top < 1) throw InputError("top", "", "must be at least 1");
         std::vector<std::string> names;
         const auto parsed = parse_all(shards, names);
-        return call_interruptibly([&] { return json_text(api::plan_json(api::merge_plans(parsed, names), top), 2); });
+        return call_interruptibly([&] { return PlanReport(api::plan_json(api::merge_plans(parsed, names), top)); });
       },
       py::arg("shards"), py::arg("top"), "ctwin plan --merge: the shards' JSON texts joined, as JSON.");
 
@@ -93,7 +105,7 @@ void register_plan(py::module_& m) {
         options.shard_index = shard_index;
         options.shard_count = shard_count;
         return call_interruptibly(
-            [&] { return json_text(api::sweep_json(api::evaluate_sweep(scenario, axes, context, options)), 2); });
+            [&] { return SweepReport(api::sweep_json(api::evaluate_sweep(scenario, axes, context, options))); });
       },
       py::arg("scenario"), py::arg("context"), py::arg("grid"), py::arg("jobs"), py::arg("shard_index"),
       py::arg("shard_count"), "A sweep's JSON (ctwin sweep --format json), or one shard's.");
@@ -103,7 +115,7 @@ void register_plan(py::module_& m) {
       [](const std::vector<std::string>& shards) {
         std::vector<std::string> names;
         const auto parsed = parse_all(shards, names);
-        return call_interruptibly([&] { return json_text(api::sweep_json(api::merge_sweeps(parsed, names)), 2); });
+        return call_interruptibly([&] { return SweepReport(api::sweep_json(api::merge_sweeps(parsed, names))); });
       },
       py::arg("shards"), "ctwin sweep --merge: the shards' JSON texts joined, as JSON.");
 }

@@ -14,6 +14,7 @@
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
@@ -41,7 +42,7 @@ void register_size(py::module_& m) {
         query.ecmp_seeds = ecmp_seeds;
         if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024");
         query.jobs = static_cast<unsigned>(jobs);
-        return call_interruptibly([&] { return json_text(api::size_json(api::evaluate_size(query, context))); });
+        return call_interruptibly([&] { return SizeReport(api::size_json(api::evaluate_size(query, context))); });
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("vary"), py::arg("workloads"), py::arg("parts"),
       py::arg("scales"), py::arg("collectives"), py::arg("jobs"), py::arg("network"), py::arg("flow_sample"),

@@ -13,6 +13,7 @@
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/api/public_replay.hpp"
 #include "registry.hpp"
+#include "report_object.hpp"
 
 namespace py = pybind11;
 
@@ -28,7 +29,7 @@ void register_step(py::module_& m) {
         query.flow_sample_origin = "flow_sample";
         return call_interruptibly([&] {
           const api::StepResult result = api::evaluate(scenario, context, query);
-          std::pair<std::string, std::string> out{json_text(api::step_json(scenario, result)), ""};
+          std::pair<StepReport, std::string> out{StepReport(api::step_json(scenario, result)), ""};
           if (trace) out.second = json_text(api::chrome_trace_json(result.step.replay));
           return out;
         });
@@ -45,7 +46,7 @@ void register_step(py::module_& m) {
         options.batch = analysis::parse_batch_policy(batch, "batch");
         options.jobs = jobs;
         return call_interruptibly(
-            [&] { return json_text(api::scaling_json(api::evaluate_scaling(scenario, context, options))); });
+            [&] { return ScalingReport(api::scaling_json(api::evaluate_scaling(scenario, context, options))); });
       },
       py::arg("scenario"), py::arg("context"), py::arg("gpus"), py::arg("batch"), py::arg("jobs"),
       "A scaling study as JSON.");

@@ -5,6 +5,7 @@
 
 namespace ctwin::python {
 
+void register_reports(pybind11::module_& m);
 void register_scenario(pybind11::module_& m);
 void register_step(pybind11::module_& m);
 void register_build(pybind11::module_& m);

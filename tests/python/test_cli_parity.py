@@ -81,7 +81,6 @@ NO_MEANING_IN_PYTHON = {
 
 # Flags Python should have and does not yet: listed so the gap is known; remove a line when the keyword lands.
 KNOWN_GAPS = {
-    ("plan", "exhaustive"),  # replay every candidate whatever its bound
     ("sweep", "network"),  # today through the Scenario: scenario.with_(network=...)
     ("sweep", "calibration"),  # likewise, a calibrated scenario
     ("size", "servers-per-rack"),  # the floor plan's packing
@@ -129,6 +128,18 @@ def lookup(table, command, flag):
     return table.get((command, flag), table.get(("*", flag)))
 
 
+def missing_keywords(command: str, flags: set[str], params: set[str]) -> list[str]:
+    """The walker: each of the command's flags that has no Python keyword and no written reason."""
+    missing = []
+    for flag in sorted(flags):
+        if lookup(NO_MEANING_IN_PYTHON, command, flag) or (command, flag) in KNOWN_GAPS:
+            continue
+        keyword = lookup(RENAMED, command, flag) or flag.replace("-", "_")
+        if keyword not in params:
+            missing.append(f"--{flag} (expected keyword {keyword!r})")
+    return missing
+
+
 def commands(cli) -> list[str]:
     out = cli("--help")
     assert out.returncode == 0, out.stderr
@@ -159,13 +170,7 @@ def test_every_flag_has_its_python_keyword(cli, command):
     flags = options_of(out.stdout)
     assert "help" in flags and len(flags) >= 3, f"read no options from `ctwin {command} --help`:\n{out.stdout}"
     params = parameters_of(PYTHON_OF[command])
-    missing = []
-    for flag in sorted(flags):
-        if lookup(NO_MEANING_IN_PYTHON, command, flag) or (command, flag) in KNOWN_GAPS:
-            continue
-        keyword = lookup(RENAMED, command, flag) or flag.replace("-", "_")
-        if keyword not in params:
-            missing.append(f"--{flag} (expected keyword {keyword!r})")
+    missing = missing_keywords(command, flags, params)
     assert not missing, (f"`ctwin {command}` has flags that ctwin.{'/'.join(PYTHON_OF[command])} lacks: "
                          f"{', '.join(missing)}; add the keyword, or list the flag with its reason in this test")
     # The lists stay true: a gap that was closed, or a flag that no longer exists, is taken off them.
@@ -183,3 +188,21 @@ def test_the_parser_reads_cli11_help():
             "Options:\n  -h,--help                 Print this help\n  -b,--begin TEXT           first size\n"
             "  --flow-sample TEXT [full]\n                            --not-an-option on a wrapped line\n")
     assert options_of(text) == {"scenario", "help", "begin", "flow-sample"}
+
+
+@pytest.mark.parametrize("command, removed, flag", [("goodput", "straggler_speed", "straggler-speed"),
+                                                     ("plan", "exhaustive", "exhaustive"),
+                                                     ("size", "workloads", "workload")])
+def test_the_walker_fails_on_a_removed_keyword(cli, command, removed, flag):
+    # The real flags and the real signature minus one keyword (a copy; ctwin's table is untouched):
+    # the walker names exactly that flag (size's --workload is renamed workloads), and nothing else.
+    flags = options_of(cli(command, "--help").stdout)
+    params = parameters_of(PYTHON_OF[command])
+    assert flag in flags and removed in params
+    assert missing_keywords(command, flags, params) == []
+    assert missing_keywords(command, flags, params - {removed}) == [f"--{flag} (expected keyword {removed!r})"]
+
+
+def test_the_walker_names_a_new_flag_without_its_keyword():
+    flags = options_of("Options:\n  -h,--help  help\n  --days FLOAT  days\n  --brand-new-flag TEXT  new\n")
+    assert missing_keywords("goodput", flags, {"days"}) == ["--brand-new-flag (expected keyword 'brand_new_flag')"]
