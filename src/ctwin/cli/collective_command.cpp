@@ -9,6 +9,7 @@
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/api/public_calibration.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
@@ -69,68 +70,92 @@ void print_table(const collectives::CollectiveResult& result, const CollectiveOp
   out << "#\n" << line;
 }
 
+// The query: the sweep, the build it runs on and the parts degraded on it.
+struct CollectiveCall {
+  collectives::CollectiveQuery sweep;
+  api::Build build;
+  std::vector<std::string> degrade;
+  Format format = Format::kTable;
+  std::string progress;  ///< what the progress line says while it runs
+};
+
+void declare_collective_options(CLI::App& command, CollectiveOptions& options) {
+  add_fabric_options(command, options.fabric);
+  add_routing_option(command, options.fabric.routing);
+  command.add_option("--op", options.op, "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv")
+      ->capture_default_str();
+  command.add_option("--algo", options.algorithm, "auto, ring, tree, nvls, nvlstree, hd, direct, pat (like NCCL_ALGO) or hierarchical (all_reduce across the sites of a build)")
+      ->capture_default_str();
+  command.add_option("--proto", options.protocol, "auto, simple, ll or ll128 (like NCCL_PROTO)")->capture_default_str();
+  command.add_option("-b,--begin", options.begin, "smallest size, nccl-tests style (8, 1K, 64M)")->capture_default_str();
+  command.add_option("-e,--end", options.end, "largest size")->capture_default_str();
+  command.add_option("-f,--factor", options.factor, "size multiplier between rows")->capture_default_str();
+  command.add_option("-d,--dtype", options.dtype, "element type: float, half, bfloat16, int8, double, ...")
+      ->capture_default_str();
+  command.add_option("--network", options.network, "analytical or flow")->capture_default_str();
+  command.add_option("--channels", options.channels, "channels (NCCL nChannels); 0 = one per rail")->capture_default_str();
+  command.add_flag("--every-transfer", options.every_transfer,
+                   "simulate every step's transfers instead of one step per phase (slow; for checking)");
+  command.add_option("--format", options.format, "table, json or csv")->capture_default_str();
+  command.add_option("--figure", options.figure, figure_help("busbw against message size, nccl-tests style"));
+  command.add_option("--degrade", options.degrade,
+                     "a part at a share of its rate: nic:RANK=0.25, link:leaf3.up5=0.5, leaf:3=uplinks:0.5 (repeatable)");
+}
+
+CollectiveCall collective_call(const CollectiveOptions& options) {
+  CollectiveCall call;
+  call.format = parse_format(options.format);
+  if (!options.figure.empty()) check_figure_path(options.figure);
+  collectives::CollectiveQuery& query = call.sweep;
+  query.op = collectives::parse_op(options.op);
+  query.algorithm = collectives::parse_algorithm(options.algorithm);
+  query.protocol = collectives::parse_protocol(options.protocol);
+  query.sizes = collectives::size_sweep(size_flag("--begin", options.begin), size_flag("--end", options.end),
+                                        options.factor);
+  query.element_bytes = calibration::nccl_type_bytes(options.dtype, "--dtype");
+  query.network = network_flag(options.network);
+  query.every_transfer = options.every_transfer;
+  if (options.channels < 0 || options.channels > 64) {
+    throw InputError("--channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
+                                           std::to_string(options.channels));
+  }
+  query.tuning.channels = options.channels;
+  call.degrade = options.degrade;
+  call.progress = "simulating " + options.op + " on " + std::to_string(options.fabric.gpus) + " GPUs, sizes";
+  call.build = build_of(options.fabric);
+  return call;
+}
+
+collectives::CollectiveResult evaluate_collective_call(const CollectiveCall& call) {
+  api::EvalContext context;
+  const ProgressLine line(call.progress, true);
+  return api::evaluate_degraded_collective(call.build, call.degrade, "--degrade", call.sweep, context);
+}
+
+void print_collective(const collectives::CollectiveResult& result, const CollectiveCall& call,
+                      const CollectiveOptions& options) {
+  if (!options.figure.empty()) write_figure("collective", api::collective_json(result), options.figure);
+  if (call.format == Format::kJson) {
+    std::cout << json_text(api::collective_json(result), 2) << '\n';
+  } else if (call.format == Format::kCsv) {
+    Table table({"size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo", "protocol"});
+    for (const auto& row : result.rows) {
+      table.add_row({std::to_string(row.size.count()), std::to_string(row.count), fixed(row.time.seconds() * 1e6, 3),
+                     fixed(row.algbw_GBps, 3), fixed(row.busbw_GBps, 3), std::string(collectives::name(row.algorithm)),
+                     std::string(collectives::name(row.protocol))});
+    }
+    table.print(std::cout, call.format);
+  } else {
+    print_table(result, options, std::cout);
+  }
+}
+
 }  // namespace
 
 Action add_collective_command(CLI::App& app) {
-  auto* command = app.add_subcommand("collective", "Predict what nccl-tests would print for a collective on a build");
-  auto options = std::make_shared<CollectiveOptions>();
-  add_fabric_options(*command, options->fabric);
-  add_routing_option(*command, options->fabric.routing);
-  command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv")
-      ->capture_default_str();
-  command->add_option("--algo", options->algorithm, "auto, ring, tree, nvls, nvlstree, hd, direct, pat (like NCCL_ALGO) or hierarchical (all_reduce across the sites of a build)")
-      ->capture_default_str();
-  command->add_option("--proto", options->protocol, "auto, simple, ll or ll128 (like NCCL_PROTO)")->capture_default_str();
-  command->add_option("-b,--begin", options->begin, "smallest size, nccl-tests style (8, 1K, 64M)")->capture_default_str();
-  command->add_option("-e,--end", options->end, "largest size")->capture_default_str();
-  command->add_option("-f,--factor", options->factor, "size multiplier between rows")->capture_default_str();
-  command->add_option("-d,--dtype", options->dtype, "element type: float, half, bfloat16, int8, double, ...")
-      ->capture_default_str();
-  command->add_option("--network", options->network, "analytical or flow")->capture_default_str();
-  command->add_option("--channels", options->channels, "channels (NCCL nChannels); 0 = one per rail")->capture_default_str();
-  command->add_flag("--every-transfer", options->every_transfer,
-                    "simulate every step's transfers instead of one step per phase (slow; for checking)");
-  command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
-  command->add_option("--figure", options->figure, figure_help("busbw against message size, nccl-tests style"));
-  command->add_option("--degrade", options->degrade,
-                      "a part at a share of its rate: nic:RANK=0.25, link:leaf3.up5=0.5, leaf:3=uplinks:0.5 (repeatable)");
-  return [options] {
-    const Format format = parse_format(options->format);
-    if (!options->figure.empty()) check_figure_path(options->figure);
-    collectives::CollectiveQuery query;
-    query.op = collectives::parse_op(options->op);
-    query.algorithm = collectives::parse_algorithm(options->algorithm);
-    query.protocol = collectives::parse_protocol(options->protocol);
-    query.sizes = collectives::size_sweep(size_flag("--begin", options->begin), size_flag("--end", options->end),
-                                          options->factor);
-    query.element_bytes = calibration::nccl_type_bytes(options->dtype, "--dtype");
-    query.network = network_flag(options->network);
-    query.every_transfer = options->every_transfer;
-    if (options->channels < 0 || options->channels > 64) {
-      throw InputError("--channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
-                                             std::to_string(options->channels));
-    }
-    query.tuning.channels = options->channels;
-    api::EvalContext context;
-    const auto result = [&] {
-      const ProgressLine line("simulating " + options->op + " on " + std::to_string(options->fabric.gpus) + " GPUs, sizes", true);
-      return api::evaluate_degraded_collective(build_of(options->fabric), options->degrade, "--degrade", query, context);
-    }();
-    if (!options->figure.empty()) write_figure("collective", api::collective_json(result), options->figure);
-    if (format == Format::kJson) {
-      std::cout << json_text(api::collective_json(result), 2) << '\n';
-    } else if (format == Format::kCsv) {
-      Table table({"size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo", "protocol"});
-      for (const auto& row : result.rows) {
-        table.add_row({std::to_string(row.size.count()), std::to_string(row.count), fixed(row.time.seconds() * 1e6, 3),
-                       fixed(row.algbw_GBps, 3), fixed(row.busbw_GBps, 3), std::string(collectives::name(row.algorithm)),
-                       std::string(collectives::name(row.protocol))});
-      }
-      table.print(std::cout, format);
-    } else {
-      print_table(result, *options, std::cout);
-    }
-  };
+  return add_command(app, CommandParts<CollectiveOptions, CollectiveCall, collectives::CollectiveResult>{
+                              "collective", "Predict what nccl-tests would print for a collective on a build",
+                              declare_collective_options, collective_call, evaluate_collective_call, print_collective});
 }
 
 }  // namespace ctwin::cli

@@ -10,6 +10,7 @@
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/cli/warnings_output.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
@@ -142,81 +143,98 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step, c
             << ": " << (r.fits_memory ? "fits" : "does NOT fit") << "\n";
 }
 
+// The query: the scenario as the flags change it, and how its step is simulated.
+struct RunCall {
+  api::Scenario given;
+  api::StepQuery step;
+  Format format = Format::kTable;
+  std::string progress;  ///< what the progress line says while it runs
+};
+
+void declare_run_options(CLI::App& command, RunOptions& o) {
+  command.add_option("scenario", o.scenario, "scenario file (scenarios/*.json)")->required();
+  command.add_option("--network", o.network, "analytical or flow (default: the scenario's)");
+  add_routing_option(command, o.routing);
+  command.add_option("--calibration", o.calibration,
+                     "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
+                     "replace the scenario's");
+  command.add_option("--set", o.overrides, "override a scenario field: parallel.tp=4 (repeatable)");
+  add_placement_option(command, o.placement);
+  command.add_option("--format", o.format, "table, json or csv (one row, the JSON's fields as dotted columns)")
+      ->capture_default_str();
+  command.add_option("--table", o.table, "with --format csv: summary (the default)");
+  command.add_option("--trace", o.trace, "write a Chrome/Perfetto trace JSON of the simulated ranks to FILE");
+  command.add_option("--figure", o.figure, figure_help("the pipeline timeline and the step breakdown"));
+  command.add_option("--comm", o.comm,
+                     "auto, isolated or shared: collectives alone on the fabric, or every op's traffic on one flow "
+                     "simulation of the cluster (auto: shared with --network flow)")
+      ->capture_default_str();
+  command.add_flag("--require-fit", o.require_fit,
+                   "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
+                   "(by default it is reported as fits_memory: false)");
+  command.add_option("--degrade", o.degrade, "a degraded part (repeatable): gpu:RANK=SPEED, hbm:RANK=SHARE (HBM bandwidth), nic:RANK=SHARE, link:NAME=SHARE or leaf:ID=uplinks:SHARE (the last three on the shared flow fabric), e.g. gpu:123=0.8");
+  command.add_option("--flow-sample", o.flow_sample,
+                     "full: every DP replica's traffic on the shared flow fabric (exact); su: only one scalable unit "
+                     "of each pipeline stage, standing for the others; replica: only one DP replica (whole nodes) "
+                     "of each stage. DP and other groups wider than the sample keep all their traffic. su and "
+                     "replica are approximations (error measured in docs/plan.md)")
+      ->capture_default_str();
+  command.add_flag("--all-ranks", o.all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
+}
+
+RunCall run_call(const RunOptions& o) {
+  const Format format = parse_format(o.format);
+  if (!o.table.empty() && format != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
+  if (!o.figure.empty()) check_figure_path(o.figure);
+  const std::vector<std::string> overrides = with_step_flags(o.overrides, {o.placement, o.routing, o.network});
+  api::StepQuery step;
+  step.comm = api::parse_comm_model(o.comm, "--comm");
+  step.all_ranks = o.all_ranks;
+  step.flow_sample = replay::parse_flow_sample(o.flow_sample, "--flow-sample");
+  step.degrade = o.degrade;
+  return RunCall{api::with_calibration(api::Scenario::load(o.scenario), o.calibration).with_assignments(overrides),
+                 std::move(step), format, "simulating one step of " + o.scenario};
+}
+
+api::StepResult evaluate_run_call(const RunCall& call) {
+  api::EvalContext context;
+  const ProgressLine line(call.progress);
+  return api::evaluate(call.given, context, call.step);
+}
+
+void print_run(const api::StepResult& result, const RunCall& call, const RunOptions& o) {
+  const replay::Scenario& scenario = result.scenario;
+  const replay::SimulatedStep& step = result.step;
+  if (o.require_fit && !step.report.fits_memory) {
+    const auto& m = step.report.memory_gib_per_gpu;
+    throw InputError(scenario.source, "/parallel",
+                     "does not fit in memory: " + fixed(m.total, 1) + " GiB per GPU (weights " + fixed(m.weights, 1) +
+                         ", grads " + fixed(m.grads, 1) + ", optimizer " + fixed(m.optimizer, 1) + ", activations " +
+                         fixed(m.activations, 1) + ", other " + fixed(m.other, 1) + ") of " +
+                         fixed(static_cast<double>(scenario.gpu.hbm_capacity.count()) / (1 << 30), 1) + " GiB (--require-fit)");
+  }
+  if (!o.trace.empty()) write_text_file(o.trace, "--trace", json_text(api::chrome_trace_json(step.replay)) + '\n');
+  if (call.format == Format::kJson) {
+    std::cout << json_text(api::step_json(call.given, result), 2) << '\n';
+  } else if (call.format == Format::kCsv) {
+    print_json_csv(std::cout, api::step_json(call.given, result), o.table);
+  } else {
+    print_table(scenario, step, api::load_bundled_error_bands());
+    print_warnings(std::cout, api::step_warnings(scenario));
+  }
+  if (!o.figure.empty()) {
+    nlohmann::json drawn = api::step_json(call.given, result);
+    drawn["trace"] = api::chrome_trace_json(step.replay);  // the timeline's intervals
+    write_figure("run", drawn, o.figure);
+  }
+}
+
 }  // namespace
 
 Action add_run_command(CLI::App& app) {
-  auto* command = app.add_subcommand("run", "Predict one training step of a scenario");
-  auto o = std::make_shared<RunOptions>();
-  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)")->required();
-  command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
-  add_routing_option(*command, o->routing);
-  command->add_option("--calibration", o->calibration,
-                      "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
-                      "replace the scenario's");
-  command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
-  add_placement_option(*command, o->placement);
-  command->add_option("--format", o->format, "table, json or csv (one row, the JSON's fields as dotted columns)")
-      ->capture_default_str();
-  command->add_option("--table", o->table, "with --format csv: summary (the default)");
-  command->add_option("--trace", o->trace, "write a Chrome/Perfetto trace JSON of the simulated ranks to FILE");
-  command->add_option("--figure", o->figure, figure_help("the pipeline timeline and the step breakdown"));
-  command->add_option("--comm", o->comm,
-                      "auto, isolated or shared: collectives alone on the fabric, or every op's traffic on one flow "
-                      "simulation of the cluster (auto: shared with --network flow)")
-      ->capture_default_str();
-  command->add_flag("--require-fit", o->require_fit,
-                    "exit 2 with the memory breakdown when the split does not fit in the GPU's memory "
-                    "(by default it is reported as fits_memory: false)");
-  command->add_option("--degrade", o->degrade, "a degraded part (repeatable): gpu:RANK=SPEED, hbm:RANK=SHARE (HBM bandwidth), nic:RANK=SHARE, link:NAME=SHARE or leaf:ID=uplinks:SHARE (the last three on the shared flow fabric), e.g. gpu:123=0.8");
-  command->add_option("--flow-sample", o->flow_sample,
-                      "full: every DP replica's traffic on the shared flow fabric (exact); su: only one scalable unit "
-                      "of each pipeline stage, standing for the others; replica: only one DP replica (whole nodes) "
-                      "of each stage. DP and other groups wider than the sample keep all their traffic. su and "
-                      "replica are approximations (error measured in docs/plan.md)")
-      ->capture_default_str();
-  command->add_flag("--all-ranks", o->all_ranks, "simulate every rank instead of one per pipeline stage (slow; checks the symmetry reduction)");
-  return [o] {
-    const Format format = parse_format(o->format);
-    if (!o->table.empty() && format != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
-    if (!o->figure.empty()) check_figure_path(o->figure);
-    const std::vector<std::string> overrides = with_step_flags(o->overrides, {o->placement, o->routing, o->network});
-    api::EvalContext context;
-    api::StepQuery query;
-    query.comm = api::parse_comm_model(o->comm, "--comm");
-    query.all_ranks = o->all_ranks;
-    query.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
-    query.degrade = o->degrade;
-    const api::Scenario given =
-        api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
-    const api::StepResult result = [&] {
-      const ProgressLine line("simulating one step of " + o->scenario);
-      return api::evaluate(given, context, query);
-    }();
-    const replay::Scenario& scenario = result.scenario;
-    const replay::SimulatedStep& step = result.step;
-    if (o->require_fit && !step.report.fits_memory) {
-      const auto& m = step.report.memory_gib_per_gpu;
-      throw InputError(scenario.source, "/parallel",
-                       "does not fit in memory: " + fixed(m.total, 1) + " GiB per GPU (weights " + fixed(m.weights, 1) +
-                           ", grads " + fixed(m.grads, 1) + ", optimizer " + fixed(m.optimizer, 1) + ", activations " +
-                           fixed(m.activations, 1) + ", other " + fixed(m.other, 1) + ") of " +
-                           fixed(static_cast<double>(scenario.gpu.hbm_capacity.count()) / (1 << 30), 1) + " GiB (--require-fit)");
-    }
-    if (!o->trace.empty()) write_text_file(o->trace, "--trace", json_text(api::chrome_trace_json(step.replay)) + '\n');
-    if (format == Format::kJson) {
-      std::cout << json_text(api::step_json(given, result), 2) << '\n';
-    } else if (format == Format::kCsv) {
-      print_json_csv(std::cout, api::step_json(given, result), o->table);
-    } else {
-      print_table(scenario, step, api::load_bundled_error_bands());
-      print_warnings(std::cout, api::step_warnings(scenario));
-    }
-    if (!o->figure.empty()) {
-      nlohmann::json drawn = api::step_json(given, result);
-      drawn["trace"] = api::chrome_trace_json(step.replay);  // the timeline's intervals
-      write_figure("run", drawn, o->figure);
-    }
-  };
+  return add_command(app, CommandParts<RunOptions, RunCall, api::StepResult>{
+                              "run", "Predict one training step of a scenario", declare_run_options, run_call,
+                              evaluate_run_call, print_run});
 }
 
 }  // namespace ctwin::cli

@@ -14,6 +14,7 @@
 
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/api/public_studies.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
@@ -215,85 +216,105 @@ void print_table(const api::SizeResult& result, Format format) {
   }
 }
 
+void declare_size_options(CLI::App& command, SizeOptions& o) {
+  command.add_option("--cluster", o.cluster, "topology file (topologies/*.json)")->required();
+  command.add_option("--gpus", o.gpus, "GPUs in the full build")->required()->check(CLI::Range(1, 1 << 24));
+  command.add_option("--vary", o.vary,
+                     "field=v1,v2,...: a topology field and its values, e.g. fabric.oversubscription.leaf=1,2,4 "
+                     "(repeatable: every combination)");
+  command.add_option("--set", o.overrides, "override a topology field in every option: fabric.max_tiers=3");
+  command.add_option("--workload", o.workloads,
+                     "a scenario run on each option at 1/8, 1/4, 1/2 and all of the build (repeatable)");
+  command.add_option("--parts", o.parts, "a parts file whose entries replace or add to models/parts/*.json");
+  command.add_option("--scales", o.scales, "workload sizes, halving from the full build")->capture_default_str();
+  command.add_option("--network", o.network,
+                     "what the workloads run on: flow (every op's traffic on one shared fabric, so fabric options "
+                     "differ) or analytical (each collective alone: faster, blind to contention)")
+      ->capture_default_str();
+  command.add_option("--flow-sample", o.flow_sample,
+                     "on flow: su (one scalable unit of each stage stands for the others where the fabric is "
+                     "rail-optimised), replica or full (exact, slower)")
+      ->capture_default_str();
+  command.add_option("--tie-tolerance", o.tie_tolerance,
+                     "relative tokens/s difference below which options tie (default: the network model's resolution, "
+                     "on flow the larger of the sample's error and the ECMP hash luck measured at 10k GPUs, "
+                     "on analytical 0.01; docs/size.md)");
+  command.add_option("--ecmp-seeds", o.ecmp_seeds,
+                     "ECMP hash seeds the first workload replays at full scale per option: options are ranked on the "
+                     "mean and the widest spread is the tie tolerance (default 4 on flow, 1 on analytical; each "
+                     "extra seed costs one full-scale step)")
+      ->check(CLI::Range(1, 16));
+  command.add_flag("--no-collectives", o.no_collectives, "skip the 1 GiB all_reduce and alltoall predictions");
+  command.add_option("--servers-per-rack", o.servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes)");
+  command.add_option("--racks-per-row", o.racks_per_row, "server racks per row")->capture_default_str();
+  command.add_option("--format", o.format, "table, json or csv")->capture_default_str();
+  command.add_option("--figure", o.figure,
+                     figure_help("capex and IT power against the first workload's tokens/s, the Pareto front and ties"));
+  command.add_option("--jobs", o.jobs, "options evaluated at once (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
+}
+
+// The query is the library's; the format is the printer's.
+struct SizeCall {
+  api::SizeQuery query;
+  Format format = Format::kTable;
+};
+
+SizeCall size_call(const SizeOptions& o) {
+  SizeCall call;
+  call.format = parse_format(o.format);
+  if (!o.figure.empty()) check_figure_path(o.figure);
+  api::SizeQuery& query = call.query;
+  query.cluster = o.cluster;
+  query.gpus = o.gpus;
+  for (const auto& text : o.overrides) query.changes.push_back(parse_override(text, "--set"));
+  for (const auto& text : o.vary) query.vary.push_back(api::parse_grid_axis(text, "--vary"));
+  query.workloads = o.workloads;
+  query.parts = o.parts;
+  query.scales = o.scales;
+  query.network = step_network(o.network);
+  query.flow_sample = replay::parse_flow_sample(o.flow_sample, "--flow-sample");
+  query.tie_tolerance = o.tie_tolerance;
+  query.ecmp_seeds = o.ecmp_seeds;
+  query.collectives = !o.no_collectives;
+  query.floor.servers_per_rack = o.servers_per_rack;
+  query.floor.racks_per_row = o.racks_per_row;
+  query.jobs = o.jobs;
+  query.progress = item_progress("build options");
+  return call;
+}
+
+api::SizeResult evaluate_size_call(const SizeCall& call) {
+  api::EvalContext context;
+  return api::evaluate_size(call.query, context);
+}
+
+void print_size(const api::SizeResult& result, const SizeCall& call, const SizeOptions& o) {
+  if (call.format == Format::kJson) {
+    std::cout << json_text(api::size_json(result), 2) << '\n';
+  } else {
+    print_table(result, call.format);
+  }
+  if (!o.figure.empty()) write_figure("size", api::size_json(result), o.figure);
+  // Each option's reason is printed above; a comparison with nothing to compare is still a
+  // failure for a script that reads the exit code (issue 36: it exited 0).
+  const auto valid = std::count_if(result.options.begin(), result.options.end(),
+                                   [](const api::SizeOption& option) { return option.invalid.empty(); });
+  if (valid == 0 && !result.options.empty()) {
+    throw InputError(o.vary.empty() ? "--cluster" : "--vary", "",
+                     "none of the " + std::to_string(result.options.size()) +
+                         " build options can be built; the first: " + result.options.front().invalid);
+  }
+}
+
 }  // namespace
 
 Action add_size_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "size", "Compare build options of a cluster: switches, optics, racks, capex, power, bandwidth and training throughput");
-  auto o = std::make_shared<SizeOptions>();
-  command->add_option("--cluster", o->cluster, "topology file (topologies/*.json)")->required();
-  command->add_option("--gpus", o->gpus, "GPUs in the full build")->required()->check(CLI::Range(1, 1 << 24));
-  command->add_option("--vary", o->vary,
-                      "field=v1,v2,...: a topology field and its values, e.g. fabric.oversubscription.leaf=1,2,4 "
-                      "(repeatable: every combination)");
-  command->add_option("--set", o->overrides, "override a topology field in every option: fabric.max_tiers=3");
-  command->add_option("--workload", o->workloads,
-                      "a scenario run on each option at 1/8, 1/4, 1/2 and all of the build (repeatable)");
-  command->add_option("--parts", o->parts, "a parts file whose entries replace or add to models/parts/*.json");
-  command->add_option("--scales", o->scales, "workload sizes, halving from the full build")->capture_default_str();
-  command->add_option("--network", o->network,
-                      "what the workloads run on: flow (every op's traffic on one shared fabric, so fabric options "
-                      "differ) or analytical (each collective alone: faster, blind to contention)")
-      ->capture_default_str();
-  command->add_option("--flow-sample", o->flow_sample,
-                      "on flow: su (one scalable unit of each stage stands for the others where the fabric is "
-                      "rail-optimised), replica or full (exact, slower)")
-      ->capture_default_str();
-  command->add_option("--tie-tolerance", o->tie_tolerance,
-                      "relative tokens/s difference below which options tie (default: the network model's resolution, "
-                      "on flow the larger of the sample's error and the ECMP hash luck measured at 10k GPUs, "
-                      "on analytical 0.01; docs/size.md)");
-  command->add_option("--ecmp-seeds", o->ecmp_seeds,
-                      "ECMP hash seeds the first workload replays at full scale per option: options are ranked on the "
-                      "mean and the widest spread is the tie tolerance (default 4 on flow, 1 on analytical; each "
-                      "extra seed costs one full-scale step)")
-      ->check(CLI::Range(1, 16));
-  command->add_flag("--no-collectives", o->no_collectives, "skip the 1 GiB all_reduce and alltoall predictions");
-  command->add_option("--servers-per-rack", o->servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes)");
-  command->add_option("--racks-per-row", o->racks_per_row, "server racks per row")->capture_default_str();
-  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
-  command->add_option("--figure", o->figure,
-                      figure_help("capex and IT power against the first workload's tokens/s, the Pareto front and ties"));
-  command->add_option("--jobs", o->jobs, "options evaluated at once (default: one per core; results do not depend on it)")
-      ->check(CLI::Range(1, 1024));
-  return [o] {
-    const Format format = parse_format(o->format);
-    if (!o->figure.empty()) check_figure_path(o->figure);
-    api::SizeQuery query;
-    query.cluster = o->cluster;
-    query.gpus = o->gpus;
-    for (const auto& text : o->overrides) query.changes.push_back(parse_override(text, "--set"));
-    for (const auto& text : o->vary) query.vary.push_back(api::parse_grid_axis(text, "--vary"));
-    query.workloads = o->workloads;
-    query.parts = o->parts;
-    query.scales = o->scales;
-    query.network = step_network(o->network);
-    query.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
-    query.tie_tolerance = o->tie_tolerance;
-    query.ecmp_seeds = o->ecmp_seeds;
-    query.collectives = !o->no_collectives;
-    query.floor.servers_per_rack = o->servers_per_rack;
-    query.floor.racks_per_row = o->racks_per_row;
-    query.jobs = o->jobs;
-    query.progress = item_progress("build options");
-    api::EvalContext context;
-    const api::SizeResult result = api::evaluate_size(query, context);
-    if (format == Format::kJson) {
-      std::cout << json_text(api::size_json(result), 2) << '\n';
-    } else {
-      print_table(result, format);
-    }
-    if (!o->figure.empty()) write_figure("size", api::size_json(result), o->figure);
-    // Each option's reason is printed above; a comparison with nothing to compare is still a
-    // failure for a script that reads the exit code (issue 36: it exited 0).
-    const auto valid = std::count_if(result.options.begin(), result.options.end(),
-                                     [](const api::SizeOption& option) { return option.invalid.empty(); });
-    if (valid == 0 && !result.options.empty()) {
-      throw InputError(o->vary.empty() ? "--cluster" : "--vary", "",
-                       "none of the " + std::to_string(result.options.size()) +
-                           " build options can be built; the first: " + result.options.front().invalid);
-    }
-  };
+  return add_command(app, CommandParts<SizeOptions, SizeCall, api::SizeResult>{
+                              "size",
+                              "Compare build options of a cluster: switches, optics, racks, capex, power, bandwidth and "
+                              "training throughput",
+                              declare_size_options, size_call, evaluate_size_call, print_size});
 }
 
 }  // namespace ctwin::cli
