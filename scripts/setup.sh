@@ -2,8 +2,8 @@
 # Installs the Debian packages ctwin builds with, only those that are missing.
 # Runs as root (or through sudo) on Debian 12; a no-op when everything is present.
 # clang and its runtime (libclang-rt-14-dev: ASan, UBSan, libFuzzer) are for
-# `scripts/test.sh --sanitize` and the fuzz targets (docs/hardening.md). Ninja and ccache make
-# rebuilds faster (docs/development.md); the scripts use them when present.
+# `scripts/test.sh --sanitize` and the fuzz targets (docs/hardening.md); lld links that build.
+# Ninja and ccache make rebuilds faster (docs/development.md); the scripts use them when present.
 set -euo pipefail
 
 packages=(
@@ -13,7 +13,7 @@ packages=(
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest
   python3-pandas python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
   python3-distributed
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev lld
 )
 
 missing=()
