@@ -277,19 +277,17 @@ const SharedFabricExecutor::Pace& SharedFabricExecutor::crossing_pace(int from, 
                                                                       const fabric::Fabric& predicted_on) {
   const TrafficKey key{-2, from, to, 0, 0, 0};
   if (const auto it = paces_.find(key); it != paces_.end()) return it->second;
-  // The pair as predicted: GPU 0 (first site) to GPU 1 (second site) of a two-GPU build, in two flows.
+  // The pair as predicted: GPU 0 (first site) to GPU 1 (second site) of a two-GPU build, one
+  // flow, as the send's prediction moves it (two flows on two of the slice's DCI links measured
+  // twice its rate, and so paced twice its bytes).
   const auto pair_alone_s = [&predicted_on](double size) {
     engine::Simulator simulator;
     const auto model = network::make_network_model(network::ModelKind::kFlow, predicted_on, simulator);
-    for (int f = 0; f < kFlowsPerPair; ++f) {
-      fabric::RouteOptions route;
-      route.flow_label = static_cast<std::uint64_t>(f);
-      model->start_transfer({0, 1, Bytes(std::llround(size / kFlowsPerPair)), route}, [] {});
-    }
+    model->start_transfer({0, 1, Bytes(std::llround(size)), fabric::RouteOptions{}}, [] {});
     model->run();
     return simulator.now().seconds();
   };
-  const double probe = probe_size({1.0 / kFlowsPerPair});
+  const double probe = probe_size({1.0});
   Pace pace;
   pace.fixed_s = pair_alone_s(0);
   pace.per_byte_s = (pair_alone_s(probe) - pace.fixed_s) / probe;
