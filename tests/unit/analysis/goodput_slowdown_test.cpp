@@ -77,7 +77,7 @@ TEST(GoodputSlowdown, EffectOneCostsNothingAndBadValuesAreRefused) {
   const GoodputResult r = simulate_goodput(c);
   EXPECT_GT(r.slowdown_events, 0);
   EXPECT_EQ(r.time.slowdown_s, 0);
-  for (const SlowdownCause bad : {SlowdownCause{"leaf_switch", -1, kHour, 1.5}, SlowdownCause{"leaf_switch", 1 / kHour, 0, 1.5},
+  for (const SlowdownCause& bad : {SlowdownCause{"leaf_switch", -1, kHour, 1.5}, SlowdownCause{"leaf_switch", 1 / kHour, 0, 1.5},
                                   SlowdownCause{"leaf_switch", 1 / kHour, kHour, 0.5},
                                   SlowdownCause{"leaf_switch", 1 / kHour, kHour, NAN}}) {
     c.slowdowns = {bad};

@@ -140,7 +140,7 @@ TEST(PlanBoundCache, CachedBoundsEqualUncachedOnes) {
       ++built;
     }
     // The cache is shared: far fewer distinct layers than candidates times layers.
-    if (built > 0) EXPECT_LT(cache.size(), static_cast<std::size_t>(built) * 4) << "layers kept: " << cache.size();
+    if (built > 0) { EXPECT_LT(cache.size(), static_cast<std::size_t>(built) * 4) << "layers kept: " << cache.size(); }
   }
   EXPECT_GE(compared, 100);
   RecordProperty("compared", compared);

@@ -124,7 +124,6 @@ TEST(Size, ParetoFrontAndCostPerPflops) {
     EXPECT_NEAR(*option.cost_per_pflops, option.bill.capex() / (mine.model_tflops_per_gpu * 256 / 1000), 1e-6);
     bool dominated = false;
     for (const SizeOption& other : result.options) {
-      const auto& theirs = other.workloads[0].points.back();
       const bool tied = other.tie_group == option.tie_group;
       if (tied) {
         // Same group: within the tolerance of the group's fastest, so within twice it of each other.

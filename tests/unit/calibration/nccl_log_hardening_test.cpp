@@ -74,7 +74,7 @@ TEST(NcclLogHardening, ForeignLineInsideTheTableIsRefused) {
 // weighing twice. nccl-tests prints each size once, ascending; a bare table (no `# nThread`
 // header) keeps its order but not a repeated size.
 TEST(NcclLogHardening, RepeatedOrReversedRowsAreRefused) {
-  for (const std::string rows : {std::string(kRow1) + kRow1, std::string(kRow2) + kRow1}) {
+  for (const std::string& rows : {std::string(kRow1) + kRow1, std::string(kRow2) + kRow1}) {
     const std::string what = error_of(std::string(kHead) + rows + kFooter);
     EXPECT_TRUE(contains(what, "run.log")) << what;
     EXPECT_TRUE(contains(what, "line 11")) << what;

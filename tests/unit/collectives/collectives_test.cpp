@@ -69,8 +69,8 @@ TEST(Collectives, AdaptiveRoutingNeverSlowerThanEcmpAndEqualOnASinglePath) {
     const auto hashed = predict_one(ecmp, Op::kAlltoall, Algorithm::kDirect, Protocol::kSimple, 1_GiB, "analytical");
     const auto spread = predict_one(adaptive, Op::kAlltoall, Algorithm::kDirect, Protocol::kSimple, 1_GiB, "analytical");
     EXPECT_LE(spread.time.seconds(), hashed.time.seconds() * (1 + 1e-12)) << gpus << " " << leaf;
-    if (gpus == 16) EXPECT_DOUBLE_EQ(spread.time.seconds(), hashed.time.seconds());
-    if (gpus == 512 && oversubscription == "2") EXPECT_LT(spread.time.seconds(), 0.95 * hashed.time.seconds());
+    if (gpus == 16) { EXPECT_DOUBLE_EQ(spread.time.seconds(), hashed.time.seconds()); }
+    if (gpus == 512 && oversubscription == "2") { EXPECT_LT(spread.time.seconds(), 0.95 * hashed.time.seconds()); }
   }
 }
 

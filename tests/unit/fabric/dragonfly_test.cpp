@@ -111,7 +111,7 @@ void check_routes(const Fabric& fabric, bool valiant) {
       int local = 0, global = 0;
       std::set<int> groups;
       for (std::size_t i = 0; i < path.size(); ++i) {
-        if (i > 0) ASSERT_EQ(fabric.link(path[i - 1]).to, fabric.link(path[i]).from);
+        if (i > 0) { ASSERT_EQ(fabric.link(path[i - 1]).to, fabric.link(path[i]).from); }
         const Link& link = fabric.link(path[i]);
         local += link.kind == LinkKind::kLocal;
         global += link.kind == LinkKind::kGlobal;

@@ -68,7 +68,7 @@ TEST(PartsCatalog, EveryBundledPartHasItsSources) {
     } else {
       EXPECT_FALSE(part.price_note.empty());
     }
-    if (!part.planning_power()) EXPECT_FALSE(part.power_note.empty());
+    if (!part.planning_power()) { EXPECT_FALSE(part.power_note.empty()); }
   }
 }
 

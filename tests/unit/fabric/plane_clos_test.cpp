@@ -62,7 +62,7 @@ TEST(PlaneClos, HpnPodMatchesThePublishedCounts) {
   EXPECT_EQ(cables_of(summary, LinkKind::kAccess), 15LL * 1024 * 2);
   EXPECT_EQ(cables_of(summary, LinkKind::kLeafSpine), 15LL * 16 * 60);
   for (const CableGroup& group : summary.cables) {
-    if (group.kind == LinkKind::kAccess) EXPECT_DOUBLE_EQ(group.bandwidth.gigabits_per_second(), 200);
+    if (group.kind == LinkKind::kAccess) { EXPECT_DOUBLE_EQ(group.bandwidth.gigabits_per_second(), 200); }
   }
   // A ToR uses 128 x 200G (64 of its 128 x 400G ports) down and 60 up: 124 of 128 ports.
   EXPECT_EQ(tier_of(summary, "leaf").ports_used, 15LL * 16 * (64 + 60));
@@ -174,7 +174,7 @@ TEST(PlaneClos, OnePlaneDownHalvesTheBusBandwidth) {
     const double full_nic = busbw(bundled_fabric("hgx-h100-roce", 16), network);
     const double half_nic = busbw(bundled_fabric("hgx-h100-roce", 16, {"server.nics.bandwidth=200Gbps"}), network);
     EXPECT_NEAR(busbw(one, network), half_nic, 1e-9 * half_nic);
-    if (network == "analytical") EXPECT_NEAR(busbw(both, network), full_nic, 1e-9 * full_nic);
+    if (network == "analytical") { EXPECT_NEAR(busbw(both, network), full_nic, 1e-9 * full_nic); }
     // flow splits each transfer over both planes' spines: never slower than the single plane.
     EXPECT_GE(busbw(both, network), full_nic * (1 - 1e-9));
     const double ratio = busbw(one, network, collectives::Op::kAlltoall) / busbw(both, network, collectives::Op::kAlltoall);

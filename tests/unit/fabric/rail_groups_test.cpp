@@ -47,7 +47,7 @@ void expect_rail_local_path(const Fabric& fabric, GpuId src, GpuId dst, bool pxn
   int rail = -1;
   for (std::size_t i = 0; i < path.size(); ++i) {
     const Link& link = fabric.link(path[i]);
-    if (i + 1 < path.size()) ASSERT_EQ(link.to, fabric.link(path[i + 1]).from) << src << " -> " << dst;
+    if (i + 1 < path.size()) { ASSERT_EQ(link.to, fabric.link(path[i + 1]).from) << src << " -> " << dst; }
     if (!is_switch(fabric.vertex_kind(link.to))) continue;
     const int here = rail_group_of(fabric, link.to);
     if (rail < 0) rail = here;
@@ -72,7 +72,7 @@ TEST(RailGroups, Gb200OneScalableUnitIsTheReferenceArchitecture) {
   EXPECT_EQ(cables_of(summary, LinkKind::kAccess), 576);
   EXPECT_EQ(cables_of(summary, LinkKind::kLeafSpine), 576);
   for (const auto& tier : summary.switch_tiers) {
-    if (tier.tier == "spine") EXPECT_EQ(tier.ports_used, 24 * 24);  // port conservation: 576 uplinks land
+    if (tier.tier == "spine") { EXPECT_EQ(tier.ports_used, 24 * 24); }  // port conservation: 576 uplinks land
   }
   // Twin-port cages at the switches, one module per NIC: 576 + 288 access, 576 leaf-spine.
   EXPECT_EQ(summary.transceivers, 576 + 288 + 576);
@@ -110,7 +110,7 @@ TEST(RailGroups, GrowsToSixteenScalableUnitsAndNoFurther) {
   EXPECT_EQ(cables_of(summary, LinkKind::kLeafSpine), 9216);
   EXPECT_EQ(cables_of(summary, LinkKind::kSpineCore), 9216);
   for (const auto& tier : summary.switch_tiers) {
-    if (tier.tier == "core") EXPECT_EQ(tier.ports_used, tier.ports_total);  // every core port wired
+    if (tier.tier == "core") { EXPECT_EQ(tier.ports_used, tier.ports_total); }  // every core port wired
   }
   EXPECT_THROW(bundled_fabric("gb200-nvl72", 9217), InputError);
 }

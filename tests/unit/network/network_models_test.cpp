@@ -390,7 +390,7 @@ TEST(FlowModel, AdaptiveRoutingNeverSlowerThanEcmpOnAPermutationAndEqualOnASingl
       const auto hashed = play(ecmp, pattern, "flow");
       const auto split = play(adaptive, pattern, "flow");
       EXPECT_LE(split.makespan, hashed.makespan) << gpus << " " << leaf << " " << name;
-      if (gpus == 16) EXPECT_EQ(split.completed_at, hashed.completed_at) << name;
+      if (gpus == 16) { EXPECT_EQ(split.completed_at, hashed.completed_at) << name; }
       if (gpus == 512 && std::string(name) == "permutation") {
         EXPECT_LT(split.makespan.seconds(), 0.9 * hashed.makespan.seconds()) << leaf;  // hashing collides
       }
