@@ -19,23 +19,6 @@ std::string gbytes(Bandwidth b) {
   return buffer;
 }
 
-// Whether a pipeline stage of the step straddles sites, its groups then spanning them: ranks in
-// order on the build's nodes, ceil(nodes / sites) nodes to a site (fabric/topologies/multi_site.hpp).
-// A placement the scenario names may put them elsewhere: counted as spanning.
-bool stage_spans_sites(const replay::Scenario& s) {
-  if (s.placement.named) return true;
-  const std::int64_t per_node = std::max(1, s.cluster.server.gpus);
-  const std::int64_t nodes = (s.gpus + per_node - 1) / per_node;
-  const std::int64_t sites = std::max(1, s.cluster.fabric.sites->count);
-  const std::int64_t site_gpus = (nodes + sites - 1) / sites * per_node;
-  const std::int64_t pp = std::max<std::int64_t>(1, s.split.pp);
-  const std::int64_t stage = s.gpus / pp;
-  for (std::int64_t p = 0; p < pp; ++p) {
-    if (p * stage / site_gpus != ((p + 1) * stage - 1) / site_gpus) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::vector<fabric::BuildWarning> build_warnings(const nlohmann::json& document, const fabric::ClusterSpec& spec,
@@ -57,21 +40,7 @@ std::vector<fabric::BuildWarning> scenario_build_warnings(const replay::Scenario
   // The key is the cluster's document, dumped on one line, then what else sets the build apart
   // (a calibration) after a newline: the document is the first line.
   const std::string& key = scenario.cluster_key;
-  auto warnings = build_warnings(nlohmann::json::parse(key.substr(0, key.find('\n'))), scenario.cluster, gpus);
-  // Issue 38: on flow, a collective whose group spans sites is paced on a node slice's share of
-  // the DCI and then shares the whole DCI with the other slices on the replay's fabric (pipeline
-  // sends crossing sites are paced where they were predicted, replay/shared_fabric.cpp).
-  if (scenario.cluster.fabric.sites && scenario.network == network::ModelKind::kFlow && stage_spans_sites(scenario)) {
-    warnings.push_back({"multi_site_flow_untrusted",
-                        "the build joins " + std::to_string(scenario.cluster.fabric.sites->count) +
-                            " sites by DCI, the network is flow and a pipeline stage spans sites: its collectives "
-                            "(a DP across sites) are timed on a node slice's share of the DCI and then contend again "
-                            "for the whole DCI on the shared fabric, so their time is overstated (docs/fabric.md, "
-                            "sites): not a prediction",
-                        "use the analytical network, or pp and placement that keep each stage in one site "
-                        "(network, parallel.pp)"});
-  }
-  return warnings;
+  return build_warnings(nlohmann::json::parse(key.substr(0, key.find('\n'))), scenario.cluster, gpus);
 }
 
 std::vector<fabric::BuildWarning> step_warnings(const replay::Scenario& scenario) {

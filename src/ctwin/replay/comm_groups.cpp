@@ -353,6 +353,12 @@ std::shared_ptr<const fabric::Fabric> CollectiveTimes::crossing_send_fabric(cons
   return sites > 1 ? fabric_for(call.group, members_per_node(call.group), sites) : nullptr;
 }
 
+std::shared_ptr<const fabric::Fabric> CollectiveTimes::spanning_group_fabric(const CommCall& call) {
+  if (site_gpus_ <= 0 || free_ || call.group.size <= 1 || call.size.count() <= 0) return nullptr;
+  const int sites = group_sites(call.group, 0);
+  return sites > 1 ? fabric_for(call.group, members_per_node(call.group), sites) : nullptr;
+}
+
 std::shared_ptr<const collectives::Plan> CollectiveTimes::plan(const CommCall& call) {
   if (free_ || call.group.size <= 1 || call.size.count() <= 0) return nullptr;
   const collectives::Algorithm algorithm = predict(call.op, call.group, call.size, call.element_bytes).algorithm;

@@ -156,6 +156,10 @@ class CollectiveTimes {
   /// The fabric a send from stage `from` to `to` that crosses sites is predicted on (its pair
   /// on the sites it spans, a node slice's share of the DCI); null for a send inside one site.
   [[nodiscard]] std::shared_ptr<const fabric::Fabric> crossing_send_fabric(const CommCall& call, int from, int to);
+  /// The fabric the collective `call` is predicted and planned on when its group (the shape's,
+  /// stage 0) spans sites: its node slice on those sites, with the slice's share of the DCI;
+  /// null for a group inside one site.
+  [[nodiscard]] std::shared_ptr<const fabric::Fabric> spanning_group_fabric(const CommCall& call);
   /// The time of `call` for the group of `stage` led by `leader` (kEveryGroup: every group of
   /// its shape in the stage, the slowest counting) on the nodes its members occupy, `isolated`
   /// being the op's time for the shape's own layout. `isolated` without a placement.

@@ -270,7 +270,50 @@ void SharedFabricExecutor::start_collective(const CommCall& call, SimTime isolat
   const TrafficKey key{static_cast<int>(call.op), call.group.size, call.group.stride, static_cast<int>(plan->algorithm), 0, 0};
   const auto classes = classes_.find({static_cast<int>(call.op), call.group.size, call.group.stride,
                                       static_cast<int>(plan->algorithm), stage, leader});
-  launch(traffic, classes == classes_.end() ? nullptr : &classes->second, pace_of(key, one_group), isolated, std::move(done));
+  const Classes* group_classes = classes == classes_.end() ? nullptr : &classes->second;
+  const Pace& pace = pace_of(key, one_group);
+  if (const auto predicted_on = plans_.spanning_group_fabric(call)) {
+    // Issue 38, as for the sends below: a group spanning sites is predicted on a node slice with
+    // the slice's share of the DCI. Paced on the whole build, where one group alone has all of
+    // the DCI, that time became several times the group's bytes, and every slice's groups then
+    // shared the DCI again here. Paced on the fabric it was predicted on, each group carries its
+    // own bytes, and the DCI's sharing is the replay's alone.
+    const Pace& own = spanning_pace(key, *plan, *predicted_on);
+    const double size = std::max(0.0, (isolated.seconds() - own.fixed_s) / own.per_byte_s);
+    launch(traffic, group_classes, pace, SimTime::from_seconds(pace.fixed_s + size * pace.per_byte_s), std::move(done));
+    return;
+  }
+  launch(traffic, group_classes, pace, isolated, std::move(done));
+}
+
+const SharedFabricExecutor::Pace& SharedFabricExecutor::spanning_pace(const TrafficKey& key,
+                                                                      const collectives::Plan& plan,
+                                                                      const fabric::Fabric& predicted_on) {
+  const TrafficKey own_key{-3 - std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), 0, 0};
+  if (const auto it = paces_.find(own_key); it != paces_.end()) return it->second;
+  // The plan's GPU g is GPU g of the fabric it was made on: its phases in order, as alone_s.
+  const auto plan_alone_s = [&plan, &predicted_on](double size) {
+    engine::Simulator simulator;
+    const auto model = network::make_network_model(network::ModelKind::kFlow, predicted_on, simulator);
+    for (const auto& phase : plan.phases) {
+      for (const auto& t : phase.transfers) {
+        const auto bytes = static_cast<std::int64_t>(std::llround(t.fraction * phase.repeat * size));
+        model->start_transfer({t.src, t.dst, Bytes(bytes), t.route}, [] {});
+      }
+      model->run();
+    }
+    return simulator.now().seconds();
+  };
+  std::vector<double> fractions;
+  for (const auto& phase : plan.phases) {
+    for (const auto& t : phase.transfers) fractions.push_back(t.fraction * phase.repeat);
+  }
+  const double probe = probe_size(fractions);
+  Pace pace;
+  pace.fixed_s = plan_alone_s(0);
+  pace.per_byte_s = (plan_alone_s(probe) - pace.fixed_s) / probe;
+  CTWIN_ASSERT(pace.per_byte_s > 0, "a collective between sites takes time per byte");
+  return paces_[own_key] = pace;
 }
 
 const SharedFabricExecutor::Pace& SharedFabricExecutor::crossing_pace(int from, int to,

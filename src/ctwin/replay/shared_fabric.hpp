@@ -150,6 +150,10 @@ class SharedFabricExecutor final : public CommExecutor {
   [[nodiscard]] double alone_s(const Traffic& traffic, double size);
   // A crossing send's pair alone on the fabric it was predicted on (CollectiveTimes::crossing_send_fabric).
   [[nodiscard]] const Pace& crossing_pace(int from, int to, const fabric::Fabric& predicted_on);
+  // A collective's plan alone on the fabric it was predicted on: a group spanning sites, whose
+  // node slice keeps its share of the DCI (CollectiveTimes::spanning_group_fabric).
+  [[nodiscard]] const Pace& spanning_pace(const TrafficKey& key, const collectives::Plan& plan,
+                                          const fabric::Fabric& predicted_on);
   void launch(const Traffic& traffic, const Classes* classes, const Pace& pace, SimTime isolated, Done done);
   void start_phase(std::uint32_t slot);
   void flow_done(std::uint32_t slot);
