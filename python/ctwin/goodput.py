@@ -78,16 +78,14 @@ def goodput(scenario: Scenario | str | os.PathLike, days: float, checkpoint_inte
 
     ``scenario``: a scenario file, a bundled name or a :class:`Scenario` (loaded or built in
     memory with :meth:`Scenario.from_dict`; its changes apply).
-    ``checkpoint_interval``: training time between checkpoints ("30min") or "auto" (the scenario's
-    ``checkpoint.every_steps`` times the step when it has a ``checkpoint``, else the simulated best,
-    beside Young/Daly's). ``spares``: hot spare nodes, "16", "5%" or "2/su";
+    ``checkpoint_interval``: training time between checkpoints ("30min") or "auto" (the simulated
+    best, beside Young/Daly's). ``spares``: hot spare nodes, "16", "5%" or "2/su";
     ``cold_spares`` likewise; ``hot_swap``/``cold_swap``: switchover times. ``on_empty``: "wait"
     for a repair or "shrink" (the smaller job's step from the twin). ``storage``: "pfs",
     "nvme-async" or "peer-memory", tiers of ``storage_file`` (default the bundled
     models/reliability/storage.json, as ``--storage-file``), "cluster:NAME" (a shared tier of the
-    scenario's cluster storage) or "auto" (the scenario's own ``checkpoint``: its tier, mode and bytes
-    per parameter, when it has one; else the tier where the cluster's storage gives a write rate,
-    else "pfs"). ``step_time``: e.g. "8.5s" instead of simulating the step.
+    scenario's cluster storage) or "auto" (that tier where the cluster's storage gives a write
+    rate, else "pfs"). ``step_time``: e.g. "8.5s" instead of simulating the step.
     ``straggler_rate``: GPU throttling events per GPU-hour ("1e-4/h"; an assumption, no fleet
     publishes one), each a GPU at ``straggler_speed`` for ``straggler_duration``. ``network`` and
     ``changes`` as ``--network`` and ``--set``. Errors name the command's flags (``--spares``).

@@ -264,21 +264,3 @@ def test_checkpoint_field_through_run_equals_cli(cli):
     assert got == json.loads(expected.stdout)
     assert got["checkpoint"]["bytes"] == got["checkpoint"]["parameters"] * 14
     assert got["checkpoint"]["mode"] == "async" and got["checkpoint"]["stall_s"] == got["checkpoint"]["copy_s"]
-
-
-def test_goodput_takes_the_scenarios_checkpoint(cli):
-    # goodput prices the scenario's own saves (docs/goodput.md#a-scenarios-own-checkpoint), in memory as from the CLI.
-    path = "scenarios/io/llama3-70b-rapidfs.json"
-    checkpoint = {"every_steps": 100, "mode": "blocking", "tier": "pfs"}
-    s = ctwin.Scenario.load(path).with_({"cluster.storage.tiers.0.write_per_server": "10GiBps",
-                                          "checkpoint": checkpoint, "network": "analytical"})
-    expected = cli("goodput", path, "--days", "30", "--runs", "20", "--set",
-                   "cluster.storage.tiers.0.write_per_server=10GiBps", "--set", "checkpoint=" + json.dumps(checkpoint),
-                   "--network", "analytical", "--format", "json")
-    assert expected.returncode == 0, expected.stderr
-    got = ctwin.goodput(s, days=30, runs=20).to_dict()
-    assert got == json.loads(expected.stdout)
-    assert got["checkpoint"]["from"] == "scenario" and got["interval_from"] == "scenario"
-    step = ctwin.run(s).to_dict()
-    assert got["checkpoint"]["blocking_s"] == step["checkpoint"]["stall_s"]
-    assert got["interval_s"] == 100 * step["step_time_s"]

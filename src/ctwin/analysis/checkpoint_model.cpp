@@ -103,7 +103,7 @@ CheckpointSize checkpoint_size(const replay::Scenario& scenario, long long job_n
   CheckpointSize s;
   s.parameters = static_cast<double>(workload::count_parameters(scenario.model).total);
   // The step's checkpoint (replay/checkpoint_save.hpp) counts bytes and writers by the same functions.
-  s.bytes_per_parameter = options.bytes_per_parameter.value_or(replay::checkpoint_bytes_per_parameter(options.fp32_master));
+  s.bytes_per_parameter = replay::checkpoint_bytes_per_parameter(options.fp32_master);
   s.bytes = s.parameters * s.bytes_per_parameter;
   s.writer_nodes = replay::checkpoint_writer_nodes(scenario.split, job_nodes, std::max(1, scenario.cluster.server.gpus));
   s.bytes_per_writer = s.bytes / static_cast<double>(s.writer_nodes);

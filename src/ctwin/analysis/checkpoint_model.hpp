@@ -17,7 +17,6 @@
 // runs in the background and the checkpoint is durable only when it ends (persist time).
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,7 +56,6 @@ struct StorageTier {
 
 struct CheckpointOptions {
   bool fp32_master = true;  ///< false: 10 B/param (fp16 weights + fp32 moments), as OPT-175B
-  std::optional<double> bytes_per_parameter;  ///< a scenario's own count; overrides fp32_master
 };
 
 struct CheckpointSize {

@@ -152,16 +152,6 @@ analysis::StorageTier checkpoint_tier(const std::string& storage, const std::str
                                    ", auto, or cluster:NAME for a tier of the cluster's storage)");
 }
 
-analysis::StorageTier scenario_checkpoint_tier(const replay::Scenario& scenario) {
-  CTWIN_ASSERT(scenario.checkpoint.has_value(), "a scenario with a checkpoint");
-  const replay::CheckpointSpec& spec = *scenario.checkpoint;
-  analysis::StorageTier tier = analysis::storage_tier_of_cluster(scenario.cluster, spec.tier, "/checkpoint/tier");
-  if (spec.mode == replay::CheckpointMode::kAsync) {
-    tier.snapshot_per_node_Bps = spec.host_copy_per_gpu_Bps * std::max(1, scenario.cluster.server.gpus);
-  }
-  return tier;
-}
-
 GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) {
   if (!q.scenario) throw InputError("scenario", "", "a scenario file is required (or --validate)");
   if (!(q.days > 0) || !std::isfinite(q.days)) throw InputError("--days", "", "give the run's length in days, e.g. --days 54");
@@ -174,10 +164,7 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
                           analysis::load_reliability_model(resolve_data_path(q.reliability))),
                       {}, {}, std::nullopt};
   const replay::Scenario& scenario = g.scenario;
-  g.checkpoint_from_scenario = scenario.checkpoint.has_value() && q.storage == "auto";
-  const analysis::StorageTier tier = g.checkpoint_from_scenario
-                                         ? scenario_checkpoint_tier(scenario)
-                                         : checkpoint_tier(q.storage, q.storage_file, scenario.cluster, "--storage");
+  const analysis::StorageTier tier = checkpoint_tier(q.storage, q.storage_file, scenario.cluster, "--storage");
 
   const fabric::Fabric built(scenario.cluster, static_cast<int>(scenario.gpus));
   const fabric::FabricSummary summary = fabric::summarize(built);
@@ -187,7 +174,6 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
   in.runs = q.runs;
   in.seed = q.seed;
   in.checkpoint.fp32_master = q.fp32_master;
-  if (g.checkpoint_from_scenario) in.checkpoint.bytes_per_parameter = scenario.checkpoint->bytes_per_parameter;
   if (q.interval != "auto") in.interval_s = hours_option(q.interval, "--checkpoint-interval", 87660) * 3600;
   in.spares.hot = analysis::parse_spare_count(q.spares, "--spares", summary.nodes, summary.scalable_units);
   in.spares.cold = analysis::parse_spare_count(q.cold_spares, "--cold-spares", summary.nodes, summary.scalable_units);
@@ -209,10 +195,6 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
     const replay::SimulatedStep step = replay::simulate_step(scenario);
     in.step_time_s = step.report.step_time_s;
     in.tokens_per_s = step.report.tokens_per_s;
-  }
-  g.interval_from_scenario = g.checkpoint_from_scenario && q.interval == "auto";
-  if (g.interval_from_scenario) {
-    in.interval_s = static_cast<double>(scenario.checkpoint->every_steps) * in.step_time_s;
   }
   try {
     in.straggler_rate_per_gpu_hour = parse_rate_per_hour(q.straggler_rate);
@@ -258,8 +240,6 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
 
 nlohmann::json goodput_json(const GoodputEvaluation& g) {
   nlohmann::json out = study_json(g.scenario, *g.model, g.study);
-  out["checkpoint"]["from"] = g.checkpoint_from_scenario ? "scenario" : "options";
-  out["interval_from"] = g.study.search ? "search" : g.interval_from_scenario ? "scenario" : "given";
   if (!g.shrunk_jobs.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& [replicas, j] : g.shrunk_jobs) {

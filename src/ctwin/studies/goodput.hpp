@@ -64,10 +64,6 @@ struct GoodputEvaluation {
   std::map<long long, ShrunkJob> shrunk_jobs;  ///< by replica count (shrink), the whole job's included
   std::optional<GoodputStragglers> stragglers;  ///< when the rate is not zero
   std::optional<LeafDownEffect> leaf_down;      ///< dual-plane builds: a leaf failure slows the job by this
-  /// The checkpoint's tier, mode, bytes and interval came from the scenario's own `checkpoint`
-  /// (scenario_checkpoint_tier) rather than from the options.
-  bool checkpoint_from_scenario = false;
-  bool interval_from_scenario = false;  ///< every_steps × the step, --checkpoint-interval left at auto
 };
 
 /// The checkpoint tier `storage` names: "cluster:NAME", a shared tier of `cluster`'s storage, a
@@ -77,14 +73,6 @@ struct GoodputEvaluation {
 [[nodiscard]] analysis::StorageTier checkpoint_tier(const std::string& storage, const std::string& storage_file,
                                                    const fabric::ClusterSpec& cluster, const std::string& origin);
 
-/// A scenario's own `checkpoint` (replay/checkpoint_spec.hpp) as goodput's tier: its cluster tier
-/// (storage_tier_of_cluster), and when the save is async, a host-memory snapshot at the GPUs' device→host
-/// rate, so that goodput's blocking part equals the step report's copy_s and its write the step's save.
-[[nodiscard]] analysis::StorageTier scenario_checkpoint_tier(const replay::Scenario& scenario);
-
-/// With --storage auto and --checkpoint-interval auto, a scenario with a `checkpoint` gives goodput
-/// its tier, mode, bytes per parameter and interval (every_steps × the step); either option set
-/// to anything else overrides that part.
 [[nodiscard]] GoodputEvaluation evaluate_goodput(const GoodputQuery& query, EvalContext& context);
 
 [[nodiscard]] nlohmann::json goodput_json(const GoodputEvaluation& evaluation);
