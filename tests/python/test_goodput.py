@@ -61,3 +61,22 @@ def test_bad_input_raises_input_error():
     assert "--spares" in str(raised.value)
     with pytest.raises(ctwin.InputError):
         ctwin.goodput("scenarios/default.json", days=3, runs=5, step_time="2s", straggler_rate="1e-3")
+
+
+def test_scenario_checkpoint_is_runs_and_the_command_bytes(cli):
+    # goodput takes a scenario's checkpoint (docs/goodput.md#the-scenarios-checkpoint): run's stall, the CLI's bytes.
+    path = "scenarios/io/llama3-70b-rapidfs.json"
+    checkpoint = {"every_steps": 100, "mode": "async", "tier": "pfs"}
+    s = ctwin.Scenario.load(path).with_({"cluster.storage.tiers.0.write_per_server": "10GiBps",
+                                          "checkpoint": checkpoint, "network": "analytical"})
+    expected = cli("goodput", path, "--set", "cluster.storage.tiers.0.write_per_server=10GiBps", "--set",
+                   "checkpoint=" + json.dumps(checkpoint), "--network", "analytical", "--days", "2", "--runs", "20",
+                   "--format", "json")
+    assert expected.returncode == 0, expected.stderr
+    got = ctwin.goodput(s, days=2, runs=20).to_dict()
+    assert got == json.loads(expected.stdout)
+    run = ctwin.run(s).to_dict()["checkpoint"]
+    assert got["checkpoint"]["blocking_s"] == run["stall_s"] + run["contention_s"]
+    assert got["checkpoint"]["from"] == {"tier": "scenario", "mode": "scenario", "bytes_per_parameter": "scenario",
+                                         "interval": "scenario"}
+    assert got["interval_s"] == 100 * got["step_time_s"]

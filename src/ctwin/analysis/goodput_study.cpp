@@ -33,7 +33,8 @@ GoodputStudy run_goodput_study(const replay::Scenario& scenario, const fabric::F
     throw InputError("--spares", "", std::to_string(in.spares.hot + in.spares.cold) + " spare nodes, more than the " +
                                          std::to_string(nodes) + " nodes of the build they protect");
   }
-  s.checkpoint = checkpoint_cost(checkpoint_size(scenario, nodes, in.checkpoint), tier, nodes);
+  s.checkpoint = in.checkpoint_cost ? *in.checkpoint_cost
+                                    : checkpoint_cost(checkpoint_size(scenario, nodes, in.checkpoint), tier, nodes);
 
   const auto& split = scenario.split;
   const long long replica_gpus = split.tp * split.pp * split.cp;

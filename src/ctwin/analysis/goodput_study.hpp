@@ -25,6 +25,9 @@ struct GoodputInputs {
   std::optional<double> interval_s;  ///< training time between checkpoints; nullopt: the simulated best
   SparePolicy spares;
   CheckpointOptions checkpoint;
+  /// The checkpoint's cost as given (a scenario's "checkpoint", studies/goodput_checkpoint.hpp);
+  /// none: `tier`'s closed form with `checkpoint`'s size.
+  std::optional<CheckpointCost> checkpoint_cost;
   int runs = 1000;
   std::uint64_t seed = 1;
   double step_time_s = 0;   ///< one training step (ctwin run), for rounding intervals and tokens

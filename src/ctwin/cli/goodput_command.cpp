@@ -51,7 +51,7 @@ std::string duration_text(double seconds) {
 }
 
 void print_study(const replay::Scenario& scenario, const analysis::ReliabilityModel& model, const analysis::GoodputStudy& s,
-                 Format format) {
+                 const std::optional<api::GoodputScenarioCheckpoint>& from_scenario, Format format) {
   const auto& r = s.result;
   const auto& c = s.config;
   const double days = c.duration_s / 86400;
@@ -99,7 +99,14 @@ void print_study(const replay::Scenario& scenario, const analysis::ReliabilityMo
             << duration_text(s.checkpoint.blocking_s);
   if (s.checkpoint.asynchronous) std::cout << ", durable " << duration_text(s.checkpoint.persist_s) << " later";
   std::cout << ", load " << duration_text(s.checkpoint.load_s) << "\n";
-  std::cout << "interval: " << duration_text(c.interval_s) << (s.search ? " (simulated best)" : " (given)") << "; Young/Daly "
+  if (from_scenario) {  // tables of scenarios without a checkpoint keep their lines
+    const api::GoodputCheckpointOrigin& o = from_scenario->origin;
+    std::cout << "checkpoint figures from: tier " << o.tier << ", mode " << o.mode << ", bytes/param "
+              << o.bytes_per_parameter << ", interval " << o.interval << "\n";
+  }
+  const bool scenario_interval = from_scenario && from_scenario->interval_s;
+  std::cout << "interval: " << duration_text(c.interval_s)
+            << (s.search ? " (simulated best)" : scenario_interval ? " (the scenario's)" : " (given)") << "; Young/Daly "
             << duration_text(s.young_daly_s) << " (first-order ETTR there " << fixed(100 * s.young_daly_ettr, 2) << " %)\n";
   std::cout << "spares: " << c.spares.hot << " hot (switchover " << duration_text(c.spares.hot_swap_s) << "), " << c.spares.cold
             << " cold (swap " << duration_text(c.spares.cold_swap_s) << "), when empty: " << analysis::to_string(c.spares.on_empty)
@@ -232,7 +239,7 @@ Action add_goodput_command(CLI::App& app) {
   command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json); not needed with --validate");
   command->add_option("--days", o->query.days, "length of the run in days (required with a scenario)");
   command->add_option("--checkpoint-interval", o->query.interval,
-                      "training time between checkpoints, e.g. 30min or 2h, or auto: the simulated best")
+                      "training time between checkpoints, e.g. 30min or 2h, or auto: the scenario's checkpoint.every_steps when it has one, else the simulated best")
       ->capture_default_str();
   command->add_option("--spares", o->query.spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit); 0 for none")
       ->capture_default_str();
@@ -243,7 +250,7 @@ Action add_goodput_command(CLI::App& app) {
                       "when no spare is left: wait (for a repair) or shrink (continue with fewer data-parallel replicas)")
       ->capture_default_str();
   command->add_option("--reliability", o->query.reliability, "reliability model (failure rates per component)")->capture_default_str();
-  command->add_option("--storage", o->query.storage, "checkpoint tier by name, from --storage-file; cluster:NAME takes a shared tier of the scenario's cluster storage; auto: the cluster's first shared tier with a write rate, else pfs (docs/io.md)")->capture_default_str();
+  command->add_option("--storage", o->query.storage, "checkpoint tier by name, from --storage-file; cluster:NAME takes a shared tier of the scenario's cluster storage; auto: the scenario's checkpoint tier and mode when it has one, else the cluster's first shared tier with a write rate, else pfs (docs/io.md)")->capture_default_str();
   command->add_option("--storage-file", o->query.storage_file, "checkpoint storage tiers")->capture_default_str();
   command->add_flag("--no-fp32-master", o->no_fp32_master,
                     "checkpoints hold no fp32 master weights (10 instead of 14 bytes per parameter, as OPT-175B)");
@@ -289,7 +296,7 @@ Action add_goodput_command(CLI::App& app) {
       std::cout << json_text(api::goodput_json(g), 2) << '\n';
       return;
     }
-    print_study(g.scenario, *g.model, g.study, format);
+    print_study(g.scenario, *g.model, g.study, g.checkpoint, format);
     if (format == Format::kTable && !g.shrunk_jobs.empty()) print_shrunk_jobs(g.shrunk_jobs);
     if (format == Format::kTable && g.stragglers) print_stragglers(*g.stragglers, g.study.result);
     if (format == Format::kTable && g.leaf_down) print_leaf_down(*g.leaf_down, g.study);

@@ -81,7 +81,8 @@ ExplainLink run_explain_link(const Scenario& base_file, const ExplainChain& chai
   if (chain.goodput) {
     const ExplainGoodputSettings settings = read_explain_goodput(*chain.goodput, chain.file, split.goodput, "/goodput");
     try {
-      link.goodput = explain_goodput(settings, full.scenario, link.report.step_time_s, link.report.tokens_per_s);
+      link.goodput = explain_goodput(settings, full.scenario, link.report.step_time_s, link.report.tokens_per_s,
+                                     link.report.checkpoint);
     } catch (const InputError& error) {
       // Named by the chain's settings: "goodput" errors by their field, the Monte Carlo's by its flag.
       if (error.source() == "goodput") throw InputError(chain.file, "/goodput" + error.pointer(), error.message());

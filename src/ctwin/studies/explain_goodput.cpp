@@ -15,6 +15,7 @@
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/fabric/summary.hpp"
 #include "ctwin/studies/goodput.hpp"
+#include "ctwin/studies/goodput_checkpoint.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -107,7 +108,8 @@ ExplainGoodputSettings read_explain_goodput(const nlohmann::json& document, cons
 }
 
 ExplainGoodput explain_goodput(const ExplainGoodputSettings& settings, const replay::Scenario& scenario,
-                               double step_time_s, double tokens_per_s) {
+                               double step_time_s, double tokens_per_s,
+                               const std::optional<replay::CheckpointTiming>& checkpoint) {
   analysis::ReliabilityModel model = analysis::load_reliability_model(resolve_data_path(settings.reliability));
   if (!settings.interruption_every.empty()) {
     const ExplainInterruptionEvery parsed = parse_interruption_every(settings.interruption_every);
@@ -143,6 +145,9 @@ ExplainGoodput explain_goodput(const ExplainGoodputSettings& settings, const rep
   in.spares.hot = analysis::parse_spare_count(settings.spares, "goodput.spares", summary.nodes, summary.scalable_units);
   in.step_time_s = step_time_s;
   in.tokens_per_s = tokens_per_s;
+  (void)take_scenario_checkpoint(scenario, summary.nodes,
+                                 settings.storage == "auto" ? std::nullopt : std::optional<analysis::StorageTier>(tier),
+                                 true, checkpoint, in);
   const analysis::GoodputStudy study = analysis::run_goodput_study(scenario, summary, model, tier, in);
   ExplainGoodput out;
   out.ettr = study.result.ettr.mean;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctwin/replay/checkpoint_save.hpp"
 #include "ctwin/replay/scenario.hpp"
 
 namespace ctwin::api {
@@ -54,8 +55,11 @@ struct ExplainGoodput {
 };
 
 /// The goodput of one link: `scenario` (resolved) stepping in `step_time_s` at `tokens_per_s`.
+/// A scenario with a "checkpoint" saves as it says (studies/goodput_checkpoint.hpp), `checkpoint`
+/// being the link's step report's.
 [[nodiscard]] ExplainGoodput explain_goodput(const ExplainGoodputSettings& settings, const replay::Scenario& scenario,
-                                             double step_time_s, double tokens_per_s);
+                                             double step_time_s, double tokens_per_s,
+                                             const std::optional<replay::CheckpointTiming>& checkpoint = std::nullopt);
 
 [[nodiscard]] nlohmann::json explain_goodput_settings_json(const ExplainGoodputSettings& settings);
 [[nodiscard]] nlohmann::json explain_goodput_json(const ExplainGoodput& goodput);

@@ -162,7 +162,7 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
   GoodputEvaluation g{q.scenario->resolve(&context.profiles()),
                       std::make_shared<const analysis::ReliabilityModel>(
                           analysis::load_reliability_model(resolve_data_path(q.reliability))),
-                      {}, {}, std::nullopt};
+                      {}, {}, std::nullopt, std::nullopt, std::nullopt};
   const replay::Scenario& scenario = g.scenario;
   const analysis::StorageTier tier = checkpoint_tier(q.storage, q.storage_file, scenario.cluster, "--storage");
 
@@ -186,6 +186,7 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
   } else {
     throw InputError("--on-empty", "", "unknown policy '" + q.on_empty + "' (expected wait or shrink)");
   }
+  std::optional<replay::CheckpointTiming> simulated_checkpoint;
   if (!q.step_time.empty()) {
     in.step_time_s = hours_option(q.step_time, "--step-time", 24) * 3600;
     if (!(in.step_time_s > 0)) throw InputError("--step-time", "", "must be positive");
@@ -195,7 +196,12 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
     const replay::SimulatedStep step = replay::simulate_step(scenario);
     in.step_time_s = step.report.step_time_s;
     in.tokens_per_s = step.report.tokens_per_s;
+    simulated_checkpoint = step.report.checkpoint;
   }
+  // One checkpoint model: the scenario's, as `run` prices it, where no option overrides it.
+  g.checkpoint = take_scenario_checkpoint(scenario, summary.nodes,
+                                          q.storage == "auto" ? std::nullopt : std::optional<analysis::StorageTier>(tier),
+                                          q.fp32_master, simulated_checkpoint, in);
   try {
     in.straggler_rate_per_gpu_hour = parse_rate_per_hour(q.straggler_rate);
   } catch (const UnitError& e) {
@@ -240,6 +246,7 @@ GoodputEvaluation evaluate_goodput(const GoodputQuery& q, EvalContext& context) 
 
 nlohmann::json goodput_json(const GoodputEvaluation& g) {
   nlohmann::json out = study_json(g.scenario, *g.model, g.study);
+  if (g.checkpoint) add_checkpoint_origin_json(*g.checkpoint, out["checkpoint"]);
   if (!g.shrunk_jobs.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& [replicas, j] : g.shrunk_jobs) {

@@ -18,6 +18,7 @@
 #include "ctwin/analysis/reliability_model.hpp"
 #include "ctwin/api/eval_context.hpp"
 #include "ctwin/api/scenario.hpp"
+#include "ctwin/studies/goodput_checkpoint.hpp"
 #include "ctwin/studies/plane_leaf_effect.hpp"
 #include "ctwin/studies/shrunk_jobs.hpp"
 #include "ctwin/studies/straggler_effects.hpp"
@@ -64,6 +65,7 @@ struct GoodputEvaluation {
   std::map<long long, ShrunkJob> shrunk_jobs;  ///< by replica count (shrink), the whole job's included
   std::optional<GoodputStragglers> stragglers;  ///< when the rate is not zero
   std::optional<LeafDownEffect> leaf_down;      ///< dual-plane builds: a leaf failure slows the job by this
+  std::optional<GoodputScenarioCheckpoint> checkpoint;  ///< scenarios with "checkpoint": its figures and their origins
 };
 
 /// The checkpoint tier `storage` names: "cluster:NAME", a shared tier of `cluster`'s storage, a
