@@ -21,7 +21,7 @@ const std::string kStudies = std::string(CTWIN_SOURCE_DIR) + "/validation/traini
 class ValidateScalingCli : public ctwin::cli_testing::TempDirTest {
  protected:
   // The bundled study cut to its two measured sizes: the same code for each size at less than
-  // half the cost (0.48 s of CPU in Release against 1.08 s, 17 times that under ASan). The whole
+  // half the cost (0.48 s of CPU in Release against 1.08 s; ASan multiplies it about 11 times). The whole
   // study's table is JsonHasEverySize...'s, in the Release half.
   std::string measured_sizes_only() const {
     auto doc = nlohmann::json::parse(std::ifstream(kStudies));
