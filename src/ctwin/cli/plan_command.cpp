@@ -74,12 +74,22 @@ nlohmann::json plan_placement_value(const std::string& placement) {
   return placement.empty() ? nlohmann::json() : parse_override(placement_assignment(placement), "--placement").value;
 }
 
-// "h100>h200 even", "a100>h100 speed 10/10/30/30": the groups in the order they take the ranks.
+// "h100>h200 even", "a100>h100 speed 10/10/30/30 dp 2x16/6x16": the groups in the order they take the
+// ranks, the balance, the layers per stage and, where unequal, the DP replicas' micro-batches.
 std::string pool_text(const api::PlanPoolChoice& pool) {
   std::string text;
   for (const auto& g : pool.order) text += (text.empty() ? "" : ">") + g;
   text += " " + pool.balance;
   for (std::size_t i = 0; i < pool.layers.size(); ++i) text += (i == 0 ? " " : "/") + std::to_string(pool.layers[i]);
+  // Unequal DP shares: the replicas' micro-batches in rank order, a run of alike replicas as
+  // micro-batches x replicas ("dp 2x16/6x16": 16 replicas on 2, then 16 on 6).
+  const auto& shares = pool.dp_micro_batches;
+  for (std::size_t i = 0; i < shares.size();) {
+    std::size_t run = 1;
+    while (i + run < shares.size() && shares[i + run] == shares[i]) ++run;
+    text += (i == 0 ? " dp " : "/") + std::to_string(shares[i]) + (run > 1 ? "x" + std::to_string(run) : "");
+    i += run;
+  }
   return text;
 }
 

@@ -161,7 +161,9 @@ PlanEntry evaluate_candidate(const Base& base, const PlanCandidate& candidate, n
     StepQuery query;
     query.report_only = true;  // the plan keeps only the report
     query.flow_sample = base.flow_sample;
-    const PlanScore score = score_of(evaluate_resolved(s, context, query).report);
+    const auto evaluation = evaluate_resolved(s, context, query);
+    const PlanScore score = score_of(evaluation.report);
+    if (entry.pool) entry.pool->dp_micro_batches = evaluation.report.dp_shares;
     if (network == network::ModelKind::kFlow) entry.flow = score;
     else entry.analytical = score;
   } catch (const InputError& e) {

@@ -56,6 +56,7 @@ json entry_json(const PlanEntry& e, std::size_t rank) {
   if (e.pool) {  // a pool's assignment (plan_pool.hpp): only on such plans, so that the others keep their bytes
     out["pool"] = {{"order", e.pool->order}, {"balance", e.pool->balance}, {"layers", e.pool->layers},
                    {"assignment", e.assignment}};
+    if (!e.pool->dp_micro_batches.empty()) out["pool"]["dp_micro_batches"] = e.pool->dp_micro_batches;
   }
   if (!e.invalid.empty()) {
     out["invalid"] = e.invalid;
@@ -128,6 +129,9 @@ PlanEntry read_entry(const json& j, const std::string& source, const std::string
                             plan_shard_field(p, "balance", source).get<std::string>(),
                             plan_shard_field(p, "layers", source).get<std::vector<std::int64_t>>()};
     e.assignment = plan_shard_field(p, "assignment", source).get<std::size_t>();
+    if (p.contains("dp_micro_batches")) {
+      e.pool->dp_micro_batches = plan_shard_field(p, "dp_micro_batches", source).get<std::vector<std::int64_t>>();
+    }
     e.split.pipeline_layout = e.pool->layers;
   }
   if (j.contains("invalid")) {

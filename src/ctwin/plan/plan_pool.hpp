@@ -56,6 +56,9 @@ struct PlanPoolChoice {
   std::vector<std::string> order;
   std::string balance;
   std::vector<std::int64_t> layers;
+  /// Micro-batches per DP replica where balance "speed" gives them unequal shares (the step
+  /// report's dp_shares, replay/dp_shares.hpp); empty where every replica takes the same.
+  std::vector<std::int64_t> dp_micro_batches;
 };
 [[nodiscard]] PlanPoolChoice pool_choice_of(const replay::Scenario& assigned, const workload::ParallelConfig& split);
 

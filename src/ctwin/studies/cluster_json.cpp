@@ -1,10 +1,21 @@
 #include "ctwin/studies/cluster_json.hpp"
 
+#include "ctwin/replay/step_figures.hpp"
+
 namespace ctwin::api {
 namespace {
 
+// A job's step in the shared window: three of the step's headline figures, under the names and
+// by the writer every report uses (replay/step_figures.hpp).
+constexpr replay::FigureSet kClusterStepFigures{replay::Figure::kStepTime, replay::Figure::kExposedComm,
+                                                replay::Figure::kTokensPerS};
+
 nlohmann::json cluster_step_json(const ClusterStepFigures& f) {
-  return {{"step_time_s", f.step_time_s}, {"exposed_comm_s", f.exposed_comm_s}, {"tokens_per_s", f.tokens_per_s}};
+  replay::StepFigures figures;
+  figures.step_time_s = f.step_time_s;
+  figures.exposed_comm_s = f.exposed_comm_s;
+  figures.tokens_per_s = f.tokens_per_s;
+  return replay::to_json(figures, kClusterStepFigures);
 }
 
 nlohmann::json cluster_job_json(const ClusterJobResult& job) {

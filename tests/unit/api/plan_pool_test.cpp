@@ -168,6 +168,48 @@ TEST_F(PlanPool, TheBestIsBalancedBySpeedAndItsPipelineIsTheClosedForm) {
   EXPECT_GE(best.analytical.step_time_s, closed.seconds());  // communication only adds
 }
 
+TEST_F(PlanPool, AnEntrysDpSharesAreItsRunsAndInItsJson) {
+  // Two DP replicas (tp 8, pp 1), one on the fast node and one on the slow: by speed they take
+  // unequal shares of the 8 micro-batches, which the plan's entry carries as `run` reports them.
+  PlanOptions options;
+  options.fixes = {"parallel.tp=8", "parallel.pp=1", "parallel.vpp=1", "training.micro_batch=1",
+                   "parallel.recompute=selective", "parallel.distributed_optimizer=true"};
+  options.flow_top = 0;
+  options.exhaustive = true;
+  EvalContext context;
+  const nlohmann::json document = fast_slow_document();
+  const PlanResult plan = evaluate_plan(Scenario::from_json(document), context, options);
+  const PlanEntry* speed = nullptr;
+  for (const auto& e : plan.entries) {
+    ASSERT_TRUE(e.pool);
+    if (!e.invalid.empty()) continue;
+    if (e.pool->balance == "even") EXPECT_TRUE(e.pool->dp_micro_batches.empty());
+    if (e.pool->balance == "speed" && speed == nullptr) speed = &e;
+  }
+  ASSERT_NE(speed, nullptr);
+  const std::string order = "[\"" + speed->pool->order[0] + "\", \"" + speed->pool->order[1] + "\"]";
+  const replay::Scenario run = replay::parse_scenario(
+      document, "pool.json", dir_, kPoolSource,
+      {"parallel.tp=8", "parallel.pp=1", "training.micro_batch=1", "parallel.recompute=selective",
+       "parallel.distributed_optimizer=true", "parallel.sequence_parallel=true", "parallel.zero=0",
+       "parallel.schedule=1f1b", "parallel.vpp=1", "parallel.cp=1",
+       "pool={\"balance\": \"speed\", \"order\": " + order + "}"});
+  const std::vector<std::int64_t> shares = replay::simulate_step(run, {}).report.dp_shares;
+  ASSERT_EQ(shares.size(), 2U);
+  EXPECT_EQ(shares[0] + shares[1], 8);
+  EXPECT_NE(shares[0], shares[1]);
+  EXPECT_EQ(speed->pool->dp_micro_batches, shares);
+  const nlohmann::json json = plan_json(plan, 10);
+  bool written = false;
+  for (const auto& r : json["results"]) {
+    if (r.contains("pool") && r["pool"].contains("dp_micro_batches")) {
+      written = true;
+      EXPECT_EQ(r["pool"]["dp_micro_batches"].get<std::vector<std::int64_t>>(), shares);
+    }
+  }
+  EXPECT_TRUE(written);
+}
+
 TEST_F(PlanPool, AGroupThatHoldsNoStageIsOneLine) {
   nlohmann::json document = fast_slow_document();
   document["cluster"]["node_groups"][1]["gpu"] = "a100-sxm-40gb";
