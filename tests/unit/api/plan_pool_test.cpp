@@ -48,6 +48,17 @@ class PlanPool : public cli_testing::TempDirTest {
     s["model"] = kPoolSource + "/models/llm/llama3-8b.json";
     return s;
   }
+  /// `document` with tp 8, `pp` stages and a plan entry's order of the groups balanced by speed,
+  /// as the scenario `ctwin run` would take for that entry.
+  replay::Scenario speed_run(const nlohmann::json& document, int pp, const PlanPoolChoice& pool) const {
+    const std::string order = "[\"" + pool.order[0] + "\", \"" + pool.order[1] + "\"]";
+    return replay::parse_scenario(
+        document, "pool.json", dir_, kPoolSource,
+        {"parallel.tp=8", "parallel.pp=" + std::to_string(pp), "training.micro_batch=1", "parallel.recompute=selective",
+         "parallel.distributed_optimizer=true", "parallel.sequence_parallel=true", "parallel.zero=0",
+         "parallel.schedule=1f1b", "parallel.vpp=1", "parallel.cp=1",
+         "pool={\"balance\": \"speed\", \"order\": " + order + "}"});
+  }
   /// Two nodes: "fast" (H100) and "slow" (the half-speed copy); a 24-layer Llama 3 8B on 16 GPUs.
   nlohmann::json fast_slow_document() const {
     nlohmann::json s = pool_document({{{"name", "fast"}, {"gpu", "h100-sxm"}, {"nodes", 1}},
@@ -146,13 +157,7 @@ TEST_F(PlanPool, TheBestIsBalancedBySpeedAndItsPipelineIsTheClosedForm) {
   EXPECT_LT(best.analytical.step_time_s, 0.9 * best_even_s);
 
   // The same split and assignment as a scenario: `ctwin run`'s step, and with free communication the closed form.
-  const std::string order = "[\"" + best.pool->order[0] + "\", \"" + best.pool->order[1] + "\"]";
-  const replay::Scenario run = replay::parse_scenario(
-      document, "pool.json", dir_, kPoolSource,
-      {"parallel.tp=8", "parallel.pp=2", "training.micro_batch=1", "parallel.recompute=selective",
-       "parallel.distributed_optimizer=true", "parallel.sequence_parallel=true", "parallel.zero=0",
-       "parallel.schedule=1f1b", "parallel.vpp=1", "parallel.cp=1",
-       "pool={\"balance\": \"speed\", \"order\": " + order + "}"});
+  const replay::Scenario run = speed_run(document, 2, *best.pool);
   EXPECT_EQ(run.split.pipeline_layout, best.pool->layers);
   EXPECT_EQ(replay::simulate_step(run, {}).report.step_time_s, best.analytical.step_time_s);
   replay::StepOptions free;
@@ -187,13 +192,7 @@ TEST_F(PlanPool, AnEntrysDpSharesAreItsRunsAndInItsJson) {
     if (e.pool->balance == "speed" && speed == nullptr) speed = &e;
   }
   ASSERT_NE(speed, nullptr);
-  const std::string order = "[\"" + speed->pool->order[0] + "\", \"" + speed->pool->order[1] + "\"]";
-  const replay::Scenario run = replay::parse_scenario(
-      document, "pool.json", dir_, kPoolSource,
-      {"parallel.tp=8", "parallel.pp=1", "training.micro_batch=1", "parallel.recompute=selective",
-       "parallel.distributed_optimizer=true", "parallel.sequence_parallel=true", "parallel.zero=0",
-       "parallel.schedule=1f1b", "parallel.vpp=1", "parallel.cp=1",
-       "pool={\"balance\": \"speed\", \"order\": " + order + "}"});
+  const replay::Scenario run = speed_run(document, 1, *speed->pool);
   const std::vector<std::int64_t> shares = replay::simulate_step(run, {}).report.dp_shares;
   ASSERT_EQ(shares.size(), 2U);
   EXPECT_EQ(shares[0] + shares[1], 8);
