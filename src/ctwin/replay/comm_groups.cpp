@@ -112,7 +112,11 @@ CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind
       network_(network),
       free_(free),
       tuning_(tuning),
-      cache_(cache ? std::move(cache) : std::make_shared<CollectiveCache>()) {}
+      cache_(cache ? std::move(cache) : std::make_shared<CollectiveCache>()) {
+  // A group's fabric is nodes of one server (a pool group's own via on_server); the groups'
+  // servers would otherwise be laid on its first nodes (fabric.hpp).
+  cluster_.node_groups.clear();
+}
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 

@@ -36,6 +36,10 @@ class ServerLayout {
   [[nodiscard]] std::span<const LinkId> gpu_to_nic(int gpu, int nic) const { return route(gpu, gpus_ + nic); }
   [[nodiscard]] std::span<const LinkId> nic_to_gpu(int nic, int gpu) const { return route(gpus_ + nic, gpu); }
 
+  /// Whether `other` has the same parts, cables and routes, whatever their rates: a node built
+  /// from either is routed alike (a pool group's own server on a built fabric, fabric.hpp).
+  [[nodiscard]] bool routes_alike(const ServerLayout& other) const;
+
  private:
   [[nodiscard]] std::span<const LinkId> route(int from_endpoint, int to_endpoint) const;
   void add_cable(VertexId a, VertexId b, LinkSpec spec, LinkKind kind);
