@@ -333,7 +333,8 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
   const auto shared = replay::replay_jobs(jobs, build, true, &background);
   study.events = shared.events;
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    const double asked = streams[i].stream.rate.gigabits_per_second();
+    // A schedule's ask is its mean over the span its delivery is measured on.
+    const double asked = streams[i].stream.mean_rate(shared.background[i].last_arrival).gigabits_per_second();
     const double got = shared.background[i].achieved().gigabits_per_second();
     study.background.push_back({streams[i].entry, streams[i].label, asked, got, got < kBackgroundFullShare * asked});
   }
