@@ -1,7 +1,7 @@
 #pragma once
 // One server as a small graph (GPUs, NVSwitch, PCIe switches, CPUs, NICs) with the routes
-// between its endpoints. Every node of a cluster is a copy of it, so routes are computed once
-// here and offset per node.
+// between its endpoints. Every node of a cluster is a copy of it (a node group's own server
+// only at other rates, fabric.hpp), so routes are computed once here and offset per node.
 
 #include <span>
 #include <string>
