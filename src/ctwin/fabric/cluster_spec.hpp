@@ -152,6 +152,10 @@ struct ClusterSpec {
   FabricSpec fabric;
   std::optional<StorageSpec> storage;  ///< "storage": where training data is read from (storage_spec.hpp)
   std::vector<NodeGroupSpec> node_groups;  ///< "node_groups": empty for a homogeneous cluster
+  /// Whether a Fabric of this spec lays the groups' own servers on their nodes (fabric.hpp): set
+  /// for a job's pool, its groups in its order (replay::pool_build). A topology file alone builds
+  /// every node as its `server` (size, collective: the parts catalog prices the file's NICs).
+  bool build_group_servers = false;
   std::string file;  ///< where it was read from, for error messages
 };
 

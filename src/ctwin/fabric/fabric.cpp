@@ -52,7 +52,7 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
       topology_(plan_topology(spec_, checked_node_count(spec_, gpus))),
       rails_(spec_.server.nics.count) {
   const int nodes = topology_->nodes();
-  assign_group_servers(nodes);
+  if (spec_.build_group_servers) assign_group_servers(nodes);
   links_per_node_ = static_cast<LinkId>(server_.links().size());
   const std::size_t total_links =
       static_cast<std::size_t>(links_per_node_) * static_cast<std::size_t>(nodes) +

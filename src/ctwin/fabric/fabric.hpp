@@ -9,7 +9,8 @@
 //             towards the NIC or the first switch named, odd id = the reverse).
 // What the switches are and how routes cross them is the Topology's (fabric/topology.hpp).
 // Node groups (ClusterSpec::node_groups) lie on consecutive nodes from node 0, in the spec's
-// order; a group with its own server has its nodes' links and NIC cables at that server's rates.
+// order; with ClusterSpec::build_group_servers (a job's pool), a group with its own server has
+// its nodes' links and NIC cables at that server's rates.
 // Its parts and routes must be the file's server's (ServerLayout::routes_alike), so that the
 // layout above and every route stay arithmetic; only rates and latencies differ per node.
 

@@ -113,9 +113,9 @@ CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind
       free_(free),
       tuning_(tuning),
       cache_(cache ? std::move(cache) : std::make_shared<CollectiveCache>()) {
-  // A group's fabric is nodes of one server (a pool group's own via on_server); the groups'
-  // servers would otherwise be laid on its first nodes (fabric.hpp).
+  // A group's fabric is nodes of one server (a pool group's own via on_server), never a pool's.
   cluster_.node_groups.clear();
+  cluster_.build_group_servers = false;
 }
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;

@@ -293,6 +293,7 @@ void check_group_servers_priced(const Scenario& s, bool shared, bool repriced) {
 fabric::ClusterSpec pool_build(const Scenario& s) {
   if (!has_group_servers(s.pool)) return s.cluster;
   fabric::ClusterSpec cluster = s.cluster;
+  cluster.build_group_servers = true;
   cluster.node_groups.clear();
   for (const PoolGroup& g : s.pool.groups) {
     const auto it = std::find_if(s.cluster.node_groups.begin(), s.cluster.node_groups.end(),
