@@ -220,7 +220,8 @@ void declare_size_options(CLI::App& command, SizeOptions& o) {
   command.add_option("--cluster", o.cluster, "topology file (topologies/*.json)")->required();
   command.add_option("--gpus", o.gpus, "GPUs in the full build")->required()->check(CLI::Range(1, 1 << 24));
   command.add_option("--vary", o.vary,
-                     "field=v1,v2,...: a topology field and its values, e.g. fabric.oversubscription.leaf=1,2,4 "
+                     "field=v1,v2,...: a topology field and its values, e.g. fabric.oversubscription.leaf=1,2,4, "
+                     "or cluster=a.json,b.json: other topology files as options (a dragonfly beside a fat tree) "
                      "(repeatable: every combination)");
   command.add_option("--set", o.overrides, "override a topology field in every option: fabric.max_tiers=3");
   command.add_option("--workload", o.workloads,

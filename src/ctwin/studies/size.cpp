@@ -29,9 +29,23 @@ std::vector<Override> option_changes(const SizeQuery& query, const std::vector<s
   return changes;
 }
 
+// `--vary cluster=a.json,b.json` (or `--set cluster=...`): the option's topology file itself, so that
+// different kinds of fabric (a dragonfly beside a fat tree) are options of one table; every other
+// change then edits that file.
+constexpr const char* kTopologyField = "cluster";
+
 Build option_build(const SizeQuery& query, std::vector<Override> changes, std::string origin) {
   Build build;
   build.cluster = query.cluster;
+  for (auto change = changes.begin(); change != changes.end();) {
+    if (change->path != kTopologyField) {
+      ++change;
+      continue;
+    }
+    if (!change->value.is_string()) throw InputError(origin, "", "cluster= takes topology files (topologies/*.json)");
+    build.cluster = change->value.get<std::string>();
+    change = changes.erase(change);
+  }
   build.gpus = query.gpus;
   build.changes = std::move(changes);
   build.changes_origin = std::move(origin);

@@ -224,6 +224,36 @@ TEST(Size, EcmpSeedsMeasureTheTieTolerance) {
   EXPECT_EQ(error_of(query), "--ecmp-seeds: needs a workload on the flow network (analytical routes no flows)");
 }
 
+TEST(Size, OptionsOfDifferentTopologyFilesSitSideBySide) {
+  // `--vary cluster=...`: a dragonfly and a fat tree of the same GPUs as two options of one table,
+  // each what `size` gives for its file alone, the dragonfly's alltoall held by its global links.
+  SizeQuery query;
+  query.cluster = kRoot + "/topologies/slingshot-a100-dragonfly.json";
+  query.gpus = 1024;
+  query.vary = {parse_grid_axis("cluster=" + kRoot + "/topologies/slingshot-a100-dragonfly.json," + kRoot +
+                                    "/topologies/dgx-a100-superpod.json",
+                                "--vary")};
+  EvalContext context;
+  const SizeResult both = evaluate_size(query, context);
+  ASSERT_EQ(both.options.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const SizeOption& option = both.options[i];
+    ASSERT_TRUE(option.invalid.empty()) << option.invalid;
+    SizeQuery alone = query;
+    alone.cluster = query.vary[0].values[i].get<std::string>();
+    alone.vary.clear();
+    // The same context: a collective of the same build is a cache hit, one of another build is not.
+    const SizeOption own = evaluate_size(alone, context).options.at(0);
+    EXPECT_EQ(fabric_summary_json(option.summary).dump(), fabric_summary_json(own.summary).dump());
+    EXPECT_EQ(option.all_reduce_busbw_GBps, own.all_reduce_busbw_GBps);
+    EXPECT_EQ(option.alltoall_busbw_GBps, own.alltoall_busbw_GBps);
+  }
+  ASSERT_TRUE(both.options[0].alltoall_busbw_GBps && both.options[1].alltoall_busbw_GBps);
+  EXPECT_LT(*both.options[0].alltoall_busbw_GBps, 0.2 * *both.options[1].alltoall_busbw_GBps);
+  query.vary = {parse_grid_axis("cluster=4", "--vary")};
+  EXPECT_NE(error_of(query).find("--vary"), std::string::npos) << error_of(query);
+}
+
 TEST(Size, BadInputNamesItsFlag) {
   SizeQuery query = small_query();
   query.vary.push_back(parse_grid_axis("fabric.colour=red", "--vary"));
