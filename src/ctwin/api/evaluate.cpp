@@ -17,6 +17,7 @@
 #include "ctwin/core/limits.hpp"
 #include "ctwin/fabric/degradation.hpp"
 #include "ctwin/network/flow_model.hpp"
+#include "ctwin/replay/node_pool.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -31,7 +32,10 @@ replay::StepOptions step_options(const replay::Scenario& scenario, EvalContext& 
   const bool shared = query.comm == replay::CommModel::kShared ||
                       (query.comm == replay::CommModel::kAuto && scenario.network == network::ModelKind::kFlow);
   // The build holds every GPU the placement puts a rank on (idle ones of a domain-aligned job too).
-  if (shared) options.fabric = context.fabric(scenario.cluster_key, scenario.cluster, replay::place_ranks(scenario).cluster_gpus());
+  if (shared) {
+    options.fabric = context.fabric(scenario.cluster_key + replay::pool_build_key(scenario), replay::pool_build(scenario),
+                                    replay::place_ranks(scenario).cluster_gpus());
+  }
   return options;
 }
 

@@ -5,6 +5,7 @@
 
 #include "ctwin/core/error.hpp"
 #include "ctwin/fabric/degradation.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/step_limits.hpp"
 
 namespace ctwin::api {
@@ -38,7 +39,7 @@ void apply_step_degradation(const replay::Scenario& scenario, const std::vector<
                                      "--network flow or --comm shared");
   }
   // A degraded build is built apart: the context's cache holds healthy builds only.
-  auto degraded = std::make_shared<fabric::Fabric>(scenario.cluster, static_cast<int>(options.fabric->gpus()));
+  auto degraded = std::make_shared<fabric::Fabric>(replay::pool_build(scenario), static_cast<int>(options.fabric->gpus()));
   for (const auto& part : parts) fabric::apply_degradation(*degraded, fabric::parse_degradation(part, origin, *degraded));
   options.healthy_fabric = std::move(options.fabric);
   options.fabric = std::move(degraded);

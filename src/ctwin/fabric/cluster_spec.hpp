@@ -28,6 +28,7 @@ struct LinkSpec {
   double efficiency = 1;
 
   [[nodiscard]] Bandwidth achieved() const { return bandwidth * efficiency; }
+  friend bool operator==(const LinkSpec&, const LinkSpec&) = default;
 };
 
 /// The GPUs' scale-up domain: each GPU has `bandwidth` per direction into a switch chip set
@@ -36,6 +37,7 @@ struct NvlinkSpec {
   int generation = 0;
   LinkSpec link;
   bool nvls = false;  ///< in-switch reductions (NVLink SHARP)
+  friend bool operator==(const NvlinkSpec&, const NvlinkSpec&) = default;
 };
 
 enum class NetworkTechnology { kInfiniBand, kRoce };
@@ -45,6 +47,7 @@ struct NicSpec {
   int count = 0;  ///< per server; GPUs are spread evenly over them
   LinkSpec link;  ///< the NIC's port to its leaf switch
   NetworkTechnology technology = NetworkTechnology::kInfiniBand;
+  friend bool operator==(const NicSpec&, const NicSpec&) = default;
 };
 
 /// One server (or rack-scale node): GPUs, NVLink, PCIe switches, CPU sockets and NICs. GPUs
@@ -64,6 +67,7 @@ struct ServerSpec {
   LinkSpec pcie;                     ///< one x16 link
   std::optional<LinkSpec> cpu_link;  ///< socket to socket (UPI / xGMI); required with cpus > 1
   NicSpec nics;
+  friend bool operator==(const ServerSpec&, const ServerSpec&) = default;
 };
 
 /// How NICs are wired to leaf switches.
@@ -148,6 +152,10 @@ struct ClusterSpec {
   FabricSpec fabric;
   std::optional<StorageSpec> storage;  ///< "storage": where training data is read from (storage_spec.hpp)
   std::vector<NodeGroupSpec> node_groups;  ///< "node_groups": empty for a homogeneous cluster
+  /// Whether a Fabric of this spec lays the groups' own servers on their nodes (fabric.hpp): set
+  /// for a job's pool, its groups in its order (replay::pool_build). A topology file alone builds
+  /// every node as its `server` (size, collective: the parts catalog prices the file's NICs).
+  bool build_group_servers = false;
   std::string file;  ///< where it was read from, for error messages
 };
 

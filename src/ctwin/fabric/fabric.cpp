@@ -1,5 +1,6 @@
 #include "ctwin/fabric/fabric.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -51,6 +52,7 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
       topology_(plan_topology(spec_, checked_node_count(spec_, gpus))),
       rails_(spec_.server.nics.count) {
   const int nodes = topology_->nodes();
+  if (spec_.build_group_servers) assign_group_servers(nodes);
   links_per_node_ = static_cast<LinkId>(server_.links().size());
   const std::size_t total_links =
       static_cast<std::size_t>(links_per_node_) * static_cast<std::size_t>(nodes) +
@@ -87,18 +89,18 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
   links_.reserve(total_links);
   for (int n = 0; n < nodes; ++n) {
     const auto offset = static_cast<VertexId>(static_cast<std::size_t>(n) * per_node_vertices);
-    for (Link link : server_.links()) {
+    for (Link link : node_layout(n).links()) {
       link.from += offset;
       link.to += offset;
       links_.push_back(link);
     }
   }
 
-  const NicSpec& nic = spec_.server.nics;
   access_base_ = static_cast<LinkId>(links_.size());
   nic_switch_.resize(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(rails_));
   for (int n = 0; n < nodes; ++n) {
     const auto offset = static_cast<VertexId>(static_cast<std::size_t>(n) * per_node_vertices);
+    const NicSpec& nic = node_nics(n);
     for (int k = 0; k < rails_; ++k) {
       const int sw = topology_->access_switch(n, k);
       nic_switch_[static_cast<std::size_t>(n * rails_ + k)] = sw;
@@ -114,6 +116,38 @@ Fabric::Fabric(ClusterSpec spec, int gpus)
   graph_ = std::make_unique<BoostGraph>();
   graph_->graph = BoostGraph::Graph(vertex_kinds_.size());
   for (LinkId id = 0; id < links_.size(); ++id) boost::add_edge(links_[id].from, links_[id].to, id, graph_->graph);
+}
+
+void Fabric::assign_group_servers(int nodes) {
+  int start = 0;
+  for (const NodeGroupSpec& group : spec_.node_groups) {
+    const int end = static_cast<int>(std::min<std::int64_t>(nodes, start + group.nodes));
+    if (group.server && start < end) {
+      ServerLayout layout(*group.server, spec_.file);
+      if (!layout.routes_alike(server_)) {
+        throw InputError(spec_.file, "/node_groups",
+                         "group '" + group.name + "''s server is built unlike the file's (its NICs, NVLink, PCIe "
+                         "switches, CPUs or socket link differ): a built fabric (network flow) takes a group server "
+                         "with the file's parts, at other rates");
+      }
+      if (node_server_.empty()) node_server_.assign(static_cast<std::size_t>(nodes), 0);
+      group_servers_.push_back(std::move(layout));
+      group_nics_.push_back(group.server->nics);
+      std::fill(node_server_.begin() + start, node_server_.begin() + end,
+                static_cast<std::uint16_t>(group_servers_.size()));
+    }
+    start = end;
+  }
+}
+
+const ServerLayout& Fabric::node_layout(int node) const {
+  const std::uint16_t k = node_server_.empty() ? 0 : node_server_[static_cast<std::size_t>(node)];
+  return k == 0 ? server_ : group_servers_[k - 1U];
+}
+
+const NicSpec& Fabric::node_nics(int node) const {
+  const std::uint16_t k = node_server_.empty() ? 0 : node_server_[static_cast<std::size_t>(node)];
+  return k == 0 ? spec_.server.nics : group_nics_[k - 1U];
 }
 
 Fabric::~Fabric() = default;

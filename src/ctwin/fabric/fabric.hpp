@@ -8,7 +8,13 @@
 //             then the Topology's switch cables in its order; each cable is a pair (even id =
 //             towards the NIC or the first switch named, odd id = the reverse).
 // What the switches are and how routes cross them is the Topology's (fabric/topology.hpp).
+// Node groups (ClusterSpec::node_groups) lie on consecutive nodes from node 0, in the spec's
+// order; with ClusterSpec::build_group_servers (a job's pool), a group with its own server has
+// its nodes' links and NIC cables at that server's rates.
+// Its parts and routes must be the file's server's (ServerLayout::routes_alike), so that the
+// layout above and every route stay arithmetic; only rates and latencies differ per node.
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -23,14 +29,20 @@ class Fabric {
  public:
   /// Builds the first `gpus` GPUs of `spec`, filling nodes in order (the last node may be partly
   /// used). Throws InputError naming `--gpus` for a count no build can have (not positive, or
-  /// beyond any build ctwin models), and the topology file when this cluster cannot hold them.
+  /// beyond any build ctwin models), and the topology file when this cluster cannot hold them or
+  /// a node group's own server is not built like the file's (/node_groups).
   Fabric(ClusterSpec spec, int gpus);
   ~Fabric();
   Fabric(Fabric&&) noexcept;
   Fabric& operator=(Fabric&&) noexcept;
 
   [[nodiscard]] const ClusterSpec& spec() const { return spec_; }
+  /// The file's server; every node's parts and routes (its rates may be its group's server's).
   [[nodiscard]] const ServerLayout& server() const { return server_; }
+  /// Whether node `node` is built from a node group's own server rather than the file's.
+  [[nodiscard]] bool node_has_group_server(int node) const {
+    return !node_server_.empty() && node_server_[static_cast<std::size_t>(node)] > 0;
+  }
   [[nodiscard]] const Topology& topology() const { return *topology_; }
 
   [[nodiscard]] int gpus() const { return gpus_; }
@@ -75,10 +87,16 @@ class Fabric {
   struct BoostGraph;
   class Wiring;
   void add_cable(VertexId a, VertexId b, const LinkSpec& spec, LinkKind kind);
+  void assign_group_servers(int nodes);
+  [[nodiscard]] const ServerLayout& node_layout(int node) const;
+  [[nodiscard]] const NicSpec& node_nics(int node) const;
 
   ClusterSpec spec_;
   int gpus_ = 0;
   ServerLayout server_;
+  std::vector<ServerLayout> group_servers_;  ///< node groups' own servers, in spec order of first use
+  std::vector<NicSpec> group_nics_;          ///< their NICs, alike
+  std::vector<std::uint16_t> node_server_;   ///< per node: 0 the file's, k group_servers_[k − 1]; empty: all the file's
   std::unique_ptr<const Topology> topology_;
   int rails_ = 0;
   std::vector<VertexKind> vertex_kinds_;

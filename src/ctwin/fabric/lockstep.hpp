@@ -10,7 +10,7 @@
 // Sets are found from node_route_parts(): two links of a node are in lockstep when they appear
 // in exactly the same parts, as often. Every node is a copy of the server, so node 0's routes
 // decide the sets for all of them; each node's own slowest link stands for its set (a degraded
-// NIC makes one node differ). Links above the leaves are always their own.
+// NIC, or a node group's own server at other rates, makes nodes differ). Links above the leaves are always their own.
 
 #include <vector>
 

@@ -1,16 +1,19 @@
 #pragma once
-// Background traffic on a shared build (docs/cluster.md, "Background traffic"): constant-rate
-// streams of other tenants or storage on chosen links, which take their max-min share of the
-// fabric beside the jobs for the whole window.
+// Background traffic on a shared build (docs/cluster.md, "Background traffic"): streams of other
+// tenants or storage on chosen links, which take their max-min share of the fabric beside the
+// jobs for the whole window, at a constant rate or on a schedule of rates (a burst, a pause).
 //
 // A stream is a flow capped at its rate (network/flow_model.hpp's start_capped_flow), so it
 // gets min(rate, its max-min share): less than asked where its links are full. It is sent as
 // back-to-back chunks of `chunk` seconds at its rate, each started when the one before has
 // arrived, so that the bytes it moved are known as the window goes (each chunk's delivery) and
 // it stops with the window. Between two chunks its links are free for the path's latency
-// (microseconds against chunks of milliseconds).
+// (microseconds against chunks of milliseconds). On a schedule, a chunk runs at its step's rate
+// and ends where the next step begins (a shorter chunk); a step of rate 0 sends nothing until the
+// next one.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,10 +27,24 @@ class FlowModel;
 
 namespace ctwin::replay {
 
+/// From `from` (window time) on, until the next step, a stream asks for `rate` (0: silent).
+struct RateStep {
+  SimTime from;
+  Bandwidth rate;
+};
+
 /// One stream: a path of the build's links, in order, and the rate it asks for.
 struct BackgroundStream {
   std::vector<fabric::LinkId> links;
-  Bandwidth rate;
+  Bandwidth rate;  ///< constant for the window; with a schedule, its highest step's
+  std::vector<RateStep> schedule;  ///< empty: `rate` throughout; else steps from 0, in time order
+
+  /// The rate asked at window time `t`.
+  [[nodiscard]] Bandwidth rate_at(SimTime t) const;
+  /// When the next step after `t` begins; nullopt when none does.
+  [[nodiscard]] std::optional<SimTime> next_change(SimTime t) const;
+  /// Mean rate asked over [0, until] (`rate` for a constant stream).
+  [[nodiscard]] Bandwidth mean_rate(SimTime until) const;
 };
 
 /// What a stream moved over the window.
@@ -56,10 +73,12 @@ class BackgroundTraffic {
 
  private:
   void send_chunk(std::size_t stream);
+  void send_scheduled(std::size_t stream);
 
   const std::vector<BackgroundStream>& streams_;
   network::FlowModel& network_;
   engine::Simulator& simulator_;
+  SimTime chunk_;
   std::vector<Bytes> chunk_bytes_;
   std::vector<BackgroundStreamResult> results_;
   bool stopped_ = false;

@@ -51,13 +51,14 @@ ClusterReplayResult replay_jobs(const std::vector<ClusterJob>& jobs, const std::
     r.job = &jobs[j];
     CTWIN_ASSERT(r.job->steps >= 1, "a job's window has a step");
     const Scenario& scenario = *r.job->scenario;
-    check_group_servers_priced(scenario, true, false);  // the shared fabric has the file's server everywhere
+    check_group_servers_priced(scenario, true, false);
     r.prepared = prepare_step(scenario);
     CTWIN_ASSERT(r.prepared.placement.cluster_gpus() <= build->gpus(), "a job's placement lies inside the build");
     r.options.pp_overlap = scenario.overlap.pp_p2p;
     r.executor = std::make_unique<SharedFabricExecutor>(build, r.prepared.work.stage_gpus, simulator, *r.prepared.comm,
                                                         nullptr, r.prepared.work.stage_gpus, &r.prepared.placement,
                                                         network.get());
+    r.executor->plan_stages(r.prepared.pool.stage_plans);
     if (count_links) {
       r.link_bytes.assign(build->links().size(), 0.0);
       r.executor->count_link_bytes(&r.link_bytes);

@@ -112,7 +112,11 @@ CollectiveTimes::CollectiveTimes(fabric::ClusterSpec cluster, network::ModelKind
       network_(network),
       free_(free),
       tuning_(tuning),
-      cache_(cache ? std::move(cache) : std::make_shared<CollectiveCache>()) {}
+      cache_(cache ? std::move(cache) : std::make_shared<CollectiveCache>()) {
+  // A group's fabric is nodes of one server (a pool group's own via on_server), never a pool's.
+  cluster_.node_groups.clear();
+  cluster_.build_group_servers = false;
+}
 CollectiveTimes::~CollectiveTimes() = default;
 CollectiveTimes::CollectiveTimes(CollectiveTimes&&) noexcept = default;
 

@@ -211,10 +211,14 @@ std::vector<std::int64_t> speed_layout(const Scenario& s, const std::vector<doub
   return layout;
 }
 
-void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm) {
+void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm, PoolComm* kept) {
   if (s.pool.groups.empty()) return;
   const auto groups = stage_groups(s);
   std::map<std::size_t, StepWork> built;
+  // Each distinct server's pricing once, so that groups on one server follow one set of plans
+  // (and a group naming the file's own server is priced, planned and paced as the build).
+  std::vector<std::pair<fabric::ServerSpec, std::unique_ptr<CollectiveTimes>>> own_pricing;
+  std::map<std::size_t, CollectiveTimes*> pricing_of;
   for (const auto& stage : groups) {
     for (const std::size_t g : stage) {
       if (built.contains(g)) continue;
@@ -222,19 +226,51 @@ void apply_pool(StepWork& work, const Scenario& s, CollectiveTimes& comm) {
       on.gpu = s.pool.groups[g].gpu;
       if (const auto& server = s.pool.groups[g].server) {
         // The group's collectives and sends priced as on a build of its own servers.
-        CollectiveTimes own = comm.on_server(*server);
         on.cluster.server = *server;
         on.cluster.server.gpu_arch = s.cluster.server.gpu_arch;
-        built.emplace(g, build_step_work(on, own));
+        CollectiveTimes* own = &comm;
+        if (on.cluster.server != s.cluster.server) {
+          auto same = std::find_if(own_pricing.begin(), own_pricing.end(),
+                                   [&](const auto& p) { return p.first == on.cluster.server; });
+          if (same == own_pricing.end()) {
+            own_pricing.emplace_back(on.cluster.server, std::make_unique<CollectiveTimes>(comm.on_server(*server)));
+            same = own_pricing.end() - 1;
+          }
+          own = same->second.get();
+          pricing_of[g] = own;
+        }
+        built.emplace(g, build_step_work(on, *own));
       } else {
         built.emplace(g, build_step_work(on, comm));
       }
     }
   }
+  const bool servers = has_group_servers(s.pool);
+  if (servers) work.p2p_on_stage.assign(groups.size(), work.p2p);
+  std::vector<CollectiveTimes*> stage_plans(servers ? groups.size() : 0, nullptr);
   for (std::size_t stage = 0; stage < groups.size(); ++stage) {
     work.stages[stage] = built.at(slowest_group(groups[stage], built, stage)).stages[stage];
     if (spans_servers(s.pool, groups[stage])) take_slowest_collectives(work.stages[stage], s, groups[stage], built, stage);
+    if (!servers) continue;
+    // A send waits for the slower end: each stage's is priced on its slowest groups' server.
+    for (const std::size_t g : groups[stage]) {
+      work.p2p_on_stage[stage] = std::max(work.p2p_on_stage[stage], built.at(g).p2p);
+    }
+    // Its ops follow the plans of the server they were priced on (a stage spanning servers: the
+    // first group's own, whose times take part in each op's longest).
+    const auto own = std::find_if(groups[stage].begin(), groups[stage].end(), [&](std::size_t g) { return pricing_of.contains(g); });
+    if (own != groups[stage].end()) stage_plans[stage] = pricing_of.at(*own);
   }
+  if (servers && std::all_of(groups.begin(), groups.end(), [&](const auto& stage) {
+        return std::none_of(stage.begin(), stage.end(), [&](std::size_t g) { return built.at(g).p2p != work.p2p; });
+      })) {
+    work.p2p_on_stage.clear();  // every stage's send as the build's: the work as without servers
+  }
+  if (kept == nullptr) return;
+  if (std::any_of(stage_plans.begin(), stage_plans.end(), [](const CollectiveTimes* p) { return p != nullptr; })) {
+    kept->stage_plans = std::move(stage_plans);
+  }
+  for (auto& [server, pricing] : own_pricing) kept->servers.push_back(std::move(pricing));
 }
 
 bool has_group_servers(const NodePool& pool) {
@@ -243,15 +279,36 @@ bool has_group_servers(const NodePool& pool) {
 
 void check_group_servers_priced(const Scenario& s, bool shared, bool repriced) {
   if (!has_group_servers(s.pool)) return;
-  if (shared) {
-    throw InputError(s.source, "/network",
-                     "a node group's own server is priced on the analytical network only (the flow replay builds "
-                     "every node as the file's server): set network analytical");
+  if (shared && s.cluster.fabric.sites) {
+    throw InputError(s.source, "/cluster/node_groups",
+                     "a node group's own server on a multi-site build is priced on the analytical network only: set "
+                     "network analytical");
   }
   if (repriced) {
     throw InputError(s.source, "/cluster/node_groups",
                      "a node group's own server needs stages of whole nodes (or within one) on one site");
   }
+}
+
+fabric::ClusterSpec pool_build(const Scenario& s) {
+  if (!has_group_servers(s.pool)) return s.cluster;
+  fabric::ClusterSpec cluster = s.cluster;
+  cluster.build_group_servers = true;
+  cluster.node_groups.clear();
+  for (const PoolGroup& g : s.pool.groups) {
+    const auto it = std::find_if(s.cluster.node_groups.begin(), s.cluster.node_groups.end(),
+                                 [&](const fabric::NodeGroupSpec& spec) { return spec.name == g.name; });
+    CTWIN_ASSERT(it != s.cluster.node_groups.end(), "a pool's groups are the cluster's");
+    cluster.node_groups.push_back(*it);
+  }
+  return cluster;
+}
+
+std::string pool_build_key(const Scenario& s) {
+  if (!has_group_servers(s.pool)) return "";
+  std::string key = "|groups";
+  for (const PoolGroup& g : s.pool.groups) key += ":" + g.name;
+  return key;
 }
 
 bool pool_fits_memory(const Scenario& s, const std::vector<workload::MemoryBreakdown>& memory) {

@@ -9,6 +9,8 @@
 // is the step itself.
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "ctwin/replay/comm_groups.hpp"
@@ -47,15 +49,33 @@ void check_pool_memory(const Scenario& scenario);
 
 /// Whether a group of the pool names its own server (fabric::NodeGroupSpec::server).
 [[nodiscard]] bool has_group_servers(const NodePool& pool);
-/// InputError naming the scenario when `shared` (the step replayed on one flow fabric, built from
-/// the file's server for every node) or `repriced` (ops priced again where their groups sit, on
-/// the file's server) would lose a group's own server.
+/// InputError naming the scenario when `shared` (the step replayed on one flow fabric) on a
+/// multi-site build, or `repriced` (ops priced again where their groups sit, on the file's
+/// server), would lose a group's own server.
 void check_group_servers_priced(const Scenario& scenario, bool shared, bool repriced);
+
+/// The cluster a built fabric of the job is made from: its node groups in the pool's order, so
+/// that each group's own server lies on the nodes its ranks fill (fabric/fabric.hpp); the
+/// scenario's cluster as it is when no group has its own server.
+[[nodiscard]] fabric::ClusterSpec pool_build(const Scenario& scenario);
+/// What tells apart pool_build's builds of one cluster file (empty without group servers): a
+/// cache of built fabrics keys them by the cluster's key and this.
+[[nodiscard]] std::string pool_build_key(const Scenario& scenario);
+
+/// What apply_pool priced on the groups' own servers, for a replay that puts the ops' traffic
+/// on a built fabric (shared_fabric.hpp): the plans must be those the times came from.
+struct PoolComm {
+  std::vector<std::unique_ptr<CollectiveTimes>> servers;  ///< one per group with its own server
+  /// Per pipeline stage, the pricing its ops came from (null: the build's); empty without group servers.
+  std::vector<CollectiveTimes*> stage_plans;
+};
 
 /// Replaces each stage of `work` (built for scenario.gpu) by the same stage built for its slowest
 /// GPU kind, its collectives priced on that group's own server where it has one; in a stage
 /// spanning groups of different servers each collective takes its longest time among them.
-void apply_pool(StepWork& work, const Scenario& scenario, CollectiveTimes& comm);
+/// With group servers, each stage's pipeline send is priced on its groups' servers too
+/// (StepWork::p2p_on_stage, the slowest of them). `kept`: receives the groups' pricing.
+void apply_pool(StepWork& work, const Scenario& scenario, CollectiveTimes& comm, PoolComm* kept = nullptr);
 
 /// Whether every stage of `memory` (memory_per_stage, in stage order) fits each of its groups' GPUs.
 [[nodiscard]] bool pool_fits_memory(const Scenario& scenario, const std::vector<workload::MemoryBreakdown>& memory);

@@ -32,6 +32,7 @@
 // (router, permutation, EP all-to-all, grouped expert GEMMs, shared experts); their expert
 // gradients are reduced over the expert DP group. MLA's projections: attention_projections.hpp.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -103,6 +104,14 @@ struct StepWork {
   SimTime p2p;  ///< sending one micro-batch's activations (or their gradients) to the next stage
   CommCall p2p_call;
   std::int64_t stage_gpus = 1;  ///< GPUs of one pipeline stage (tp·cp·dp), consecutive in Megatron's rank order
+  /// Per stage, its send priced on its own servers (a pool's groups', node_pool.hpp); empty: `p2p` for every stage.
+  std::vector<SimTime> p2p_on_stage;
+
+  /// A send from stage `from` to stage `to`: it waits for the slower end.
+  [[nodiscard]] SimTime send_time(int from, int to) const {
+    if (p2p_on_stage.empty()) return p2p;
+    return std::max(p2p_on_stage[static_cast<std::size_t>(from)], p2p_on_stage[static_cast<std::size_t>(to)]);
+  }
 };
 
 class LayerOpsCache;

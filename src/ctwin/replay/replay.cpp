@@ -353,7 +353,8 @@ class Replayer {
     const SimTime start = sim_.now();
     auto done = [this, id, job, start] { complete(id, job, start); };
     if (job.op == nullptr) {
-      executor_.start_send(work_.p2p_call, work_.p2p, r.stage, rank(job.send_to).stage, r.local, std::move(done));
+      const int to = rank(job.send_to).stage;
+      executor_.start_send(work_.p2p_call, work_.send_time(r.stage, to), r.stage, to, r.local, std::move(done));
       return;
     }
     const OpNode& op = *job.op;

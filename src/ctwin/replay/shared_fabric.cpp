@@ -73,7 +73,7 @@ void SharedFabricExecutor::append_group(const collectives::Plan& plan, const Com
 std::uint32_t SharedFabricExecutor::class_of(const CommCall& call, const collectives::Plan& plan, int stage,
                                             std::int64_t leader, Classes& classes) {
   // The group's predicted time over the op's (exactly 1 where laid out like the reference).
-  const double ratio = plans_.placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
+  const double ratio = plans_of(stage).placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
   if (ratio == 1.0) return 0;
   for (std::uint32_t c = 1; c < classes.size(); ++c) {
     if (classes[c].ratio == ratio) return c;
@@ -95,7 +95,7 @@ const SharedFabricExecutor::Traffic& SharedFabricExecutor::collective_traffic(co
   Classes classes{GroupClass{}};
   if (leader != kEveryGroup) {
     // Paced on itself when it is not laid out like the reference: its own traffic is `traffic`.
-    const double ratio = plans_.placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
+    const double ratio = plans_of(stage).placed_time(call, SimTime::from_seconds(1.0), stage, leader).seconds();
     append_group(plan, call, stage, leader, traffic, ratio == 1.0 ? 0 : 1);
     if (ratio != 1.0) {
       classes.front().ratio = 0;  // no group of the reference's layout: its time does not bound the op
@@ -260,14 +260,16 @@ void SharedFabricExecutor::flow_done(std::uint32_t slot) {
 
 void SharedFabricExecutor::start_collective(const CommCall& call, SimTime isolated, int stage, std::int64_t leader,
                                             Done done) {
-  const auto plan = plans_.plan(call);
+  const auto plan = plans_of(stage).plan(call);
   if (!plan) {
     simulator_.schedule_in(isolated, std::move(done));
     return;
   }
   const Traffic& traffic = collective_traffic(call, *plan, stage, leader);
-  const Traffic& one_group = collective_traffic(call, *plan, 0, 0);
-  const TrafficKey key{static_cast<int>(call.op), call.group.size, call.group.stride, static_cast<int>(plan->algorithm), 0, 0};
+  const int paced_by = pace_stage(stage);
+  const Traffic& one_group = collective_traffic(call, *plan, paced_by, 0);
+  const TrafficKey key{static_cast<int>(call.op), call.group.size, call.group.stride, static_cast<int>(plan->algorithm),
+                       paced_by, 0};
   const auto classes = classes_.find({static_cast<int>(call.op), call.group.size, call.group.stride,
                                       static_cast<int>(plan->algorithm), stage, leader});
   const Classes* group_classes = classes == classes_.end() ? nullptr : &classes->second;

@@ -94,6 +94,10 @@ class SharedFabricExecutor final : public CommExecutor {
   void count_link_bytes(std::vector<double>* bytes) { link_bytes_ = bytes; }
   /// Bytes this executor put on the fabric (with a shared network, stats() counts every job's).
   [[nodiscard]] Bytes bytes_started() const { return Bytes(bytes_started_); }
+  /// Per pipeline stage, the pricing whose plans its ops follow (a pool's groups' own servers,
+  /// node_pool.hpp; null or beyond the list: `plans`). With any, each stage's ops are paced on
+  /// that stage's own groups, whose nodes may be built from another server than stage 0's.
+  void plan_stages(std::vector<CollectiveTimes*> stage_plans) { stage_plans_ = std::move(stage_plans); }
 
  private:
   // One transfer of a phase, on the cluster's GPUs.
@@ -165,12 +169,20 @@ class SharedFabricExecutor final : public CommExecutor {
     return static_cast<fabric::GpuId>(placement_ ? placement_->gpu(rank) : rank);
   }
 
+  [[nodiscard]] CollectiveTimes& plans_of(int stage) const {
+    const auto s = static_cast<std::size_t>(stage);
+    return s < stage_plans_.size() && stage_plans_[s] != nullptr ? *stage_plans_[s] : plans_;
+  }
+  // The stage whose reference group paces `stage`'s ops: stage 0's stands for every stage of one build's server.
+  [[nodiscard]] int pace_stage(int stage) const { return stage_plans_.empty() ? 0 : stage; }
+
   std::int64_t stage_gpus_ = 1;
   std::int64_t sample_gpus_ = 1;  ///< divides stage_gpus_
   std::optional<Placement> placement_;
   bool pxn_ = false;  ///< the servers have NVLink, so NCCL uses PXN between nodes
   engine::Simulator& simulator_;
   CollectiveTimes& plans_;
+  std::vector<CollectiveTimes*> stage_plans_;
   std::unique_ptr<network::NetworkModel> own_network_;
   network::NetworkModel* network_ = nullptr;  ///< own_network_, or one shared with other jobs
   engine::Simulator probe_simulator_;  ///< for the paces: one group's traffic alone

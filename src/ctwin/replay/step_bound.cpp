@@ -117,7 +117,8 @@ SimTime step_time_lower_bound(const StepWork& work, const std::vector<std::vecto
         ready[static_cast<std::size_t>(r)] = finish;
         if (sends(r, t)) {
           // The send starts when the list ends (or later, behind another on the pp stream).
-          const SimTime arrival = finish + work.p2p;
+          const int to = t.forward ? (r + 1) % pp : (r + pp - 1) % pp;
+          const SimTime arrival = finish + work.send_time(r, to);
           arrived[slot_of(r, t.forward, t.chunk, t.micro_batch)] = arrival;
           if (!pp_overlap) ready[static_cast<std::size_t>(r)] = arrival;  // blocking sends hold the next list
         }

@@ -29,7 +29,7 @@ PreparedStep prepare_step(const Scenario& scenario, const StepOptions& options) 
   // from where the placement puts them.
   comm.place(prepared.placement, scenario.split.tp * scenario.split.cp * scenario.split.data_parallel(scenario.gpus));
   prepared.work = build_step_work(scenario, comm);
-  apply_pool(prepared.work, scenario, comm);
+  apply_pool(prepared.work, scenario, comm, &prepared.pool);
   std::map<double, StepWork> slow_hbm;  // the work again at each degraded HBM bandwidth
   for (const auto& s : options.slowdowns) {
     if (s.hbm == 1 || slow_hbm.contains(s.hbm)) continue;
@@ -88,7 +88,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
   if (shared) {
     std::shared_ptr<const fabric::Fabric> built = options.fabric;
     const std::int64_t build_gpus = step.placement.cluster_gpus();
-    if (!built) built = std::make_shared<const fabric::Fabric>(scenario.cluster, static_cast<int>(build_gpus));
+    if (!built) built = std::make_shared<const fabric::Fabric>(pool_build(scenario), static_cast<int>(build_gpus));
     CTWIN_ASSERT(built->gpus() == build_gpus, "a step's shared fabric is a build of the GPUs its placement uses");
     // A sample stands for replicas placed alike in whole nodes: with ranks moved off the
     // contiguous layout that no longer holds, so the whole stage goes on the fabric.
@@ -110,6 +110,7 @@ SimulatedStep simulate_step(const Scenario& scenario, const StepOptions& options
     auto shared_executor = std::make_unique<SharedFabricExecutor>(std::move(built), step.work.stage_gpus, simulator, comm,
                                                                   options.healthy_fabric, sample, &step.placement,
                                                                   storage_network.get());
+    shared_executor->plan_stages(prepared.pool.stage_plans);
     if (step.placement.footprint() != nullptr) shared_executor->count_cross_spine();
     spine_counter = shared_executor.get();
     executor = std::move(shared_executor);

@@ -10,6 +10,7 @@
 
 #include "ctwin/replay/degrade.hpp"
 #include "ctwin/replay/flow_sample.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/replay.hpp"
 #include "ctwin/replay/schedule.hpp"
 #include "ctwin/replay/scenario.hpp"
@@ -71,6 +72,7 @@ struct SimulatedStep {
 /// replayed on one fabric, cluster_replay.hpp, take it too).
 struct PreparedStep {
   std::unique_ptr<CollectiveTimes> comm;  ///< the work's ops and a shared-fabric executor refer to it
+  PoolComm pool;  ///< a pool's groups' own servers' pricing, for the executor too
   Placement placement;
   StepWork work;
   std::vector<std::vector<PipelineTask>> order;

@@ -1,7 +1,8 @@
 #pragma once
 // The JOBS file's "background" list (docs/input-formats.md, docs/cluster.md "Background
-// traffic"): constant-rate streams of other tenants or storage on the build, each on a named
-// cable or between nodes through the fabric, turned into directed streams on the build's links.
+// traffic"): streams of other tenants or storage on the build, each on a named cable or between
+// nodes through the fabric, at a constant rate or on a schedule of rates, turned into directed
+// streams on the build's links.
 
 #include <string>
 #include <vector>
@@ -22,7 +23,8 @@ struct ClusterBackgroundStream {
 
 /// Reads the list against the build. InputError naming `source` and the field
 /// ("/background/0/link") for an unknown cable or node, a rate without a unit, a rate that is
-/// not positive or above the slowest link of its path, an unknown key.
+/// not positive or above the slowest link of its path, a schedule out of order, not from 0 or
+/// all 0, both a rate and a schedule, an unknown key.
 [[nodiscard]] std::vector<ClusterBackgroundStream> read_cluster_background(const nlohmann::json& list,
                                                                           const std::string& source,
                                                                           const fabric::Fabric& build);

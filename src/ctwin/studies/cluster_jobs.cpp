@@ -16,6 +16,8 @@
 #include "ctwin/core/overrides.hpp"
 #include "ctwin/fabric/fabric.hpp"
 #include "ctwin/replay/cluster_replay.hpp"
+#include "ctwin/replay/dp_shares.hpp"
+#include "ctwin/replay/node_pool.hpp"
 #include "ctwin/replay/node_placement.hpp"
 #include "ctwin/studies/cluster_background.hpp"
 
@@ -44,6 +46,11 @@ struct ClusterJobEntry {
   std::vector<std::int64_t> nodes;
   double start_s = 0;
   std::optional<double> phase_shift;
+  // On a pool balanced by speed with replicas on different kinds: its DP shares and the class of
+  // replicas whose step it is (the slowest alone, as `run` reports it, replay/dp_shares.hpp).
+  std::vector<std::int64_t> dp_shares;
+  std::optional<replay::Scenario> share_class;
+  [[nodiscard]] const replay::Scenario& replayed() const { return share_class ? *share_class : resolved; }
 };
 
 // A path inside the JOBS file: next to it first, then as the data root resolves it.
@@ -272,14 +279,38 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
   }
 
   const replay::Scenario& first = entries.front().resolved;
-  const auto build = context.fabric(first.cluster_key, first.cluster, study.build_gpus);
+  // One build for every job: a pool's groups with their own servers lie in one order on it.
+  for (const ClusterJobEntry& job : entries) {
+    if (replay::pool_build_key(job.resolved) != replay::pool_build_key(first)) {
+      throw InputError(source, job.pointer + "/scenario",
+                       "lays the node groups with their own servers in another order (pool.order) than job " +
+                           entries.front().name + ": the build has one");
+    }
+  }
+  const auto build =
+      context.fabric(first.cluster_key + replay::pool_build_key(first), replay::pool_build(first), study.build_gpus);
   network::require_ecmp_routing(*build, "flow");
+  for (ClusterJobEntry& job : entries) {
+    // As `run` replays DP shares: the slowest class of replicas alone stands for the job.
+    replay::DpShares shares = replay::dp_speed_shares(job.resolved);
+    if (shares.classes.empty()) continue;
+    double slowest_s = 0;
+    for (replay::Scenario& alike : shares.classes) {
+      const auto replayed = replay::replay_jobs({{&alike, SimTime(), 1}}, build, false);
+      const double step_s = replayed.jobs.front().steps.front().step_time.seconds();
+      if (!job.share_class || step_s > slowest_s) {
+        slowest_s = step_s;
+        job.share_class = std::move(alike);
+      }
+    }
+    job.dp_shares = std::move(shares.per_replica);
+  }
   const std::vector<ClusterBackgroundStream> streams =
       background_list ? read_cluster_background(*background_list, source, *build) : std::vector<ClusterBackgroundStream>{};
   // Alone: one step of each job by itself on the build.
   std::vector<ClusterStepFigures> alone;
   for (const ClusterJobEntry& job : entries) {
-    const auto replayed = replay::replay_jobs({{&job.resolved, SimTime(), 1}}, build, false);
+    const auto replayed = replay::replay_jobs({{&job.replayed(), SimTime(), 1}}, build, false);
     alone.push_back(cluster_figures_of(job.resolved, replayed.jobs.front().steps.front()));
   }
   replay::ClusterBackground background;
@@ -290,19 +321,20 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
     background.chunk = std::max(SimTime::from_ps(1000000), SimTime::from_seconds(shortest_s / kBackgroundChunksPerStep));
     for (const auto& s : streams) background.streams.push_back(s.stream);
     for (const ClusterJobEntry& job : entries) {
-      const auto replayed = replay::replay_jobs({{&job.resolved, SimTime(), 1}}, build, false, &background);
+      const auto replayed = replay::replay_jobs({{&job.replayed(), SimTime(), 1}}, build, false, &background);
       alone_with_background.push_back(cluster_figures_of(job.resolved, replayed.jobs.front().steps.front()));
     }
   }
   std::vector<replay::ClusterJob> jobs;
   for (std::size_t j = 0; j < entries.size(); ++j) {
     const double start = entries[j].phase_shift ? *entries[j].phase_shift * alone[j].step_time_s : entries[j].start_s;
-    jobs.push_back({&entries[j].resolved, SimTime::from_seconds(start), study.steps});
+    jobs.push_back({&entries[j].replayed(), SimTime::from_seconds(start), study.steps});
   }
   const auto shared = replay::replay_jobs(jobs, build, true, &background);
   study.events = shared.events;
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    const double asked = streams[i].stream.rate.gigabits_per_second();
+    // A schedule's ask is its mean over the span its delivery is measured on.
+    const double asked = streams[i].stream.mean_rate(shared.background[i].last_arrival).gigabits_per_second();
     const double got = shared.background[i].achieved().gigabits_per_second();
     study.background.push_back({streams[i].entry, streams[i].label, asked, got, got < kBackgroundFullShare * asked});
   }
@@ -318,6 +350,7 @@ ClusterStudy evaluate_cluster(const ClusterQuery& query, EvalContext& context) {
     out.start_s = jobs[j].start.seconds();
     out.phase_shift = entry.phase_shift.value_or(0);
     out.alone = alone[j];
+    out.dp_micro_batches = entry.dp_shares;
     for (std::size_t s = 0; s < replayed.steps.size(); ++s) {
       out.shared.push_back(cluster_figures_of(entry.resolved, replayed.steps[s]));
       out.shared_mean.step_time_s += out.shared.back().step_time_s / static_cast<double>(replayed.steps.size());

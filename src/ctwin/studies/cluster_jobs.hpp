@@ -64,6 +64,9 @@ struct ClusterJobResult {
   ClusterStepFigures shared_mean;
   double slowdown = 1;  ///< shared mean step / alone step
   double fabric_bytes = 0;  ///< paced bytes it put on the fabric over the window
+  /// Micro-batches per DP replica where a pool's speed balance makes them unequal (as `run`'s
+  /// pool.dp_micro_batches); the job's steps are then its slowest class of replicas'.
+  std::vector<std::int64_t> dp_micro_batches;
   std::vector<ContendedLink> contended;  ///< the most contended first, at most 3
   /// With background traffic: its first step alone on the build beside the background alone,
   /// and that step over `alone`'s (the slowdown the background causes it).

@@ -34,6 +34,7 @@ nlohmann::json cluster_job_json(const ClusterJobResult& job) {
                      {"leaves", job.leaves},
                      {"start_s", job.start_s}};
   if (job.phase_shift > 0) out["phase_shift"] = job.phase_shift;
+  if (!job.dp_micro_batches.empty()) out["dp_micro_batches"] = job.dp_micro_batches;
   out["alone"] = cluster_step_json(job.alone);
   out["shared"] = cluster_step_json(job.shared_mean);
   out["slowdown"] = job.slowdown;

@@ -131,6 +131,43 @@ TEST(ClusterBackground, StreamOnALinkNoJobUsesChangesNothing) {
   EXPECT_EQ(quiet["jobs"][0]["leaves"], 2);  // the job crosses the spines, beside the stream's leaf
 }
 
+// A schedule of one step is the constant stream, to the byte. On the 56:1 uplink of the closed
+// form above, a 300 Gb/s burst that ends halfway through the job's compute (before its DP ring
+// starts) costs the step nothing (within 0.1 %) and gets all its rate; the same burst from the
+// ring's start on costs it dp / 8, as the constant stream does (within 1 %).
+TEST(ClusterBackground, ABurstCostsTheJobOnlyWhileItsRingRuns) {
+  nlohmann::json one_step = nlohmann::json::array({{{"link", "leaf0.up0"}, {"schedule", {{{"from_s", 0}, {"rate", "40Gbps"}}}}}});
+  EXPECT_EQ(cluster_json(run_cluster_document(background_document(56, {0, 7}, one_step))).dump(),
+            cluster_json(run_cluster_document(background_document(56, {0, 7}, uplink_stream("40Gbps")))).dump());
+
+  const ClusterStudy quiet = run_cluster_document(background_document(56, {0, 7}, nullptr));
+  const double step = quiet.jobs.front().alone.step_time_s;
+  EvalContext context;
+  std::vector<std::string> changes = background_job_changes(16);
+  for (const auto& change : background_build_changes(56)) changes.push_back("cluster." + change);
+  changes.emplace_back("network=\"flow\"");
+  changes.emplace_back(R"(placement={"nodes": [0, 7], "build_nodes": 16})");
+  const double dp = evaluate(Scenario::load(kDefaultScenario).with_assignments(changes), context).step.report.breakdown.exposed_comm_s.dp;
+  const double ring_starts = step - dp;
+  const auto burst = [](double on, double off) {
+    nlohmann::json schedule = nlohmann::json::array();
+    if (on > 0) schedule.push_back({{"from_s", 0}, {"rate", "0Gbps"}});
+    schedule.push_back({{"from_s", on}, {"rate", "300Gbps"}});
+    if (off > 0) schedule.push_back({{"from_s", off}, {"rate", "0Gbps"}});
+    return nlohmann::json::array({{{"link", "leaf0.up0"}, {"schedule", schedule}}});
+  };
+  const ClusterStudy early = run_cluster_document(background_document(56, {0, 7}, burst(0, ring_starts / 2)));
+  EXPECT_NEAR(early.jobs.front().alone_with_background->step_time_s, step, 1e-3 * step);
+  for (const auto& stream : early.background) {
+    EXPECT_NEAR(stream.rate_Gbps, 300, 3) << stream.label;  // its mean ask up to its last chunk
+    EXPECT_NEAR(stream.achieved_Gbps, 300, 3) << stream.label;
+    EXPECT_FALSE(stream.less_than_asked) << stream.label;
+  }
+  const ClusterStudy on_ring = run_cluster_document(background_document(56, {0, 7}, burst(ring_starts, 0)));
+  const double grown = on_ring.jobs.front().alone_with_background->step_time_s - step;
+  EXPECT_NEAR(grown, dp / 8, 0.01 * dp * 9 / 8);
+}
+
 TEST(ClusterBackground, BadInputNamesTheFileAndTheField) {
   const auto error_of = [](nlohmann::json stream) {
     return cluster_document_error(background_document(4, {0, 1, 2, 3}, nlohmann::json::array({std::move(stream)})));
@@ -152,6 +189,16 @@ TEST(ClusterBackground, BadInputNamesTheFileAndTheField) {
   expect_error({{"nodes", {1, 16}}, {"to", 2}, {"rate", "10Gbps"}}, "jobs.json: /background/0/nodes/1");
   expect_error({{"nodes", {1, 2}}, {"to", 2}, {"rate", "10Gbps"}}, "jobs.json: /background/0/nodes/1");
   expect_error({{"nodes", {1}}, {"rate", "10Gbps"}}, "jobs.json: /background/0/to");
+  const auto schedule = [](nlohmann::json steps) { return nlohmann::json{{"link", "leaf0.up0"}, {"schedule", std::move(steps)}}; };
+  expect_error({{"link", "leaf0.up0"}, {"rate", "10Gbps"}, {"schedule", {{{"from_s", 0}, {"rate", "10Gbps"}}}}},
+               "jobs.json: /background/0/schedule: a stream takes a \"rate\" or a \"schedule\"");
+  expect_error(schedule({{{"from_s", 0.1}, {"rate", "10Gbps"}}}), "jobs.json: /background/0/schedule/0/from_s");
+  expect_error(schedule({{{"from_s", 0}, {"rate", "10Gbps"}}, {{"from_s", 0}, {"rate", "20Gbps"}}}),
+               "jobs.json: /background/0/schedule/1/from_s");
+  expect_error(schedule({{{"from_s", 0}, {"rate", "0Gbps"}}}), "jobs.json: /background/0/schedule: every step is 0");
+  expect_error(schedule({{{"from_s", 0}, {"rate", "10"}}}), "jobs.json: /background/0/schedule/0/rate: missing unit");
+  expect_error(schedule({{{"from_s", 0}, {"rate", "2Tbps"}}}), "jobs.json: /background/0/schedule: 2 Tbps is above");
+  expect_error(schedule(nlohmann::json::array()), "jobs.json: /background/0/schedule");
   nlohmann::json not_a_list = background_document(4, {0, 1, 2, 3}, nullptr);
   not_a_list["background"] = {{"link", "leaf0.up0"}};
   EXPECT_NE(cluster_document_error(not_a_list).find("jobs.json: /background"), std::string::npos);

@@ -7,6 +7,7 @@
 
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/core/json_reader.hpp"
 #include "ctwin/studies/cluster_json.hpp"
 #include "ctwin/studies/cluster_policies.hpp"
 #include "cluster_study_support.hpp"
@@ -116,6 +117,44 @@ TEST(ClusterJobs, TwoJobsThroughOneUplinkEachGetHalfOfIt) {
     EXPECT_EQ(job.contended.front().bytes, job.contended.front().others_bytes) << job.name;  // alike
   }
   EXPECT_EQ(study.jobs[0].shared_mean.step_time_s, study.jobs[1].shared_mean.step_time_s);
+}
+
+// Oracle: a job on a pool whose A100 group has its own servers (DGX A100, 200 Gb/s NICs),
+// balanced by speed with its DP replicas on both kinds (pp 1), is `ctwin run --network flow` of
+// its scenario to the bit: the same DP shares, the same class of replicas, the same build.
+TEST(ClusterJobs, APoolJobWithItsOwnServersAndSharesIsItsRun) {
+  const std::vector<std::string> changes{"gpus=32", "model.layers=2", "parallel.tp=8", "parallel.pp=1",
+                                         "training.global_batch=16", "pool={\"balance\": \"speed\"}"};
+  nlohmann::json document{{"cluster", "topologies/pools/a100-h100-own-servers.json"},
+                          {"nodes", 4},
+                          {"set", {"node_groups.0.nodes=2", "node_groups.1.nodes=2"}},
+                          {"jobs", {{{"name", "pooled"}, {"scenario", kDefaultScenario}, {"set", changes}, {"nodes", {0, 1, 2, 3}}}}}};
+  const ClusterStudy study = run_cluster_document(document);
+  ASSERT_EQ(study.jobs.size(), 1u);
+  const auto& job = study.jobs.front();
+  nlohmann::json build = load_json_file((kRootDir / "topologies/pools/a100-h100-own-servers.json").string());
+  build["node_groups"][0]["nodes"] = 2;
+  build["node_groups"][1]["nodes"] = 2;
+  EvalContext context;
+  const auto run = evaluate(
+      Scenario::load(kDefaultScenario).with_assignments(changes).with("cluster", build).with("network", "flow"), context);
+  ASSERT_TRUE(run.step.shared_fabric);
+  ASSERT_FALSE(run.step.report.dp_shares.empty());
+  EXPECT_EQ(job.dp_micro_batches, run.step.report.dp_shares);
+  EXPECT_NE(job.dp_micro_batches.front(), job.dp_micro_batches.back());  // the A100 replicas get fewer
+  EXPECT_EQ(job.alone.step_time_s, run.step.report.step_time_s);
+  EXPECT_EQ(job.alone.tokens_per_s, run.step.report.tokens_per_s);
+  EXPECT_EQ(job.shared.front().step_time_s, run.step.report.step_time_s);
+  EXPECT_NE(cluster_json(study).dump().find("\"dp_micro_batches\""), std::string::npos);
+  // One build lays the groups in one order: a job ordering them otherwise is refused.
+  nlohmann::json reordered = document;
+  reordered["jobs"][0]["set"] = {"gpus=16", "model.layers=2", "parallel.tp=8", "parallel.pp=1", "training.global_batch=8"};
+  reordered["jobs"][0]["nodes"] = {0, 1};
+  reordered["jobs"].push_back({{"name", "other"}, {"scenario", kDefaultScenario}, {"nodes", {2, 3}},
+                               {"set", {"gpus=16", "model.layers=2", "parallel.tp=8", "parallel.pp=1",
+                                        "training.global_batch=8", "pool={\"order\": [\"h100\", \"a100\"]}"}}});
+  EXPECT_NE(cluster_document_error(reordered).find("jobs.json: /jobs/1/scenario: lays the node groups"), std::string::npos)
+      << cluster_document_error(reordered);
 }
 
 TEST(ClusterJobs, BadInputNamesTheFileAndTheField) {

@@ -175,12 +175,14 @@ class NodePlacementOnFlow : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove(path_); }
 
-  SimulatedStep step(const std::string& placement) const {
-    const Scenario s = load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR,
-                                     {"cluster=\"" + path_.string() + "\"", "gpus=32", "model.layers=2", "parallel.tp=8",
-                                      "parallel.pp=1", "training.global_batch=8", "overlap.dp_grad_reduce=false",
-                                      "overlap.dp_param_gather=false", "network=\"flow\"", "placement=" + placement});
-    return simulate_step(s);
+  SimulatedStep step(const std::string& placement, const std::vector<std::string>& split = {"model.layers=2",
+                                                                                              "parallel.tp=8",
+                                                                                              "parallel.pp=1"}) const {
+    std::vector<std::string> overrides{"cluster=\"" + path_.string() + "\"", "gpus=32", "training.global_batch=8",
+                                       "overlap.dp_grad_reduce=false", "overlap.dp_param_gather=false",
+                                       "network=\"flow\"", "placement=" + placement};
+    overrides.insert(overrides.end(), split.begin(), split.end());
+    return simulate_step(load_scenario(std::string(CTWIN_SOURCE_DIR) + "/scenarios/default.json", CTWIN_SOURCE_DIR, overrides));
   }
 
  private:
@@ -209,6 +211,29 @@ TEST_F(NodePlacementOnFlow, PackedIsNeverSlowerThanFragmented) {
     }
   }
   EXPECT_GT(slower, 0);  // not vacuous: scattering the job over leaves costs it on this build
+}
+
+// The same with the job's cross-node traffic in TP and PP (issue 39's wording): TP 8 and PP 4
+// (each stage one node, its activations crossing nodes), and TP 16 over two nodes with PP 2 (32
+// KV heads, so that TP 16 divides them). Packed on one leaf is never slower than first fit on a
+// half-busy map; with TP across nodes, scattering costs the step (not vacuous).
+TEST_F(NodePlacementOnFlow, PackedIsNeverSlowerThanFragmentedWithCrossNodeTpAndPp) {
+  const std::vector<std::vector<std::string>> splits{
+      {"model.layers=4", "parallel.tp=8", "parallel.pp=4"},
+      {"model.layers=4", "model.kv_heads=32", "parallel.tp=16", "parallel.pp=2"},
+      {"model.layers=4", "model.kv_heads=32", "parallel.tp=16", "parallel.pp=1"}};
+  int slower = 0;
+  for (const auto& split : splits) {
+    const auto packed = step(R"({"policy": "packed", "build_nodes": 16})", split);
+    ASSERT_TRUE(packed.shared_fabric);
+    for (int seed = 1; seed <= 3; ++seed) {
+      const std::string map = R"(, "build_nodes": 16, "fragmentation": 0.5, "seed": )" + std::to_string(seed) + "}";
+      const auto fragmented = step(R"({"policy": "fragmented")" + map, split);
+      EXPECT_LE(packed.report.step_time_s, fragmented.report.step_time_s * (1 + 1e-12)) << split[2] << " seed " << seed;
+      slower += fragmented.report.step_time_s > packed.report.step_time_s * 1.01 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(slower, 0);
 }
 
 }  // namespace

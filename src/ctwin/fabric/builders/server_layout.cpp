@@ -103,6 +103,13 @@ void ServerLayout::compute_routes(const std::string& source) {
   route_offsets_.back() = static_cast<std::uint32_t>(route_links_.size());
 }
 
+bool ServerLayout::routes_alike(const ServerLayout& other) const {
+  const auto ends = [](const Link& a, const Link& b) { return a.from == b.from && a.to == b.to && a.kind == b.kind; };
+  return gpus_ == other.gpus_ && nics_ == other.nics_ && vertex_kinds_ == other.vertex_kinds_ &&
+         std::equal(links_.begin(), links_.end(), other.links_.begin(), other.links_.end(), ends) &&
+         route_offsets_ == other.route_offsets_ && route_links_ == other.route_links_;
+}
+
 std::span<const LinkId> ServerLayout::route(int from_endpoint, int to_endpoint) const {
   const std::size_t endpoints = static_cast<std::size_t>(gpus_ + nics_);
   const std::size_t index = static_cast<std::size_t>(from_endpoint) * endpoints + static_cast<std::size_t>(to_endpoint);

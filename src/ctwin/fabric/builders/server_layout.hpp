@@ -1,7 +1,7 @@
 #pragma once
 // One server as a small graph (GPUs, NVSwitch, PCIe switches, CPUs, NICs) with the routes
-// between its endpoints. Every node of a cluster is a copy of it, so routes are computed once
-// here and offset per node.
+// between its endpoints. Every node of a cluster is a copy of it (a node group's own server
+// only at other rates, fabric.hpp), so routes are computed once here and offset per node.
 
 #include <span>
 #include <string>
@@ -35,6 +35,10 @@ class ServerLayout {
   [[nodiscard]] std::span<const LinkId> gpu_to_gpu(int from, int to) const { return route(from, to); }
   [[nodiscard]] std::span<const LinkId> gpu_to_nic(int gpu, int nic) const { return route(gpu, gpus_ + nic); }
   [[nodiscard]] std::span<const LinkId> nic_to_gpu(int nic, int gpu) const { return route(gpus_ + nic, gpu); }
+
+  /// Whether `other` has the same parts, cables and routes, whatever their rates: a node built
+  /// from either is routed alike (a pool group's own server on a built fabric, fabric.hpp).
+  [[nodiscard]] bool routes_alike(const ServerLayout& other) const;
 
  private:
   [[nodiscard]] std::span<const LinkId> route(int from_endpoint, int to_endpoint) const;
