@@ -82,17 +82,18 @@ void print_csv(const std::vector<ScalingComparison>& results, std::ostream& out)
 
 }  // namespace
 
-void run_scaling_validation(const ScalingValidateOptions& options) {
-  const Format format = parse_format(options.format);
-  const network::ModelKind network = step_network(options.network);
-  const api::ScalingValidation validation = api::validate_scaling({options.cases, network, options.overrides});
+api::ScalingValidation evaluate_scaling_validation(const ScalingValidateOptions& options) {
+  return api::validate_scaling({options.cases, step_network(options.network), options.overrides});
+}
+
+void print_scaling_validation(const api::ScalingValidation& validation, const std::string& network, Format format) {
   const auto& results = validation.results;
   if (format == Format::kJson) {
     std::cout << json_text(api::scaling_validation_json(validation), 2) << '\n';
   } else if (format == Format::kCsv) {
     print_csv(results, std::cout);
   } else {
-    print_table(results, options.network, std::cout);
+    print_table(results, network, std::cout);
   }
 }
 
