@@ -28,6 +28,19 @@ inline api::Build build_of(const std::string& cluster, std::int64_t gpus, const 
   return build;
 }
 
+/// The build fields of an options class that names one (CollectiveOptions, AcceptOptions), as
+/// Python gives them; build_of reads them when the call runs.
+struct BuildFields {
+  std::string cluster;
+  std::int64_t gpus = 0;
+  Changes changes;  ///< (dotted path, JSON value)
+  std::string calibration;
+};
+
+inline api::Build build_of(const BuildFields& fields) {
+  return build_of(fields.cluster, fields.gpus, fields.changes, fields.calibration);
+}
+
 /// The network a training step runs on: analytical or flow; InputError naming `network` otherwise.
 inline network::ModelKind step_network_arg(const std::string& network) {
   const network::ModelKind kind = network::parse_model_kind(network, "network", "");

@@ -44,6 +44,21 @@ Bytes size_arg(const std::string& name, const std::string& text) {
   }
 }
 
+/// ctwin collective's flags, as Python gives them; read when the call runs.
+struct CollectiveOptions : BuildFields {
+  std::string op = "all_reduce";
+  std::string algorithm = "auto";
+  std::string protocol = "auto";
+  std::string begin = "8";
+  std::string end = "8G";
+  double factor = 2;
+  std::string dtype = "float";
+  std::string network = "flow";
+  int channels = 0;
+  bool every_transfer = false;
+  std::vector<std::string> degrade;
+};
+
 }  // namespace
 
 void register_build(py::module_& m) {
@@ -56,33 +71,47 @@ void register_build(py::module_& m) {
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("context"));
 
+  py::class_<CollectiveOptions>(m, "CollectiveOptions", "A build and the collective to predict on it (ctwin collective's flags).")
+      .def(py::init<>())
+      .def_readwrite("cluster", &CollectiveOptions::cluster)
+      .def_readwrite("gpus", &CollectiveOptions::gpus)
+      .def_readwrite("changes", &CollectiveOptions::changes, "(dotted path, JSON value) pairs.")
+      .def_readwrite("calibration", &CollectiveOptions::calibration)
+      .def_readwrite("op", &CollectiveOptions::op)
+      .def_readwrite("algorithm", &CollectiveOptions::algorithm)
+      .def_readwrite("protocol", &CollectiveOptions::protocol)
+      .def_readwrite("begin", &CollectiveOptions::begin, "The smallest size, as nccl-tests' -b reads it.")
+      .def_readwrite("end", &CollectiveOptions::end)
+      .def_readwrite("factor", &CollectiveOptions::factor)
+      .def_readwrite("dtype", &CollectiveOptions::dtype)
+      .def_readwrite("network", &CollectiveOptions::network)
+      .def_readwrite("channels", &CollectiveOptions::channels, "0: one per rail.")
+      .def_readwrite("every_transfer", &CollectiveOptions::every_transfer)
+      .def_readwrite("degrade", &CollectiveOptions::degrade);
+
   m.def(
       "collective",
-      [](const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& calibration,
-         const std::string& op, const std::string& algorithm, const std::string& protocol, const std::string& begin,
-         const std::string& end, double factor, const std::string& dtype, const std::string& network, int channels,
-         bool every_transfer, const std::vector<std::string>& degrade, api::EvalContext& context) {
-        const api::Build build = build_of(cluster, gpus, changes, calibration);
+      [](const CollectiveOptions& o, api::EvalContext& context) {
+        const api::Build build = build_of(o);
         collectives::CollectiveQuery query;
-        query.op = collectives::parse_op(op, "op");
-        query.algorithm = collectives::parse_algorithm(algorithm, "algorithm");
-        query.protocol = collectives::parse_protocol(protocol, "protocol");
-        query.sizes = collectives::size_sweep(size_arg("begin", begin), size_arg("end", end), factor);
-        query.element_bytes = calibration::nccl_type_bytes(dtype, "dtype");
-        query.network = network::parse_model_kind(network, "network", "");
-        query.every_transfer = every_transfer;
-        if (channels < 0 || channels > 64) {
+        query.op = collectives::parse_op(o.op, "op");
+        query.algorithm = collectives::parse_algorithm(o.algorithm, "algorithm");
+        query.protocol = collectives::parse_protocol(o.protocol, "protocol");
+        query.sizes = collectives::size_sweep(size_arg("begin", o.begin), size_arg("end", o.end), o.factor);
+        query.element_bytes = calibration::nccl_type_bytes(o.dtype, "dtype");
+        query.network = network::parse_model_kind(o.network, "network", "");
+        query.every_transfer = o.every_transfer;
+        if (o.channels < 0 || o.channels > 64) {
           throw InputError("channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
-                                               std::to_string(channels));
+                                               std::to_string(o.channels));
         }
-        query.tuning.channels = channels;
+        query.tuning.channels = o.channels;
         return call_interruptibly([&] {
-          return CollectiveReport(api::collective_json(api::evaluate_degraded_collective(build, degrade, "degrade", query, context)));
+          return CollectiveReport(
+              api::collective_json(api::evaluate_degraded_collective(build, o.degrade, "degrade", query, context)));
         });
       },
-      py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("op"),
-      py::arg("algorithm"), py::arg("protocol"), py::arg("begin"), py::arg("end"), py::arg("factor"), py::arg("dtype"),
-      py::arg("network"), py::arg("channels"), py::arg("every_transfer"), py::arg("degrade"), py::arg("context"));
+      py::arg("options"), py::arg("context"), "A collective sweep: a CollectiveReport (ctwin collective).");
 
   m.def(
       "traffic",
