@@ -10,6 +10,7 @@
 #include "arguments.hpp"
 #include "call.hpp"
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/collective_flags.hpp"
 #include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
@@ -36,26 +37,9 @@ Bytes bytes_arg(const std::string& name, const std::string& text) {
   }
 }
 
-Bytes size_arg(const std::string& name, const std::string& text) {
-  try {
-    return parse_nccl_size(text);
-  } catch (const UnitError& e) {
-    throw InputError(name, "", e.what());
-  }
-}
-
-/// ctwin collective's flags, as Python gives them; read when the call runs.
-struct CollectiveOptions : BuildFields {
-  std::string op = "all_reduce";
-  std::string algorithm = "auto";
-  std::string protocol = "auto";
-  std::string begin = "8";
-  std::string end = "8G";
-  double factor = 2;
-  std::string dtype = "float";
-  std::string network = "flow";
-  int channels = 0;
-  bool every_transfer = false;
+/// ctwin collective's flags, as Python gives them (the sweep's are the library's, shared with the
+/// command); read when the call runs.
+struct CollectiveOptions : BuildFields, api::CollectiveFlags {
   std::vector<std::string> degrade;
 };
 
@@ -93,19 +77,7 @@ void register_build(py::module_& m) {
       "collective",
       [](const CollectiveOptions& o, api::EvalContext& context) {
         const api::Build build = build_of(o);
-        collectives::CollectiveQuery query;
-        query.op = collectives::parse_op(o.op, "op");
-        query.algorithm = collectives::parse_algorithm(o.algorithm, "algorithm");
-        query.protocol = collectives::parse_protocol(o.protocol, "protocol");
-        query.sizes = collectives::size_sweep(size_arg("begin", o.begin), size_arg("end", o.end), o.factor);
-        query.element_bytes = calibration::nccl_type_bytes(o.dtype, "dtype");
-        query.network = network::parse_model_kind(o.network, "network", "");
-        query.every_transfer = o.every_transfer;
-        if (o.channels < 0 || o.channels > 64) {
-          throw InputError("channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
-                                               std::to_string(o.channels));
-        }
-        query.tuning.channels = o.channels;
+        const collectives::CollectiveQuery query = api::collective_query(o, api::kCollectivePythonKeywords);
         return call_interruptibly([&] {
           return CollectiveReport(
               api::collective_json(api::evaluate_degraded_collective(build, o.degrade, "degrade", query, context)));
