@@ -1,6 +1,9 @@
 #pragma once
 // Keyword arguments several registrations read the same way.
 
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -39,6 +42,15 @@ struct BuildFields {
 
 inline api::Build build_of(const BuildFields& fields) {
   return build_of(fields.cluster, fields.gpus, fields.changes, fields.calibration);
+}
+
+/// The build fields as attributes of an options class that has them.
+template <class Options>
+pybind11::class_<Options>& def_build_fields(pybind11::class_<Options>& options) {
+  return options.def_readwrite("cluster", &Options::cluster)
+      .def_readwrite("gpus", &Options::gpus)
+      .def_readwrite("changes", &Options::changes, "(dotted path, JSON value) pairs.")
+      .def_readwrite("calibration", &Options::calibration);
 }
 
 /// The network a training step runs on: analytical or flow; InputError naming `network` otherwise.

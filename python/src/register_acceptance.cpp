@@ -39,12 +39,9 @@ struct AcceptOptions : BuildFields {
 }  // namespace
 
 void register_acceptance(py::module_& m) {
-  py::class_<AcceptOptions>(m, "AcceptOptions", "A build, an acceptance plan and what was measured (ctwin accept's flags).")
-      .def(py::init<>())
-      .def_readwrite("cluster", &AcceptOptions::cluster)
-      .def_readwrite("gpus", &AcceptOptions::gpus)
-      .def_readwrite("changes", &AcceptOptions::changes, "(dotted path, JSON value) pairs.")
-      .def_readwrite("calibration", &AcceptOptions::calibration)
+  py::class_<AcceptOptions> options(m, "AcceptOptions",
+                                    "A build, an acceptance plan and what was measured (ctwin accept's flags).");
+  def_build_fields(options.def(py::init<>()))
       .def_readwrite("plan", &AcceptOptions::plan)
       .def_readwrite("measured", &AcceptOptions::measured, "A folder of measurements; \"\": none.")
       .def_readwrite("degraded", &AcceptOptions::degraded)

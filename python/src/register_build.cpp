@@ -55,12 +55,9 @@ void register_build(py::module_& m) {
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("context"));
 
-  py::class_<CollectiveOptions>(m, "CollectiveOptions", "A build and the collective to predict on it (ctwin collective's flags).")
-      .def(py::init<>())
-      .def_readwrite("cluster", &CollectiveOptions::cluster)
-      .def_readwrite("gpus", &CollectiveOptions::gpus)
-      .def_readwrite("changes", &CollectiveOptions::changes, "(dotted path, JSON value) pairs.")
-      .def_readwrite("calibration", &CollectiveOptions::calibration)
+  py::class_<CollectiveOptions> collective(m, "CollectiveOptions",
+                                           "A build and the collective to predict on it (ctwin collective's flags).");
+  def_build_fields(collective.def(py::init<>()))
       .def_readwrite("op", &CollectiveOptions::op)
       .def_readwrite("algorithm", &CollectiveOptions::algorithm)
       .def_readwrite("protocol", &CollectiveOptions::protocol)
