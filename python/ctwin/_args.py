@@ -167,3 +167,12 @@ def instance(name: str, value: Any, kind: type, what: str) -> Any:
     if value is not None and not isinstance(value, kind):
         raise refuse(name, what, value)
     return value
+
+
+def options(kind: type, **fields: Any) -> Any:
+    """A ``_core`` options object with ``fields`` set, each value checked above first; a setter
+    that parses its text names the keyword when it refuses one."""
+    made = kind()
+    for name, value in fields.items():
+        setattr(made, name, value)
+    return made

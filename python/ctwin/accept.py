@@ -68,10 +68,12 @@ def accept(cluster: str | os.PathLike, gpus: int, plan: str | os.PathLike = "sce
     """
     changes = _routed(changes, routing)
     jobs = _args.optional_integer("jobs", jobs, 1, _args.MAX_JOBS)
-    report, markdown = _core.accept(_cluster(cluster), _gpus(gpus), _changes(changes),
-                                    _args.optional_path("calibration", calibration), _args.path("plan", plan),
-                                    _args.optional_path("measured", measured), _args.texts("degraded", degraded),
-                                    degraded is not None, _args.real("noise", noise, 0.0, 0.5),
-                                    _args.integer("seed", seed, 0, _args.INT64_MAX), jobs or os.cpu_count() or 1,
-                                    _args.text("show", show, ["summary", "failures", "all"]), _context(context)._core)
+    options = _args.options(
+        _core.AcceptOptions, cluster=_cluster(cluster), gpus=_gpus(gpus), changes=_changes(changes),
+        calibration=_args.optional_path("calibration", calibration), plan=_args.path("plan", plan),
+        measured=_args.optional_path("measured", measured), degraded=_args.texts("degraded", degraded),
+        synthesize=degraded is not None, noise=_args.real("noise", noise, 0.0, 0.5),
+        seed=_args.integer("seed", seed, 0, _args.INT64_MAX), jobs=jobs or os.cpu_count() or 1,
+        show=_args.text("show", show, ["summary", "failures", "all"]))
+    report, markdown = _core.accept(options, _context(context)._core)
     return AcceptanceResult(report, markdown)

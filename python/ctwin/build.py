@@ -86,13 +86,14 @@ def collective(cluster: str | os.PathLike, gpus: int, op: str = "all_reduce", be
     sizes = []
     for name, value in (("begin", begin), ("end", end)):
         sizes.append(str(_args.integer(name, value, 0, 1 << 40)) if not isinstance(value, str) else _args.text(name, value))
-    text = _core.collective(_cluster(cluster), _gpus(gpus), _changes(changes),
-                            _args.optional_path("calibration", calibration), _args.text("op", op),
-                            _args.text("algorithm", algorithm), _args.text("protocol", protocol), sizes[0], sizes[1],
-                            _args.real("factor", factor, 1.0, 1e6), _args.text("dtype", dtype),
-                            _args.text("network", network), _args.integer("channels", channels, 0, 64),
-                            _args.flag("every_transfer", every_transfer), _args.texts("degrade", degrade),
-                            _context(context)._core)
+    options = _args.options(
+        _core.CollectiveOptions, cluster=_cluster(cluster), gpus=_gpus(gpus), changes=_changes(changes),
+        calibration=_args.optional_path("calibration", calibration), op=_args.text("op", op),
+        algorithm=_args.text("algorithm", algorithm), protocol=_args.text("protocol", protocol), begin=sizes[0],
+        end=sizes[1], factor=_args.real("factor", factor, 1.0, 1e6), dtype=_args.text("dtype", dtype),
+        network=_args.text("network", network), channels=_args.integer("channels", channels, 0, 64),
+        every_transfer=_args.flag("every_transfer", every_transfer), degrade=_args.texts("degrade", degrade))
+    text = _core.collective(options, _context(context)._core)
     report = text.to_dict()
     frame = pd.DataFrame(report["rows"], columns=["size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps", "algo",
                                                   "protocol"])

@@ -71,10 +71,11 @@ def cluster(jobs: str | os.PathLike | dict[str, Any], steps: int | None = None, 
     ctx = _args.instance("context", context, EvalContext, "an EvalContext") or default_context()
     compare = _args.flag("compare_policies", compare_policies)
     wrap = ClusterPolicies if compare else ClusterResult
+    options = _args.options(_core.ClusterOptions, steps=window, compare_policies=compare)
     if isinstance(jobs, Mapping):
         try:
             text = json.dumps(jobs, allow_nan=False)
         except (TypeError, ValueError) as error:
             raise InputError(f"jobs: not a JSON document: {error}", file="jobs") from None
-        return wrap(_core.cluster_document(text, "<jobs>", window, compare, ctx._core))
-    return wrap(_core.cluster_file(_args.path("jobs", jobs), window, compare, ctx._core))
+        return wrap(_core.cluster_document(text, "<jobs>", options, ctx._core))
+    return wrap(_core.cluster_file(_args.path("jobs", jobs), options, ctx._core))

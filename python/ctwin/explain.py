@@ -21,7 +21,8 @@ def explain(chain: str | os.PathLike, reverse: bool = False, context: EvalContex
     gain); the shares add to 1) and set (the assignments that make the link). ``reverse``: also
     replay the factors last to first, in columns gain_reversed and share_reversed.
     ``frame.attrs["report"]`` is the whole JSON report."""
-    report = _core.explain(_args.path("chain", chain), _args.flag("reverse", reverse), _context(context)._core).to_dict()
+    options = _args.options(_core.ExplainOptions, reverse=_args.flag("reverse", reverse))
+    report = _core.explain(_args.path("chain", chain), options, _context(context)._core).to_dict()
     frame = pd.DataFrame(report["links"])
     if "goodput" in frame:
         frame["ettr"] = [link["goodput"]["ettr"] for link in report["links"]]

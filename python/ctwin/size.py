@@ -49,12 +49,14 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
     files = [_args.path(f"workloads[{i}]", w) for i, w in enumerate(workloads)]
     if tie_tolerance is not None:
         tie_tolerance = _args.real("tie_tolerance", tie_tolerance, 0.0, 0.5)
-    text = _core.size(_cluster(cluster), _gpus(gpus), _changes(changes), _vary_text(vary), files,
-                      _args.optional_path("parts", parts), _args.integer("scales", scales, 1, 8),
-                      _args.flag("collectives", collectives), _args.integer("jobs", jobs, 1, _args.MAX_JOBS),
-                      _args.text("network", network), _args.text("flow_sample", flow_sample), tie_tolerance,
-                      None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16),
-                      _context(context)._core)
+    options = _args.options(
+        _core.SizeOptions, cluster=_cluster(cluster), gpus=_gpus(gpus), changes=_changes(changes), vary=_vary_text(vary),
+        workloads=files, parts=_args.optional_path("parts", parts), scales=_args.integer("scales", scales, 1, 8),
+        collectives=_args.flag("collectives", collectives), jobs=_args.integer("jobs", jobs, 1, _args.MAX_JOBS),
+        network=_args.text("network", network), flow_sample=_args.text("flow_sample", flow_sample),
+        tie_tolerance=tie_tolerance,
+        ecmp_seeds=None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16))
+    text = _core.size(options, _context(context)._core)
     report = text.to_dict()
     rows = []
     nan = float("nan")

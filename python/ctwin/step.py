@@ -77,7 +77,8 @@ def run(scenario: Scenario | str | os.PathLike, network: str | None = None, trac
         s = s.with_(network=network)
     if routing is not None:
         s = s.with_({"cluster.fabric.routing": routing})
-    report, trace_text = _core.run(s._core, ctx._core, comm, all_ranks, bool(trace), degrade, flow_sample)
+    options = _args.options(_core.StepOptions, comm=comm, all_ranks=all_ranks, degrade=degrade, flow_sample=flow_sample)
+    report, trace_text = _core.run(s._core, options, ctx._core, bool(trace))
     trace_dict = json.loads(trace_text) if trace else None
     if trace and not isinstance(trace, bool):
         with open(trace, "w") as out:
@@ -118,4 +119,5 @@ def scale(scenario: Scenario | str | os.PathLike, gpus: Sequence[int], weak: boo
         raise InputError(f"batch: weak=True grows the batch per replica; it cannot be combined with batch={batch!r}",
                          file="batch")
     policy = "per-replica" if weak else (batch or "nearest")
-    return ScalingResult(_core.scale(s._core, ctx._core, sizes, policy, jobs or os.cpu_count() or 1))
+    options = _args.options(_core.ScaleOptions, gpus=sizes, batch=policy, jobs=jobs or os.cpu_count() or 1)
+    return ScalingResult(_core.scale(s._core, options, ctx._core))

@@ -1,6 +1,9 @@
 #pragma once
 // Keyword arguments several registrations read the same way.
 
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -26,6 +29,28 @@ inline api::Build build_of(const std::string& cluster, std::int64_t gpus, const 
   for (const auto& [path, value] : changes) build.changes.push_back({path, parse_json_text(value, cluster)});
   build.calibration = calibration;
   return build;
+}
+
+/// The build fields of an options class that names one (CollectiveOptions, AcceptOptions), as
+/// Python gives them; build_of reads them when the call runs.
+struct BuildFields {
+  std::string cluster;
+  std::int64_t gpus = 0;
+  Changes changes;  ///< (dotted path, JSON value)
+  std::string calibration;
+};
+
+inline api::Build build_of(const BuildFields& fields) {
+  return build_of(fields.cluster, fields.gpus, fields.changes, fields.calibration);
+}
+
+/// The build fields as attributes of an options class that has them.
+template <class Options>
+pybind11::class_<Options>& def_build_fields(pybind11::class_<Options>& options) {
+  return options.def_readwrite("cluster", &Options::cluster)
+      .def_readwrite("gpus", &Options::gpus)
+      .def_readwrite("changes", &Options::changes, "(dotted path, JSON value) pairs.")
+      .def_readwrite("calibration", &Options::calibration);
 }
 
 /// The network a training step runs on: analytical or flow; InputError naming `network` otherwise.

@@ -22,33 +22,58 @@ namespace py = pybind11;
 
 namespace ctwin::python {
 
+namespace {
+
+/// ctwin accept's flags, as Python gives them; read when the call runs.
+struct AcceptOptions : BuildFields {
+  std::string plan = "scenarios/acceptance/default.json";
+  std::string measured;               ///< a folder; empty: none
+  std::vector<std::string> degraded;  ///< with synthesize: the parts degraded (none: the healthy build)
+  bool synthesize = false;
+  double noise = 0;
+  std::uint64_t seed = 1;
+  unsigned jobs = 1;
+  std::string show = "failures";
+};
+
+}  // namespace
+
 void register_acceptance(py::module_& m) {
+  py::class_<AcceptOptions> options(m, "AcceptOptions",
+                                    "A build, an acceptance plan and what was measured (ctwin accept's flags).");
+  def_build_fields(options.def(py::init<>()))
+      .def_readwrite("plan", &AcceptOptions::plan)
+      .def_readwrite("measured", &AcceptOptions::measured, "A folder of measurements; \"\": none.")
+      .def_readwrite("degraded", &AcceptOptions::degraded)
+      .def_readwrite("synthesize", &AcceptOptions::synthesize, "Measurements synthesized with `degraded` parts.")
+      .def_readwrite("noise", &AcceptOptions::noise)
+      .def_readwrite("seed", &AcceptOptions::seed)
+      .def_readwrite("jobs", &AcceptOptions::jobs)
+      .def_readwrite("show", &AcceptOptions::show, "summary, failures or all.");
+
   m.def(
       "accept",
-      [](const std::string& cluster, std::int64_t gpus, const std::vector<std::pair<std::string, std::string>>& changes,
-         const std::string& calibration, const std::string& plan_path, const std::string& measured,
-         const std::vector<std::string>& degraded, bool synthesize, double noise, std::uint64_t seed, unsigned jobs,
-         const std::string& show, api::EvalContext& context) {
-        const api::ReportDetail detail = api::parse_report_detail(show, "show");
-        if (!(noise >= 0 && noise <= 0.5)) throw InputError("noise", "", "a share in [0, 0.5]");
-        if (jobs < 1 || jobs > 1024) throw InputError("jobs", "", "between 1 and 1024");
-        if (!measured.empty() && synthesize) throw InputError("measured", "", "give a folder or degraded parts, not both");
-        const api::Build build = build_of(cluster, gpus, changes, calibration);
+      [](const AcceptOptions& o, api::EvalContext& context) {
+        const api::ReportDetail detail = api::parse_report_detail(o.show, "show");
+        if (!(o.noise >= 0 && o.noise <= 0.5)) throw InputError("noise", "", "a share in [0, 0.5]");
+        if (o.jobs < 1 || o.jobs > 1024) throw InputError("jobs", "", "between 1 and 1024");
+        if (!o.measured.empty() && o.synthesize) throw InputError("measured", "", "give a folder or degraded parts, not both");
+        const api::Build build = build_of(o);
         return call_interruptibly([&] {
-          const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(plan_path, DataKind::kAcceptancePlan, "plan").string());
-          const api::AcceptanceExpectation expectation = api::evaluate_acceptance(build, plan, context, {jobs, {}});
-          if (measured.empty() && !synthesize) {
+          const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(o.plan, DataKind::kAcceptancePlan, "plan").string());
+          const api::AcceptanceExpectation expectation = api::evaluate_acceptance(build, plan, context, {o.jobs, {}});
+          if (o.measured.empty() && !o.synthesize) {
             return std::pair(AcceptReport(api::acceptance_json(expectation)), api::acceptance_markdown(expectation, nullptr));
           }
           const api::MeasuredSet set =
-              synthesize ? api::synthesize_measured(build, plan, expectation, degraded, noise, seed, context)
-                         : api::read_measured(measured, plan, *api::build_fabric(build, context));
+              o.synthesize ? api::synthesize_measured(build, plan, expectation, o.degraded, o.noise, o.seed, context)
+                           : api::read_measured(o.measured, plan, *api::build_fabric(build, context));
           const api::AcceptanceCheck check = api::check_acceptance(build, plan, expectation, set, context);
           return std::pair(AcceptReport(api::acceptance_json(check)), api::acceptance_markdown(expectation, &check, {}, detail));
         });
       },
-      py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("plan"), py::arg("measured"),
-      py::arg("degraded"), py::arg("synthesize"), py::arg("noise"), py::arg("seed"), py::arg("jobs"), py::arg("show"), py::arg("context"));
+      py::arg("options"), py::arg("context"),
+      "Acceptance expectations, or their check: (AcceptReport, Markdown page) (ctwin accept).");
 }
 
 }  // namespace ctwin::python

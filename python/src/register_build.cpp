@@ -10,6 +10,7 @@
 #include "arguments.hpp"
 #include "call.hpp"
 #include "ctwin/api/build_warnings.hpp"
+#include "ctwin/api/collective_flags.hpp"
 #include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
@@ -36,13 +37,11 @@ Bytes bytes_arg(const std::string& name, const std::string& text) {
   }
 }
 
-Bytes size_arg(const std::string& name, const std::string& text) {
-  try {
-    return parse_nccl_size(text);
-  } catch (const UnitError& e) {
-    throw InputError(name, "", e.what());
-  }
-}
+/// ctwin collective's flags, as Python gives them (the sweep's are the library's, shared with the
+/// command); read when the call runs.
+struct CollectiveOptions : BuildFields, api::CollectiveFlags {
+  std::vector<std::string> degrade;
+};
 
 }  // namespace
 
@@ -56,33 +55,32 @@ void register_build(py::module_& m) {
       },
       py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("context"));
 
+  py::class_<CollectiveOptions> collective(m, "CollectiveOptions",
+                                           "A build and the collective to predict on it (ctwin collective's flags).");
+  def_build_fields(collective.def(py::init<>()))
+      .def_readwrite("op", &CollectiveOptions::op)
+      .def_readwrite("algorithm", &CollectiveOptions::algorithm)
+      .def_readwrite("protocol", &CollectiveOptions::protocol)
+      .def_readwrite("begin", &CollectiveOptions::begin, "The smallest size, as nccl-tests' -b reads it.")
+      .def_readwrite("end", &CollectiveOptions::end)
+      .def_readwrite("factor", &CollectiveOptions::factor)
+      .def_readwrite("dtype", &CollectiveOptions::dtype)
+      .def_readwrite("network", &CollectiveOptions::network)
+      .def_readwrite("channels", &CollectiveOptions::channels, "0: one per rail.")
+      .def_readwrite("every_transfer", &CollectiveOptions::every_transfer)
+      .def_readwrite("degrade", &CollectiveOptions::degrade);
+
   m.def(
       "collective",
-      [](const std::string& cluster, std::int64_t gpus, const Changes& changes, const std::string& calibration,
-         const std::string& op, const std::string& algorithm, const std::string& protocol, const std::string& begin,
-         const std::string& end, double factor, const std::string& dtype, const std::string& network, int channels,
-         bool every_transfer, const std::vector<std::string>& degrade, api::EvalContext& context) {
-        const api::Build build = build_of(cluster, gpus, changes, calibration);
-        collectives::CollectiveQuery query;
-        query.op = collectives::parse_op(op, "op");
-        query.algorithm = collectives::parse_algorithm(algorithm, "algorithm");
-        query.protocol = collectives::parse_protocol(protocol, "protocol");
-        query.sizes = collectives::size_sweep(size_arg("begin", begin), size_arg("end", end), factor);
-        query.element_bytes = calibration::nccl_type_bytes(dtype, "dtype");
-        query.network = network::parse_model_kind(network, "network", "");
-        query.every_transfer = every_transfer;
-        if (channels < 0 || channels > 64) {
-          throw InputError("channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
-                                               std::to_string(channels));
-        }
-        query.tuning.channels = channels;
+      [](const CollectiveOptions& o, api::EvalContext& context) {
+        const api::Build build = build_of(o);
+        const collectives::CollectiveQuery query = api::collective_query(o, api::kCollectivePythonKeywords);
         return call_interruptibly([&] {
-          return CollectiveReport(api::collective_json(api::evaluate_degraded_collective(build, degrade, "degrade", query, context)));
+          return CollectiveReport(
+              api::collective_json(api::evaluate_degraded_collective(build, o.degrade, "degrade", query, context)));
         });
       },
-      py::arg("cluster"), py::arg("gpus"), py::arg("changes"), py::arg("calibration"), py::arg("op"),
-      py::arg("algorithm"), py::arg("protocol"), py::arg("begin"), py::arg("end"), py::arg("factor"), py::arg("dtype"),
-      py::arg("network"), py::arg("channels"), py::arg("every_transfer"), py::arg("degrade"), py::arg("context"));
+      py::arg("options"), py::arg("context"), "A collective sweep: a CollectiveReport (ctwin collective).");
 
   m.def(
       "traffic",

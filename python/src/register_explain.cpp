@@ -15,15 +15,18 @@ namespace py = pybind11;
 namespace ctwin::python {
 
 void register_explain(py::module_& m) {
+  py::class_<api::ExplainQuery>(m, "ExplainOptions", "How a chain is explained (ctwin explain's flags).")
+      .def(py::init<>())
+      .def_readwrite("reverse", &api::ExplainQuery::reverse, "Also apply the factors last to first.");
+
   m.def(
       "explain",
-      [](const std::string& chain, bool reverse, api::EvalContext& context) {
+      [](const std::string& chain, const api::ExplainQuery& options, api::EvalContext& context) {
         const api::ExplainChain loaded = api::load_explain_chain(chain);
-        api::ExplainQuery query;
-        query.reverse = reverse;
-        return call_interruptibly([&] { return ExplainReport(api::explain_json(api::evaluate_explain(loaded, context, query))); });
+        return call_interruptibly(
+            [&] { return ExplainReport(api::explain_json(api::evaluate_explain(loaded, context, options))); });
       },
-      py::arg("chain"), py::arg("reverse"), py::arg("context"));
+      py::arg("chain"), py::arg("options"), py::arg("context"), "A chain's waterfall: an ExplainReport (ctwin explain).");
 }
 
 }  // namespace ctwin::python

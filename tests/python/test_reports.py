@@ -21,8 +21,9 @@ def goodput_native():
 def cases():
     """(command line, the _core result of the same question) for cheap questions of four commands."""
     run = ctwin.run("scenarios/default.json", network="analytical")
-    collective = _core.collective("dgx-h100-superpod", 16, [], "", "all_reduce", "auto", "auto", "1M", "4M", 2.0, "float",
-                                  "analytical", 0, False, [], ctwin.EvalContext()._core)
+    options = _core.CollectiveOptions()
+    options.cluster, options.gpus, options.begin, options.end, options.network = "dgx-h100-superpod", 16, "1M", "4M", "analytical"
+    collective = _core.collective(options, ctwin.EvalContext()._core)
     plan = ctwin.plan("scenarios/default.json", top=3, flow_top=0, fix=["parallel.tp=8", "parallel.pp=1"], jobs=1)
     return [(["run", "scenarios/default.json", "--network", "analytical"], run.native),
             (["collective", "--cluster", "dgx-h100-superpod", "--gpus", "16", "--begin", "1M", "--end", "4M", "--network", "analytical"],
@@ -112,3 +113,34 @@ def test_plan_options_parse_as_they_are_set():
         with pytest.raises(ctwin.InputError) as raised:
             setattr(options, field, value)
         assert raised.value.file.lstrip("-") == field
+
+
+def test_step_and_scale_options_parse_as_they_are_set():
+    step, scale = _core.StepOptions(), _core.ScaleOptions()
+    assert (step.comm, step.all_ranks, step.degrade, step.flow_sample) == ("auto", False, [], "full")
+    assert (scale.gpus, scale.batch, scale.jobs) == ([], "nearest", 1)
+    for options, field, value in ((step, "comm", "both"), (step, "flow_sample", "half"), (scale, "batch", "double"),
+                                  (scale, "jobs", 0)):
+        with pytest.raises(ctwin.InputError) as raised:
+            setattr(options, field, value)
+        assert raised.value.file == field
+    # Errors found while the step runs name Python's keywords, not the command's flags.
+    step.flow_sample = "su"
+    scenario = ctwin.Scenario.load("scenarios/default.json").with_(network="analytical")._core
+    with pytest.raises(ctwin.InputError) as raised:
+        _core.run(scenario, step, ctwin.EvalContext()._core)
+    assert raised.value.file == "flow_sample"
+
+
+def test_build_options_are_read_when_the_call_runs_and_name_the_keyword():
+    context = ctwin.EvalContext()._core
+    for call, kind, field in (("collective", _core.CollectiveOptions, "op"), ("size", _core.SizeOptions, "network"),
+                              ("accept", _core.AcceptOptions, "show")):
+        options = kind()
+        options.cluster, options.gpus = "dgx-h100-superpod", 16
+        setattr(options, field, "bogus")
+        with pytest.raises(ctwin.InputError) as raised:
+            getattr(_core, call)(options, context)
+        assert raised.value.file == field, call
+    assert (_core.ExplainOptions().reverse, _core.ClusterOptions().steps, _core.ClusterOptions().compare_policies) == (
+        False, 0, False)

@@ -72,6 +72,15 @@ replay::CommModel parse_comm_model(const std::string& text, const std::string& o
   throw InputError(origin, "", "unknown communication model '" + text + "' (expected auto, isolated or shared)");
 }
 
+std::string_view comm_model_name(replay::CommModel comm) {
+  switch (comm) {
+    case replay::CommModel::kAuto: return "auto";
+    case replay::CommModel::kIsolated: return "isolated";
+    case replay::CommModel::kShared: return "shared";
+  }
+  return "auto";
+}
+
 StepResult evaluate(const Scenario& scenario, EvalContext& context, const StepQuery& query) {
   StepResult result{scenario.resolve(&context.profiles()), {}};
   replay::StepOptions options = step_options(result.scenario, context, query);

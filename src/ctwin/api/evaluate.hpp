@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ctwin/analysis/scaling.hpp"
@@ -26,6 +27,8 @@ namespace ctwin::api {
 
 /// "auto", "isolated" or "shared" (replay::CommModel); InputError naming `origin` otherwise.
 [[nodiscard]] replay::CommModel parse_comm_model(const std::string& text, const std::string& origin);
+/// The name parse_comm_model reads.
+[[nodiscard]] std::string_view comm_model_name(replay::CommModel comm);
 
 struct StepQuery {
   replay::CommModel comm = replay::CommModel::kAuto;

@@ -1,7 +1,6 @@
 // ctwin accept: the expected result of every acceptance test on the healthy build, and with
 // --measured, what was measured beside it with the parts that explain the failures.
 
-
 #include <unistd.h>
 
 #include <chrono>
@@ -10,10 +9,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/public_acceptance.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -114,79 +115,123 @@ void print_check(const api::AcceptanceCheck& c, Format format, api::ReportDetail
   }
 }
 
+void declare_accept_options(CLI::App& command, AcceptOptions& o) {
+  add_fabric_options(command, o.fabric);
+  add_routing_option(command, o.fabric.routing);
+  command.add_option("--plan", o.plan, "acceptance plan (scenarios/acceptance/*.json)")->capture_default_str();
+  command.add_option("--measured", o.measured,
+                     "folder of what the tests printed: CSV test,instance,value[,unit]; nccl-tests <test>.log; "
+                     "ib_send_bw/osu output <test>.<SRC>-<DST>.txt");
+  command.add_option("--format", o.format, "table, json, csv or markdown (a page to sign)")->capture_default_str();
+  command.add_option("--show", o.show,
+                     "with --measured: summary (verdict, coverage, suspects), failures (and the failed points; the "
+                     "default for table and markdown) or all (every measured point; the default for csv); json has everything");
+  command.add_option("--figure", o.figures, "an image to show in the Markdown page (repeatable)");
+  command.add_option("--synthesize", o.synthesize,
+                     "print, as measured CSV, what the tests would measure with this part degraded "
+                     "(nic:RANK=0.25, link:leaf3.up5=0.5, leaf:3=uplinks:0.5, gpu:RANK=0.8; repeatable; 'none' for the healthy build)");
+  command.add_option("--noise", o.noise, "with --synthesize: each value times 1 + u, u uniform in [-noise, noise]")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
+  command.add_option("--seed", o.seed, "with --synthesize: the noise's seed")->capture_default_str()->check(seed_range());
+  command.add_option("--jobs", o.jobs, "test points computed at once (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
+}
+
+// The query: the plan on the build, and what to do with its expectations: print them, check a
+// folder of measurements against them, or synthesize measurements from degraded parts.
+struct AcceptCall {
+  api::Build build;
+  api::AcceptancePlan plan;
+  unsigned jobs = 1;
+  bool markdown = false;
+  Format format = Format::kTable;
+  api::ReportDetail detail = api::ReportDetail::kFailures;
+  std::string measured;  ///< a folder of measurements; empty: none
+  bool synthesize = false;
+  std::vector<std::string> degraded;  ///< --synthesize's parts, 'none' left out
+  double noise = 0;
+  std::uint64_t seed = 1;
+};
+
+struct AcceptResult {
+  api::AcceptanceExpectation expectation;
+  std::optional<api::MeasuredSet> synthesized;
+  std::optional<api::AcceptanceCheck> check;  ///< with --measured
+};
+
+AcceptCall accept_call(const AcceptOptions& o) {
+  AcceptCall call;
+  call.markdown = o.format == "markdown";
+  call.format = call.markdown ? Format::kTable : parse_format(o.format);
+  call.detail = api::parse_report_detail(o.show.empty() ? (call.format == Format::kCsv ? "all" : "failures") : o.show, "--show");
+  call.plan = api::load_acceptance_plan(api::resolve_named(o.plan, DataKind::kAcceptancePlan, "--plan").string());
+  call.build = build_of(o.fabric);
+  call.jobs = o.jobs;
+  call.measured = o.measured;
+  call.synthesize = !o.synthesize.empty();
+  for (const auto& term : o.synthesize) {
+    if (term != "none") call.degraded.push_back(term);
+  }
+  call.noise = o.noise;
+  call.seed = o.seed;
+  return call;
+}
+
+AcceptResult evaluate_accept_call(const AcceptCall& call) {
+  api::EvalContext context;
+  AcceptResult result{api::evaluate_acceptance(call.build, call.plan, context, {call.jobs, item_progress("test points")}),
+                      std::nullopt, std::nullopt};
+  if (call.synthesize) {
+    result.synthesized =
+        api::synthesize_measured(call.build, call.plan, result.expectation, call.degraded, call.noise, call.seed, context);
+  } else if (!call.measured.empty()) {
+    const auto fabric = api::build_fabric(call.build, context);
+    const api::MeasuredSet measured = api::read_measured(call.measured, call.plan, *fabric);
+    result.check = api::check_acceptance(call.build, call.plan, result.expectation, measured, context);
+  }
+  return result;
+}
+
+void print_synthesized(const api::MeasuredSet& set, const api::AcceptancePlan& plan) {
+  std::map<std::string, std::string> metric;
+  for (const auto& t : plan.tests) metric[t.id] = t.metric;
+  std::cout << "test,instance,value,unit\n";
+  for (const auto& v : set.values) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.6g", v.value);
+    std::cout << v.test << ',' << v.instance << ',' << value << ',' << api::metric_unit(metric[v.test]) << '\n';
+  }
+}
+
+void print_accept(const AcceptResult& result, const AcceptCall& call, const AcceptOptions& o) {
+  if (result.synthesized) {
+    print_synthesized(*result.synthesized, call.plan);
+  } else if (result.check) {
+    if (call.markdown) {
+      std::cout << api::acceptance_markdown(result.expectation, &*result.check, o.figures, call.detail);
+    } else if (call.format == Format::kJson) {
+      std::cout << json_text(api::acceptance_json(*result.check), 2) << '\n';
+    } else {
+      print_check(*result.check, call.format, call.detail);
+    }
+  } else if (call.markdown) {
+    std::cout << api::acceptance_markdown(result.expectation, nullptr, o.figures);
+  } else if (call.format == Format::kJson) {
+    std::cout << json_text(api::acceptance_json(result.expectation), 2) << '\n';
+  } else {
+    print_expected(result.expectation, call.format);
+  }
+}
+
 }  // namespace
 
 Action add_accept_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "accept", "Acceptance tests: what each should show on the healthy build, and with --measured, which parts fall short");
-  auto o = std::make_shared<AcceptOptions>();
-  add_fabric_options(*command, o->fabric);
-  add_routing_option(*command, o->fabric.routing);
-  command->add_option("--plan", o->plan, "acceptance plan (scenarios/acceptance/*.json)")->capture_default_str();
-  command->add_option("--measured", o->measured,
-                      "folder of what the tests printed: CSV test,instance,value[,unit]; nccl-tests <test>.log; "
-                      "ib_send_bw/osu output <test>.<SRC>-<DST>.txt");
-  command->add_option("--format", o->format, "table, json, csv or markdown (a page to sign)")->capture_default_str();
-  command->add_option("--show", o->show,
-                      "with --measured: summary (verdict, coverage, suspects), failures (and the failed points; the "
-                      "default for table and markdown) or all (every measured point; the default for csv); json has everything");
-  command->add_option("--figure", o->figures, "an image to show in the Markdown page (repeatable)");
-  command->add_option("--synthesize", o->synthesize,
-                      "print, as measured CSV, what the tests would measure with this part degraded "
-                      "(nic:RANK=0.25, link:leaf3.up5=0.5, leaf:3=uplinks:0.5, gpu:RANK=0.8; repeatable; 'none' for the healthy build)");
-  command->add_option("--noise", o->noise, "with --synthesize: each value times 1 + u, u uniform in [-noise, noise]")
-      ->check(CLI::Range(0.0, 0.5))
-      ->capture_default_str();
-  command->add_option("--seed", o->seed, "with --synthesize: the noise's seed")->capture_default_str()->check(seed_range());
-  command->add_option("--jobs", o->jobs, "test points computed at once (default: one per core; results do not depend on it)")
-      ->check(CLI::Range(1, 1024));
-  return [o] {
-    const bool markdown = o->format == "markdown";
-    const Format format = markdown ? Format::kTable : parse_format(o->format);
-    const api::ReportDetail detail =
-        api::parse_report_detail(o->show.empty() ? (format == Format::kCsv ? "all" : "failures") : o->show, "--show");
-    const api::AcceptancePlan plan = api::load_acceptance_plan(api::resolve_named(o->plan, DataKind::kAcceptancePlan, "--plan").string());
-    const api::Build build = build_of(o->fabric);
-    api::EvalContext context;
-    const api::AcceptanceExpectation expectation =
-        api::evaluate_acceptance(build, plan, context, {o->jobs, item_progress("test points")});
-    if (!o->synthesize.empty()) {
-      std::vector<std::string> parts;
-      for (const auto& term : o->synthesize) {
-        if (term != "none") parts.push_back(term);
-      }
-      const api::MeasuredSet set = api::synthesize_measured(build, plan, expectation, parts, o->noise, o->seed, context);
-      std::map<std::string, std::string> metric;
-      for (const auto& t : plan.tests) metric[t.id] = t.metric;
-      std::cout << "test,instance,value,unit\n";
-      for (const auto& v : set.values) {
-        char value[32];
-        std::snprintf(value, sizeof value, "%.6g", v.value);
-        std::cout << v.test << ',' << v.instance << ',' << value << ',' << api::metric_unit(metric[v.test]) << '\n';
-      }
-      return;
-    }
-    if (o->measured.empty()) {
-      if (markdown) {
-        std::cout << api::acceptance_markdown(expectation, nullptr, o->figures);
-      } else if (format == Format::kJson) {
-        std::cout << json_text(api::acceptance_json(expectation), 2) << '\n';
-      } else {
-        print_expected(expectation, format);
-      }
-      return;
-    }
-    const auto fabric = api::build_fabric(build, context);
-    const api::MeasuredSet measured = api::read_measured(o->measured, plan, *fabric);
-    const api::AcceptanceCheck check = api::check_acceptance(build, plan, expectation, measured, context);
-    if (markdown) {
-      std::cout << api::acceptance_markdown(expectation, &check, o->figures, detail);
-    } else if (format == Format::kJson) {
-      std::cout << json_text(api::acceptance_json(check), 2) << '\n';
-    } else {
-      print_check(check, format, detail);
-    }
-  };
+  return add_command(app, CommandParts<AcceptOptions, AcceptCall, AcceptResult>{
+                              "accept",
+                              "Acceptance tests: what each should show on the healthy build, and with --measured, which "
+                              "parts fall short",
+                              declare_accept_options, accept_call, evaluate_accept_call, print_accept});
 }
 
 }  // namespace ctwin::cli

@@ -17,6 +17,7 @@
 #include "ctwin/api/public_plan.hpp"
 #include "ctwin/core/json_text.hpp"
 #include "ctwin/core/parallel_for.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -366,159 +367,160 @@ BenchRow median_run(const std::function<BenchRow()>& run_case, int runs) {
   return kept;
 }
 
+struct BenchOptions {
+  std::string only;
+  int repeat = 1;
+  std::string format = "table";
+  std::string big_cluster = "topologies/hgx-h100-roce.json";
+  std::string flow_cluster = "topologies/dgx-h100-superpod.json";
+  // dgx-h100-superpod stops at 65,536 GPUs: 64-port QM9700s make at most 64 x 64 x 64 / 4
+  // endpoints in three tiers. The 100k case runs on the 128-port Spectrum-4 build instead.
+  std::string huge_cluster = "topologies/hgx-h100-roce.json";
+};
+
+const Bytes kExchange(16 << 20);
+
+// A case: its name, whether a run without --case includes it (the rest take seconds to minutes
+// each and run only when named), and how it runs on the options' topologies. In the table's
+// order, which is the rows'.
+struct BenchCase {
+  const char* name;
+  bool by_default;
+  std::function<BenchRow(const BenchOptions&)> run;
+};
+
+const std::vector<BenchCase>& bench_cases() {
+  using O = const BenchOptions&;
+  static const std::vector<BenchCase> kCases{
+      {"engine", true, [](O) { return bench_engine(); }},
+      {"fabric-build", true, [](O o) { return bench_fabric_build(o.big_cluster, 100000); }},
+      // A kind added through the topology seam (docs/extending.md), at the size the fat trees are
+      // timed at: 32 Slingshot-style groups of 512 GPUs.
+      {"fabric-build-dragonfly-16k", true,
+       [](O) { return bench_fabric_build("topologies/slingshot-a100-dragonfly.json", 16384, "fabric-build-dragonfly-16k"); }},
+      // Sites joined by DCI (docs/fabric.md#sites-joined-by-dci): two 8,192-GPU fat trees.
+      {"fabric-build-two-site-16k", true,
+       [](O) { return bench_fabric_build("topologies/two-site-h100-roce.json", 16384, "fabric-build-two-site-16k"); }},
+      // HPN's dual plane (docs/fabric.md#dual-plane-and-multi-zone-fabrics): two pods, two planes.
+      {"fabric-build-dual-plane-16k", true,
+       [](O) { return bench_fabric_build("topologies/hpn-dual-plane.json", 16384, "fabric-build-dual-plane-16k"); }},
+      // Meta's AI zones: about five and a third zones of 3,072 GPUs under the aggregation tier.
+      {"fabric-build-multi-zone-16k", true,
+       [](O) { return bench_fabric_build("topologies/meta-ai-zones.json", 16384, "fabric-build-multi-zone-16k"); }},
+      {"flow-alltoall-chain", true,
+       [](O o) { return bench_flow("flow-alltoall-chain", o.flow_cluster, 16384, 8, kExchange, false); }},
+      {"flow-alltoall-chain-pxn", true,
+       [](O o) { return bench_flow("flow-alltoall-chain-pxn", o.flow_cluster, 16384, 8, kExchange, true); }},
+      {"collective-flow-16k", true,
+       [](O o) { return bench_collective("collective-flow-16k", o.flow_cluster, 16384, "flow", 10); }},
+      {"collective-analytical-16k", true,
+       [](O o) { return bench_collective("collective-analytical-16k", o.flow_cluster, 16384, "analytical", 1); }},
+      {"run-flow-16k", true, [](O) { return bench_run("run-flow-16k", "flow", 10); }},
+      {"run-analytical-16k", true, [](O) { return bench_run("run-analytical-16k", "analytical", 1); }},
+      {"evaluate-reuse-1000", true, [](O) { return bench_evaluate_reuse(); }},
+      {"goodput-16k", true, [](O) { return bench_goodput(5); }},
+      {"explain-seed000", false, [](O) { return bench_explain(30); }},
+      // Their 10,240-GPU builds and plans were most of the default run.
+      {"accept-10k", false, [](O) { return bench_accept(60); }},
+      {"size-12x4-10k", false, [](O) { return bench_size(false); }},
+      {"size-readme-10k", false, [](O) { return bench_size(true); }},
+      {"sweep-64", true, [](O) { return bench_sweep_64(); }},
+      {"plan-analytical-70b", false,
+       [](O) { return bench_plan("plan-analytical-70b", "scenarios/llama3-70b-h100-1024.json", 0, true); }},
+      {"plan-405b-16k", false,
+       [](O) { return bench_plan("plan-405b-16k", "scenarios/llama3-405b-h100-16k.json", 32, false); }},
+      // The approximate flow phase (docs/plan.md): minutes.
+      {"plan-405b-16k-replica", false,
+       [](O) {
+         return bench_plan("plan-405b-16k-replica", "scenarios/llama3-405b-h100-16k.json", 32, false,
+                           replay::FlowSample::kReplica);
+       }},
+      {"cluster-8x512-4k", false, [](O) { return bench_cluster(60); }},
+      // A quarter of a minute and 1.5 GiB would dominate the default run.
+      {"collective-flow-100k", false,
+       [](O o) { return bench_collective("collective-flow-100k", o.huge_cluster, 100000, "flow", 60); }},
+      // Adaptive routing's split transfers multiply the flows (docs/fabric.md, "Adaptive routing").
+      {"flow-alltoall-chain-adaptive", false,
+       [](O o) { return bench_flow("flow-alltoall-chain-adaptive", o.flow_cluster, 16384, 8, kExchange, false, true); }},
+      {"run-flow-16k-adaptive", false, [](O) { return bench_run("run-flow-16k-adaptive", "flow", 30, true); }},
+      // Issue 38: the DP crosses the DCI site by site.
+      {"run-flow-16k-2site", false,
+       [](O) { return bench_run("run-flow-16k-2site", "flow", 30, false, "topologies/two-site-h100-roce.json"); }},
+  };
+  return kCases;
+}
+
+void declare_bench_options(CLI::App& command, BenchOptions& o) {
+  command.add_option("--case", o.only,
+                     "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, "
+                     "fabric-build-dual-plane-16k, fabric-build-multi-zone-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
+                     "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
+                     "goodput-16k, sweep-64, or "
+                     "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, run-flow-16k-2site, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k, explain-seed000 (only when "
+                     "named: each 15 s to minutes)");
+  command.add_option("--repeat", o.repeat,
+                     "runs of each case; the row shown is the run with the median wall time (on a shared "
+                     "machine a single run says as much about the neighbours as about ctwin)")
+      ->capture_default_str();
+  command.add_option("--format", o.format, "table or json")->capture_default_str();
+  command.add_option("--build-cluster", o.big_cluster, "topology for the 100,000-GPU build")->capture_default_str();
+  command.add_option("--flow-cluster", o.flow_cluster, "topology for the 16,384-GPU cases")->capture_default_str();
+  command.add_option("--huge-cluster", o.huge_cluster, "topology for the 100,000-GPU collective")->capture_default_str();
+}
+
+// The query: the cases to time, in the table's order, and on which topologies.
+struct BenchCall {
+  std::vector<const BenchCase*> cases;
+  BenchOptions topologies;
+  Format format = Format::kTable;
+};
+
+BenchCall bench_call(const BenchOptions& o) {
+  BenchCall call{{}, o, parse_format(o.format)};
+  for (const BenchCase& c : bench_cases()) {
+    if (o.only.empty() ? c.by_default : o.only == c.name) call.cases.push_back(&c);
+  }
+  if (!o.only.empty() && call.cases.empty()) throw InputError("--case", "", "unknown case '" + o.only + "'");
+  if (o.repeat < 1) throw InputError("--repeat", "", "must be at least 1");
+  return call;
+}
+
+std::vector<BenchRow> evaluate_bench_call(const BenchCall& call) {
+  std::vector<BenchRow> rows;
+  for (const BenchCase* c : call.cases) {
+    rows.push_back(median_run([&] { return c->run(call.topologies); }, call.topologies.repeat));
+  }
+  return rows;
+}
+
+void print_bench(const std::vector<BenchRow>& rows, const BenchCall& call, const BenchOptions&) {
+  if (call.format == Format::kJson) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& row : rows) {
+      out.push_back({{"case", row.name}, {"what", row.what}, {"wall_s", row.wall_s}, {"events", row.events},
+                     {"events_per_s", row.events ? static_cast<double>(row.events) / row.wall_s : 0.0},
+                     {"target", row.target}, {"met", row.met}, {"peak_rss_GiB", row.peak_rss_gib}});
+    }
+    std::cout << json_text(out, 2) << '\n';
+    return;
+  }
+  Table table({"case", "wall s", "events", "events/s", "peak RSS GiB", "target", "met", "what"});
+  for (const auto& row : rows) {
+    table.add_row({row.name, fixed(row.wall_s, 3), row.events ? std::to_string(row.events) : "-",
+                   row.events ? fixed(static_cast<double>(row.events) / row.wall_s / 1e6, 2) + "M" : "-",
+                   fixed(row.peak_rss_gib, 2), row.target, row.met ? "yes" : "NO", row.what});
+  }
+  table.print(std::cout, call.format);
+}
+
 }  // namespace
 
 Action add_bench_command(CLI::App& app) {
-  auto* command = app.add_subcommand("bench", "Measure ctwin's own speed: engine events/s, 100k-GPU fabric build, "
-                                              "flow-model events/s at 16k GPUs, all_reduce sweeps at 16k (and 100k) GPUs");
-  auto only = std::make_shared<std::string>();
-  auto format = std::make_shared<std::string>("table");
-  auto big_cluster = std::make_shared<std::string>("topologies/hgx-h100-roce.json");
-  auto flow_cluster = std::make_shared<std::string>("topologies/dgx-h100-superpod.json");
-  // dgx-h100-superpod stops at 65,536 GPUs: 64-port QM9700s make at most 64 x 64 x 64 / 4
-  // endpoints in three tiers. The 100k case runs on the 128-port Spectrum-4 build instead.
-  auto huge_cluster = std::make_shared<std::string>("topologies/hgx-h100-roce.json");
-  auto repeat = std::make_shared<int>(1);
-  command->add_option("--case", *only,
-                      "run one case: engine, fabric-build, fabric-build-dragonfly-16k, fabric-build-two-site-16k, "
-                      "fabric-build-dual-plane-16k, fabric-build-multi-zone-16k, flow-alltoall-chain, flow-alltoall-chain-pxn, "
-                      "collective-flow-16k, collective-analytical-16k, run-flow-16k, run-analytical-16k, evaluate-reuse-1000, "
-                      "goodput-16k, sweep-64, or "
-                      "flow-alltoall-chain-adaptive, run-flow-16k-adaptive, run-flow-16k-2site, accept-10k, size-12x4-10k, size-readme-10k, collective-flow-100k, plan-analytical-70b, plan-405b-16k, plan-405b-16k-replica, cluster-8x512-4k, explain-seed000 (only when "
-                      "named: each 15 s to minutes)");
-  command->add_option("--repeat", *repeat,
-                      "runs of each case; the row shown is the run with the median wall time (on a shared "
-                      "machine a single run says as much about the neighbours as about ctwin)")
-      ->capture_default_str();
-  command->add_option("--format", *format, "table or json")->capture_default_str();
-  command->add_option("--build-cluster", *big_cluster, "topology for the 100,000-GPU build")->capture_default_str();
-  command->add_option("--flow-cluster", *flow_cluster, "topology for the 16,384-GPU cases")->capture_default_str();
-  command->add_option("--huge-cluster", *huge_cluster, "topology for the 100,000-GPU collective")->capture_default_str();
-  return [=] {
-    const Format chosen = parse_format(*format);
-    const std::vector<std::string> known{"engine",
-                                         "fabric-build",
-                                         "fabric-build-dragonfly-16k",
-                                         "fabric-build-two-site-16k",
-                                         "fabric-build-dual-plane-16k",
-                                         "fabric-build-multi-zone-16k",
-                                         "flow-alltoall-chain",
-                                         "flow-alltoall-chain-pxn",
-                                         "collective-flow-16k",
-                                         "collective-analytical-16k",
-                                         "run-flow-16k",
-                                         "run-analytical-16k",
-                                         "evaluate-reuse-1000",
-                                         "goodput-16k",
-                                         "explain-seed000",
-                                         "accept-10k",
-                                         "size-12x4-10k",
-                                         "size-readme-10k",
-                                         "sweep-64",
-                                         "plan-analytical-70b",
-                                         "plan-405b-16k",
-                                         "plan-405b-16k-replica",
-                                         "collective-flow-100k",
-                                         "flow-alltoall-chain-adaptive",
-                                         "run-flow-16k-adaptive",
-                                         "run-flow-16k-2site",
-                                         "cluster-8x512-4k"};
-    if (!only->empty() && std::find(known.begin(), known.end(), *only) == known.end()) {
-      throw InputError("--case", "", "unknown case '" + *only + "'");
-    }
-    if (*repeat < 1) throw InputError("--repeat", "", "must be at least 1");
-    std::vector<BenchRow> rows;
-    auto wanted = [&](const char* name) { return only->empty() || *only == name; };
-    auto measure = [&](const std::function<BenchRow()>& run_case) { rows.push_back(median_run(run_case, *repeat)); };
-    if (wanted("engine")) measure(bench_engine);
-    if (wanted("fabric-build")) measure([&] { return bench_fabric_build(*big_cluster, 100000); });
-    if (wanted("fabric-build-dragonfly-16k")) {
-      // A kind added through the topology seam (docs/extending.md), at the size the fat trees are
-      // timed at: 32 Slingshot-style groups of 512 GPUs.
-      measure([&] {
-        return bench_fabric_build("topologies/slingshot-a100-dragonfly.json", 16384, "fabric-build-dragonfly-16k");
-      });
-    }
-    if (wanted("fabric-build-two-site-16k")) {
-      // Sites joined by DCI (docs/fabric.md#sites-joined-by-dci): two 8,192-GPU fat trees.
-      measure([&] { return bench_fabric_build("topologies/two-site-h100-roce.json", 16384, "fabric-build-two-site-16k"); });
-    }
-    if (wanted("fabric-build-dual-plane-16k")) {
-      // HPN's dual plane (docs/fabric.md#dual-plane-and-multi-zone-fabrics): two pods, two planes.
-      measure([&] { return bench_fabric_build("topologies/hpn-dual-plane.json", 16384, "fabric-build-dual-plane-16k"); });
-    }
-    if (wanted("fabric-build-multi-zone-16k")) {
-      // Meta's AI zones: about five and a third zones of 3,072 GPUs under the aggregation tier.
-      measure([&] { return bench_fabric_build("topologies/meta-ai-zones.json", 16384, "fabric-build-multi-zone-16k"); });
-    }
-    const Bytes exchange(16 << 20);
-    if (wanted("flow-alltoall-chain")) {
-      measure([&] { return bench_flow("flow-alltoall-chain", *flow_cluster, 16384, 8, exchange, false); });
-    }
-    if (wanted("flow-alltoall-chain-pxn")) {
-      measure([&] { return bench_flow("flow-alltoall-chain-pxn", *flow_cluster, 16384, 8, exchange, true); });
-    }
-    if (wanted("collective-flow-16k")) {
-      measure([&] { return bench_collective("collective-flow-16k", *flow_cluster, 16384, "flow", 10); });
-    }
-    if (wanted("collective-analytical-16k")) {
-      measure([&] { return bench_collective("collective-analytical-16k", *flow_cluster, 16384, "analytical", 1); });
-    }
-    if (wanted("run-flow-16k")) measure([&] { return bench_run("run-flow-16k", "flow", 10); });
-    if (wanted("run-analytical-16k")) measure([&] { return bench_run("run-analytical-16k", "analytical", 1); });
-    if (wanted("evaluate-reuse-1000")) measure(bench_evaluate_reuse);
-    if (wanted("goodput-16k")) measure([&] { return bench_goodput(5); });
-    if (*only == "explain-seed000") measure([&] { return bench_explain(30); });  // opt-in: seconds
-    // Opt-in: their 10,240-GPU builds and plans were most of the default run.
-    if (*only == "accept-10k") measure([&] { return bench_accept(60); });
-    if (*only == "size-12x4-10k") measure([] { return bench_size(false); });
-    if (*only == "size-readme-10k") measure([] { return bench_size(true); });
-    if (wanted("sweep-64")) measure(bench_sweep_64);
-    if (*only == "plan-analytical-70b") {
-      measure([&] { return bench_plan("plan-analytical-70b", "scenarios/llama3-70b-h100-1024.json", 0, true); });
-    }
-    if (*only == "plan-405b-16k") {
-      measure([&] { return bench_plan("plan-405b-16k", "scenarios/llama3-405b-h100-16k.json", 32, false); });
-    }
-    if (*only == "plan-405b-16k-replica") {  // the approximate flow phase (docs/plan.md): minutes
-      measure([&] {
-        return bench_plan("plan-405b-16k-replica", "scenarios/llama3-405b-h100-16k.json", 32, false,
-                          replay::FlowSample::kReplica);
-      });
-    }
-    if (*only == "cluster-8x512-4k") measure([] { return bench_cluster(60); });  // opt-in: tens of seconds
-    // Opt-in: a quarter of a minute and 1.5 GiB would dominate the default run.
-    if (*only == "collective-flow-100k") {
-      measure([&] { return bench_collective("collective-flow-100k", *huge_cluster, 100000, "flow", 60); });
-    }
-    // Opt-in: adaptive routing's split transfers multiply the flows (docs/fabric.md, "Adaptive routing").
-    if (*only == "flow-alltoall-chain-adaptive") {
-      measure([&] {
-        return bench_flow("flow-alltoall-chain-adaptive", *flow_cluster, 16384, 8, exchange, false, true);
-      });
-    }
-    if (*only == "run-flow-16k-adaptive") measure([&] { return bench_run("run-flow-16k-adaptive", "flow", 30, true); });
-    if (*only == "run-flow-16k-2site") {  // issue 38: the DP crosses the DCI site by site
-      measure([&] { return bench_run("run-flow-16k-2site", "flow", 30, false, "topologies/two-site-h100-roce.json"); });
-    }
-    if (chosen == Format::kJson) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& row : rows) {
-        out.push_back({{"case", row.name}, {"what", row.what}, {"wall_s", row.wall_s}, {"events", row.events},
-                       {"events_per_s", row.events ? static_cast<double>(row.events) / row.wall_s : 0.0},
-                       {"target", row.target}, {"met", row.met}, {"peak_rss_GiB", row.peak_rss_gib}});
-      }
-      std::cout << json_text(out, 2) << '\n';
-      return;
-    }
-    Table table({"case", "wall s", "events", "events/s", "peak RSS GiB", "target", "met", "what"});
-    for (const auto& row : rows) {
-      table.add_row({row.name, fixed(row.wall_s, 3), row.events ? std::to_string(row.events) : "-",
-                     row.events ? fixed(static_cast<double>(row.events) / row.wall_s / 1e6, 2) + "M" : "-",
-                     fixed(row.peak_rss_gib, 2), row.target, row.met ? "yes" : "NO", row.what});
-    }
-    table.print(std::cout, chosen);
-  };
+  return add_command(app, CommandParts<BenchOptions, BenchCall, std::vector<BenchRow>>{
+                              "bench",
+                              "Measure ctwin's own speed: engine events/s, 100k-GPU fabric build, "
+                              "flow-model events/s at 16k GPUs, all_reduce sweeps at 16k (and 100k) GPUs",
+                              declare_bench_options, bench_call, evaluate_bench_call, print_bench});
 }
 
 }  // namespace ctwin::cli

@@ -31,14 +31,16 @@ void print_scale_headline(double scale, double base_scale, const std::string& fr
   if (held_out_median_abs_error) std::cout << ", held out " << fixed(100 * *held_out_median_abs_error, 1) << " %";
 }
 
-void calibrate_layers(const CalibrateOptions& options) {
+api::LayerCalibrationRequest layer_calibration_request(const CalibrateOptions& options) {
   if (options.base.empty()) throw InputError("--base", "", "required with --layers: the GPU profile to calibrate");
   if (options.output.empty()) throw InputError("-o", "", "required with --layers: where to write the calibrated profile");
   if (options.holdout.size() > 1) throw InputError("--holdout", "", "takes one layer file with --layers");
-  const Format format = parse_format(options.format);
   api::LayerCalibrationRequest request{options.layers, options.base, options.output, std::nullopt};
   if (!options.holdout.empty()) request.holdout = options.holdout.front();
-  const api::LayerCalibration calibration = api::calibrate_layers(request, CTWIN_DATA_DIR);
+  return request;
+}
+
+void print_layer_calibration(const api::LayerCalibration& calibration, const CalibrateOptions& options, Format format) {
   const replay::LayerFit& fit = calibration.fit;
   const std::string& measured_gpu = calibration.measured_gpu;
 

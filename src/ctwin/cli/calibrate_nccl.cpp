@@ -29,10 +29,9 @@ void add_cases(Table& table, const std::string& set, const std::vector<calibrati
 
 }  // namespace
 
-void calibrate_nccl(const CalibrateOptions& options) {
+api::NcclCalibrationRequest nccl_calibration_request(const CalibrateOptions& options) {
   if (options.cluster.empty()) throw InputError("--cluster", "", "required with --nccl: the topology the logs ran on");
   if (options.output.empty()) throw InputError("-o", "", "required with --nccl: where to write the calibration");
-  const Format format = parse_format(options.format);
   api::NcclCalibrationRequest request;
   request.cluster = options.cluster;
   request.logs = options.nccl;
@@ -44,7 +43,11 @@ void calibrate_nccl(const CalibrateOptions& options) {
   request.protocol = options.protocol;
   request.network = network_flag(options.network);
   request.rows = options.rows;
-  const api::NcclCalibrationResult result = api::calibrate_nccl(request);
+  return request;
+}
+
+void print_nccl_calibration(const api::NcclCalibrationResult& result, const api::NcclCalibrationRequest& request,
+                            const CalibrateOptions& options, Format format) {
   const auto& report = result.report;
   if (format == Format::kJson) {
     nlohmann::json out = api::nccl_calibration_result_json(result, request);

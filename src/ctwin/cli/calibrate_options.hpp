@@ -1,12 +1,15 @@
 #pragma once
-// The options of `ctwin calibrate`, shared by its modes (--gemm, --nccl, --layers).
+// The options of `ctwin calibrate`, shared by its modes (--gemm, --nccl, --layers, --training, --trace).
 
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ctwin/api/compute_eval.hpp"
 #include "ctwin/api/profile_scale.hpp"
+#include "ctwin/api/public_validation.hpp"
+#include "ctwin/cli/output.hpp"
 #include "ctwin/core/parallel_for.hpp"
 
 namespace ctwin::cli {
@@ -35,17 +38,31 @@ struct CalibrateOptions {
   bool rows = false;  ///< --nccl: also every size of every log, measured against predicted before and after
 };
 
-/// --nccl mode: fit a cluster's link efficiencies and protocol costs to nccl-tests logs.
-void calibrate_nccl(const CalibrateOptions& options);
+// Each mode is a request the options make (InputError naming a missing or bad flag, before any
+// work), one library call that fits and writes the output, and a printer of its report.
 
-/// --layers mode: fit a GPU profile's training_time_scale to measured layer times.
-void calibrate_layers(const CalibrateOptions& options);
+/// --nccl mode: a cluster's link efficiencies and protocol costs from nccl-tests logs.
+[[nodiscard]] api::NcclCalibrationRequest nccl_calibration_request(const CalibrateOptions& options);
+void print_nccl_calibration(const api::NcclCalibrationResult& result, const api::NcclCalibrationRequest& request,
+                            const CalibrateOptions& options, Format format);
 
-/// --training mode: fit a GPU profile's training_time_scale to measured training runs.
-void calibrate_training(const CalibrateOptions& options);
+/// --layers mode: a GPU profile's training_time_scale from measured layer times.
+[[nodiscard]] api::LayerCalibrationRequest layer_calibration_request(const CalibrateOptions& options);
+void print_layer_calibration(const api::LayerCalibration& calibration, const CalibrateOptions& options, Format format);
 
-/// --trace mode: fit a GPU profile's training_time_scale to a profiler trace's compute in the layers.
-void calibrate_from_trace(const CalibrateOptions& options);
+/// --training mode: a GPU profile's training_time_scale from measured training runs.
+[[nodiscard]] api::TrainingCalibrationRequest training_calibration_request(const CalibrateOptions& options);
+void print_training_calibration(const api::TrainingCalibration& calibration, const CalibrateOptions& options,
+                                Format format);
+
+/// --trace mode: a GPU profile's training_time_scale from a profiler trace's compute in the layers,
+/// the trace's scenario run on the base profile.
+struct TraceFitRequest {
+  api::TraceCalibrationRequest request;
+  api::Scenario scenario;
+};
+[[nodiscard]] TraceFitRequest trace_calibration_request(const CalibrateOptions& options);
+void print_trace_calibration(const api::TraceCalibration& calibration, const CalibrateOptions& options, Format format);
 
 /// Writes `base_path`'s profile with training_time_scale = `scale` (api/profile_scale.hpp).
 using api::write_profile_with_scale;

@@ -10,16 +10,16 @@
 
 namespace ctwin::cli {
 
-void calibrate_from_trace(const CalibrateOptions& options) {
+TraceFitRequest trace_calibration_request(const CalibrateOptions& options) {
   if (options.scenario.empty()) throw InputError("--scenario", "", "required with --trace: the scenario the trace ran");
   if (options.base.empty()) throw InputError("--base", "", "required with --trace: the GPU profile to calibrate");
   if (options.output.empty()) throw InputError("-o", "", "required with --trace: where to write the calibrated profile");
   if (!options.holdout.empty()) throw InputError("--holdout", "", "does not apply to --trace (validate the result with "
                                                                   "ctwin validate --trace on another trace)");
-  const Format format = parse_format(options.format);
-  api::EvalContext context;
-  const api::TraceCalibration c =
-      api::calibrate_trace({options.trace, options.base, options.output}, api::Scenario::load(options.scenario), context);
+  return TraceFitRequest{{options.trace, options.base, options.output}, api::Scenario::load(options.scenario)};
+}
+
+void print_trace_calibration(const api::TraceCalibration& c, const CalibrateOptions& options, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::trace_calibration_json(c, options.output), 2) << '\n';
     return;

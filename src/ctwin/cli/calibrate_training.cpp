@@ -30,23 +30,25 @@ void add_rows(Table& table, const std::string& set, const std::vector<replay::Tr
 
 }  // namespace
 
-void calibrate_training(const CalibrateOptions& options) {
+api::TrainingCalibrationRequest training_calibration_request(const CalibrateOptions& options) {
   if (options.base.empty()) throw InputError("--base", "", "required with --training: the GPU profile to calibrate");
   if (options.output.empty()) throw InputError("-o", "", "required with --training: where to write the calibrated profile");
   if (options.holdout.size() > 1) throw InputError("--holdout", "", "takes one cases file with --training");
-  const Format format = parse_format(options.format);
-  const network::ModelKind network = step_network(options.network);
   api::TrainingCalibrationRequest request;
+  request.network = step_network(options.network);
   request.cases = options.training;
   request.base = options.base;
   request.output = options.output;
   if (!options.holdout.empty()) request.holdout = options.holdout.front();
   request.only = options.only;
-  request.network = network;
   request.network_name = options.network;
   request.jobs = options.jobs;
   request.progress = terminal_calibration_progress();
-  const api::TrainingCalibration calibration = api::calibrate_training(request, CTWIN_DATA_DIR);
+  return request;
+}
+
+void print_training_calibration(const api::TrainingCalibration& calibration, const CalibrateOptions& options,
+                                Format format) {
   const auto& fit = calibration.fit;
 
   if (format == Format::kJson) {

@@ -4,9 +4,11 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
@@ -130,51 +132,73 @@ void print_policies_table(const api::ClusterPolicyComparison& c) {
   jobs.print(std::cout, Format::kTable, "  ");
 }
 
+void declare_cluster_options(CLI::App& command, ClusterOptions& o) {
+  command.add_option("jobs", o.jobs, "JOBS file: the build (cluster, nodes), its jobs and any background streams (docs/input-formats.md)")
+      ->required();
+  command.add_option("--steps", o.steps, "steps each job runs together with the others (default: the file's steps, else 1)");
+  command.add_flag("--compare-policies", o.compare_policies,
+                   "the scheduler what-if: every job the file places by policy placed by packed, spread, topology_aware "
+                   "and fragmented in turn; jobs that do not fit, throughput, utilisation of the free GPUs");
+  command.add_option("--format", o.format, "table, json or csv (one row per job; table or json with --compare-policies)")
+      ->capture_default_str();
+}
+
+// The query: the JOBS file as read, and whether each policy places its jobs in turn.
+struct ClusterCall {
+  api::ClusterQuery query;
+  bool compare_policies = false;
+  Format format = Format::kTable;
+};
+
+using ClusterResult = std::variant<api::ClusterStudy, api::ClusterPolicyComparison>;
+
+ClusterCall cluster_call(const ClusterOptions& o) {
+  const Format format = parse_format(o.format);
+  api::ClusterQuery query = api::cluster_query_from_file(o.jobs);
+  if (o.steps != 0) query.steps = o.steps;
+  if (o.compare_policies && format == Format::kCsv) {
+    throw InputError("--format", "", "--compare-policies prints a table or json");
+  }
+  return ClusterCall{std::move(query), o.compare_policies, format};
+}
+
+ClusterResult evaluate_cluster_call(const ClusterCall& call) {
+  api::EvalContext context;
+  if (call.compare_policies) {
+    const ProgressLine line("placing and replaying the jobs of " + call.query.source + " by each policy");
+    return api::compare_cluster_policies(call.query, context);
+  }
+  const ProgressLine line("replaying the jobs of " + call.query.source);
+  return api::evaluate_cluster(call.query, context);
+}
+
+void print_cluster(const ClusterResult& result, const ClusterCall& call, const ClusterOptions&) {
+  if (const auto* comparison = std::get_if<api::ClusterPolicyComparison>(&result)) {
+    if (call.format == Format::kJson) {
+      std::cout << json_text(api::cluster_policies_json(*comparison), 2) << '\n';
+    } else {
+      print_policies_table(*comparison);
+    }
+    return;
+  }
+  const api::ClusterStudy& study = std::get<api::ClusterStudy>(result);
+  if (call.format == Format::kJson) {
+    std::cout << json_text(api::cluster_json(study), 2) << '\n';
+  } else if (call.format == Format::kCsv) {
+    print_cluster_csv(study);
+  } else {
+    print_cluster_table(study);
+  }
+}
+
 }  // namespace
 
 Action add_cluster_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "cluster", "Several jobs on one build, replayed together on one flow simulation of its fabric: each job's step "
-                 "alone and shared, its slowdown and the links it shares (docs/cluster.md)");
-  auto options = std::make_shared<ClusterOptions>();
-  command->add_option("jobs", options->jobs, "JOBS file: the build (cluster, nodes), its jobs and any background streams (docs/input-formats.md)")
-      ->required();
-  command->add_option("--steps", options->steps, "steps each job runs together with the others (default: the file's steps, else 1)");
-  command->add_flag("--compare-policies", options->compare_policies,
-                    "the scheduler what-if: every job the file places by policy placed by packed, spread, topology_aware "
-                    "and fragmented in turn; jobs that do not fit, throughput, utilisation of the free GPUs");
-  command->add_option("--format", options->format, "table, json or csv (one row per job; table or json with --compare-policies)")
-      ->capture_default_str();
-  return [options] {
-    const Format format = parse_format(options->format);
-    api::ClusterQuery query = api::cluster_query_from_file(options->jobs);
-    if (options->steps != 0) query.steps = options->steps;
-    api::EvalContext context;
-    if (options->compare_policies) {
-      if (format == Format::kCsv) throw InputError("--format", "", "--compare-policies prints a table or json");
-      const auto comparison = [&] {
-        const ProgressLine line("placing and replaying the jobs of " + query.source + " by each policy");
-        return api::compare_cluster_policies(query, context);
-      }();
-      if (format == Format::kJson) {
-        std::cout << json_text(api::cluster_policies_json(comparison), 2) << '\n';
-      } else {
-        print_policies_table(comparison);
-      }
-      return;
-    }
-    const api::ClusterStudy study = [&] {
-      const ProgressLine line("replaying the jobs of " + query.source);
-      return api::evaluate_cluster(query, context);
-    }();
-    if (format == Format::kJson) {
-      std::cout << json_text(api::cluster_json(study), 2) << '\n';
-    } else if (format == Format::kCsv) {
-      print_cluster_csv(study);
-    } else {
-      print_cluster_table(study);
-    }
-  };
+  return add_command(app, CommandParts<ClusterOptions, ClusterCall, ClusterResult>{
+                              "cluster",
+                              "Several jobs on one build, replayed together on one flow simulation of its fabric: each "
+                              "job's step alone and shared, its slowdown and the links it shares (docs/cluster.md)",
+                              declare_cluster_options, cluster_call, evaluate_cluster_call, print_cluster});
 }
 
 }  // namespace ctwin::cli

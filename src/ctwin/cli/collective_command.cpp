@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include "ctwin/api/collective_flags.hpp"
 #include "ctwin/api/degraded_build.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
@@ -24,30 +25,13 @@
 namespace ctwin::cli {
 namespace {
 
-struct CollectiveOptions {
+// The sweep's flags are the library's (shared with Python); the rest only the command reads.
+struct CollectiveOptions : api::CollectiveFlags {
   FabricOptions fabric;
-  std::string op = "all_reduce";
-  std::string algorithm = "auto";
-  std::string protocol = "auto";
-  std::string begin = "8";
-  std::string end = "8G";
-  double factor = 2;
-  std::string dtype = "float";
-  std::string network = "flow";
   std::string format = "table";
   std::string figure;
-  int channels = 0;
-  bool every_transfer = false;
   std::vector<std::string> degrade;
 };
-
-Bytes size_flag(const std::string& flag, const std::string& text) {
-  try {
-    return parse_nccl_size(text);
-  } catch (const UnitError& e) {
-    throw InputError(flag, "", e.what());
-  }
-}
 
 void print_table(const collectives::CollectiveResult& result, const CollectiveOptions& options, std::ostream& out) {
   const auto op = result.op;
@@ -106,20 +90,7 @@ CollectiveCall collective_call(const CollectiveOptions& options) {
   CollectiveCall call;
   call.format = parse_format(options.format);
   if (!options.figure.empty()) check_figure_path(options.figure);
-  collectives::CollectiveQuery& query = call.sweep;
-  query.op = collectives::parse_op(options.op);
-  query.algorithm = collectives::parse_algorithm(options.algorithm);
-  query.protocol = collectives::parse_protocol(options.protocol);
-  query.sizes = collectives::size_sweep(size_flag("--begin", options.begin), size_flag("--end", options.end),
-                                        options.factor);
-  query.element_bytes = calibration::nccl_type_bytes(options.dtype, "--dtype");
-  query.network = network_flag(options.network);
-  query.every_transfer = options.every_transfer;
-  if (options.channels < 0 || options.channels > 64) {
-    throw InputError("--channels", "", "must be between 0 (one per rail) and 64 (NCCL's most), got " +
-                                           std::to_string(options.channels));
-  }
-  query.tuning.channels = options.channels;
+  call.sweep = api::collective_query(options, api::kCollectiveCliFlags);
   call.degrade = options.degrade;
   call.progress = "simulating " + options.op + " on " + std::to_string(options.fabric.gpus) + " GPUs, sizes";
   call.build = build_of(options.fabric);

@@ -5,6 +5,7 @@
 // a CommandParts and its add_<thing>_command is `return add_command(app, parts)`.
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -13,6 +14,18 @@
 #include "ctwin/cli/commands.hpp"
 
 namespace ctwin::cli {
+
+/// Whether a flag was given at all, for the checks a default value cannot make ("--jobs applies to
+/// --training" even when the value given is the default). An Options struct that needs it holds
+/// one and its declare attaches the subcommand, which main keeps alive past parsing.
+class GivenFlags {
+ public:
+  void attach(const CLI::App& command) { command_ = &command; }
+  [[nodiscard]] bool operator()(const std::string& flag) const { return command_ != nullptr && command_->count(flag) > 0; }
+
+ private:
+  const CLI::App* command_ = nullptr;
+};
 
 template <class Options, class Query, class Result>
 struct CommandParts {

@@ -24,7 +24,9 @@ std::string comparison_cell(const api::ComparisonColumn& column, const api::Comp
     case F::kFigure:
       if (column.label >= row.figures.size()) throw std::logic_error("comparison column '" + column.header + "' has no figure");
       return fixed(row.figures[column.label] * column.scale, column.decimals) + column.suffix;
-    case F::kMeasured: return comparison_value_text(column, row, row.measured);
+    case F::kMeasured:
+      if (column.measured_optional && !row.compared) return column.missing;
+      return comparison_value_text(column, row, row.measured);
     case F::kPredicted: return comparison_value_text(column, row, row.predicted);
     case F::kErrorPercent: return row.compared ? signed_percent(row.error) : column.missing;
     case F::kErrorFraction: return row.compared ? fixed(row.error, column.decimals) : column.missing;

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/public_studies.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/output.hpp"
@@ -75,35 +76,53 @@ void print_links(const api::ExplainResult& result, Format format) {
   std::cout << '\n';
 }
 
+void declare_explain_options(CLI::App& command, ExplainOptions& o) {
+  command.add_option("chain", o.chain, "chain file (scenarios/explain/*.json): a base scenario and factors")->required();
+  command.add_flag("--reverse", o.reverse,
+                   "also apply the factors last to first: a factor whose gain changes with the order interacts "
+                   "with the others");
+  command.add_option("--format", o.format, "table, json or csv")->capture_default_str();
+  command.add_option("--figure", o.figure, figure_help("the waterfall of tokens/s, factor by factor"));
+}
+
+// The query: the chain as loaded, and whether it also runs last to first.
+struct ExplainCall {
+  api::ExplainChain chain;
+  api::ExplainQuery query;
+  Format format = Format::kTable;
+};
+
+ExplainCall explain_call(const ExplainOptions& o) {
+  const Format format = parse_format(o.format);
+  if (!o.figure.empty()) check_figure_path(o.figure);
+  api::ExplainQuery query;
+  query.reverse = o.reverse;
+  query.progress = item_progress("links");
+  return ExplainCall{api::load_explain_chain(o.chain), std::move(query), format};
+}
+
+api::ExplainResult evaluate_explain_call(const ExplainCall& call) {
+  api::EvalContext context;
+  return api::evaluate_explain(call.chain, context, call.query);
+}
+
+void print_explain(const api::ExplainResult& result, const ExplainCall& call, const ExplainOptions& o) {
+  if (call.format == Format::kJson) {
+    std::cout << json_text(api::explain_json(result), 2) << '\n';
+  } else {
+    print_links(result, call.format);
+  }
+  if (!o.figure.empty()) write_figure("explain", api::explain_json(result), o.figure);
+}
+
 }  // namespace
 
 Action add_explain_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "explain", "The waterfall: what each factor of a chain of scenario changes buys in tokens/s, MFU and comm share");
-  auto o = std::make_shared<ExplainOptions>();
-  command->add_option("chain", o->chain, "chain file (scenarios/explain/*.json): a base scenario and factors")
-      ->required();
-  command->add_flag("--reverse", o->reverse,
-                    "also apply the factors last to first: a factor whose gain changes with the order interacts "
-                    "with the others");
-  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
-  command->add_option("--figure", o->figure, figure_help("the waterfall of tokens/s, factor by factor"));
-  return [o] {
-    const Format format = parse_format(o->format);
-    if (!o->figure.empty()) check_figure_path(o->figure);
-    const api::ExplainChain chain = api::load_explain_chain(o->chain);
-    api::EvalContext context;
-    api::ExplainQuery query;
-    query.reverse = o->reverse;
-    query.progress = item_progress("links");
-    const api::ExplainResult result = api::evaluate_explain(chain, context, query);
-    if (format == Format::kJson) {
-      std::cout << json_text(api::explain_json(result), 2) << '\n';
-    } else {
-      print_links(result, format);
-    }
-    if (!o->figure.empty()) write_figure("explain", api::explain_json(result), o->figure);
-  };
+  return add_command(app, CommandParts<ExplainOptions, ExplainCall, api::ExplainResult>{
+                              "explain",
+                              "The waterfall: what each factor of a chain of scenario changes buys in tokens/s, MFU and "
+                              "comm share",
+                              declare_explain_options, explain_call, evaluate_explain_call, print_explain});
 }
 
 }  // namespace ctwin::cli

@@ -1,11 +1,14 @@
 // ctwin fabric: the bill of materials and shape of a build.
 
 #include <iostream>
+#include <optional>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/evaluate.hpp"
 #include "ctwin/api/report_json.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/json_csv.hpp"
@@ -78,37 +81,69 @@ void print_storage(const nlohmann::json& tiers) {
   }
 }
 
+struct FabricCommandOptions {
+  FabricOptions fabric;
+  std::string format = "table";
+  std::string table;
+};
+
+// The query: the build the flags name and how to print it.
+struct FabricCall {
+  api::Build build;
+  Format format = Format::kTable;
+};
+
+struct FabricResult {
+  fabric::FabricSummary summary;
+  std::vector<fabric::BuildWarning> warnings;
+  nlohmann::json report;                ///< --format json and csv: the library's report
+  std::optional<nlohmann::json> storage;  ///< the table's storage tiers, when the topology has some
+};
+
+void declare_fabric_options(CLI::App& command, FabricCommandOptions& o) {
+  add_fabric_options(command, o.fabric);
+  command.add_option("--format", o.format, "table, json or csv (one table per output: see --table)")->capture_default_str();
+  command.add_option("--table", o.table,
+                     "with --format csv: summary (the default: the build's totals in one row), switches, cables, "
+                     "hops, or storage (a topology with storage tiers)");
+}
+
+FabricCall fabric_call(const FabricCommandOptions& o) {
+  const Format format = parse_format(o.format);
+  if (!o.table.empty() && format != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
+  return FabricCall{build_of(o.fabric), format};
+}
+
+FabricResult evaluate_fabric_call(const FabricCall& call) {
+  api::EvalContext context;
+  FabricResult result{api::evaluate_fabric(call.build, context), api::build_warnings(call.build), {}, std::nullopt};
+  if (call.format != Format::kTable) {
+    result.report = api::fabric_report_json(call.build, context);
+  } else if (const fabric::ClusterSpec spec = api::load_build(call.build); spec.storage) {
+    result.storage = api::storage_json(spec, result.summary.nodes);
+  }
+  return result;
+}
+
+void print_fabric(const FabricResult& result, const FabricCall& call, const FabricCommandOptions& o) {
+  if (call.format == Format::kJson) {
+    std::cout << json_text(result.report, 2) << '\n';
+  } else if (call.format == Format::kCsv) {
+    print_json_csv(std::cout, result.report, o.table);
+  } else {
+    print_table(result.summary, result.warnings, call.format);
+    if (result.storage) print_storage(*result.storage);
+  }
+}
+
 }  // namespace
 
 Action add_fabric_command(CLI::App& app) {
-  auto* command = app.add_subcommand("fabric", "Summarize a build: nodes, switches per tier, cables and "
-                                               "transceivers, bisection bandwidth, oversubscription, hop counts");
-  auto options = std::make_shared<FabricOptions>();
-  add_fabric_options(*command, *options);
-  auto format = std::make_shared<std::string>("table");
-  auto table = std::make_shared<std::string>();
-  command->add_option("--format", *format, "table, json or csv (one table per output: see --table)")->capture_default_str();
-  command->add_option("--table", *table,
-                      "with --format csv: summary (the default: the build's totals in one row), switches, cables, "
-                      "hops, or storage (a topology with storage tiers)");
-  return [options, format, table] {
-    const Format chosen = parse_format(*format);
-    if (!table->empty() && chosen != Format::kCsv) throw InputError("--table", "", "picks a table of --format csv");
-    api::EvalContext context;
-    const api::Build build = build_of(*options);
-    const fabric::FabricSummary summary = api::evaluate_fabric(build, context);
-    const auto warnings = api::build_warnings(build);
-    if (chosen == Format::kJson) {
-      std::cout << json_text(api::fabric_report_json(build, context), 2) << '\n';
-    } else if (chosen == Format::kCsv) {
-      print_json_csv(std::cout, api::fabric_report_json(build, context), *table);
-    } else {
-      print_table(summary, warnings, chosen);
-      if (const fabric::ClusterSpec spec = api::load_build(build); spec.storage) {
-        print_storage(api::storage_json(spec, summary.nodes));
-      }
-    }
-  };
+  return add_command(app, CommandParts<FabricCommandOptions, FabricCall, FabricResult>{
+                              "fabric",
+                              "Summarize a build: nodes, switches per tier, cables and "
+                              "transceivers, bisection bandwidth, oversubscription, hop counts",
+                              declare_fabric_options, fabric_call, evaluate_fabric_call, print_fabric});
 }
 
 }  // namespace ctwin::cli

@@ -7,6 +7,7 @@
 
 #include "ctwin/api/calibration_json.hpp"
 #include "ctwin/api/compute_eval.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/gpu_option.hpp"
@@ -26,11 +27,11 @@ struct GemmOptions {
   std::string dtype = "bf16";
   std::string shapes;
   std::string format = "table";
+  GivenFlags given;
 };
 
-std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, const CLI::App& command,
-                                                 const compute::GpuSpec& gpu) {
-  const bool single = command.count("--m") + command.count("--n") + command.count("--k") > 0;
+std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, const compute::GpuSpec& gpu) {
+  const bool single = options.given("--m") || options.given("--n") || options.given("--k");
   if (single && !options.shapes.empty()) throw InputError("--shapes", "", "give either --shapes or --m/--n/--k, not both");
   if (!options.shapes.empty()) {
     return api::read_gemm_shapes(options.shapes, gpu);
@@ -47,37 +48,55 @@ std::vector<compute::GemmShape> requested_shapes(const GemmOptions& options, con
   return {shape};
 }
 
+void declare_gemm_options(CLI::App& command, GemmOptions& o) {
+  o.given.attach(command);
+  command.add_option("--gpu", o.gpu, "GPU profile: a file or a name under models/gpus (h100-sxm, b200, ...)")->required();
+  command.add_option("--m", o.m, "rows of A and C");
+  command.add_option("--n", o.n, "columns of B and C");
+  command.add_option("--k", o.k, "the inner dimension");
+  command.add_option("--dtype", o.dtype, "tf32, bf16, fp16, fp8 or fp4")->capture_default_str();
+  command.add_option("--shapes", o.shapes, "CSV with columns m,n,k,dtype (as ctwin calibrate reads)");
+  command.add_option("--format", o.format, "table, json or csv")->capture_default_str();
+}
+
+// The query: the profile and the shapes to time on it.
+struct GemmCall {
+  compute::GpuSpec gpu;
+  std::vector<compute::GemmShape> shapes;
+  Format format = Format::kTable;
+};
+
+GemmCall gemm_call(const GemmOptions& o) {
+  const Format format = parse_format(o.format);
+  compute::GpuSpec gpu = load_gpu_option(o.gpu);
+  std::vector<compute::GemmShape> shapes = requested_shapes(o, gpu);
+  return GemmCall{std::move(gpu), std::move(shapes), format};
+}
+
+api::GemmPrediction evaluate_gemm_call(const GemmCall& call) { return api::evaluate_gemm(call.gpu, call.shapes); }
+
+void print_gemm(const api::GemmPrediction& prediction, const GemmCall& call, const GemmOptions&) {
+  if (call.format == Format::kJson) {
+    std::cout << json_text(api::gemm_json(prediction), 2) << '\n';
+    return;
+  }
+  Table table({"m", "n", "k", "dtype", "time_us", "tflops", "model"});
+  for (const auto& [shape, estimate] : prediction.rows) {
+    const double tflops = estimate.rate().teraflops();
+    table.add_row({std::to_string(shape.m), std::to_string(shape.n), std::to_string(shape.k),
+                   compute::dtype_name(shape.dtype), fixed(estimate.time.microseconds(), 3), fixed(tflops, 1),
+                   compute::gemm_source_name(estimate.source)});
+  }
+  if (call.format == Format::kTable) std::cout << "GEMM on " << call.gpu.name << "\n";
+  table.print(std::cout, call.format, call.format == Format::kTable ? "  " : "");
+}
+
 }  // namespace
 
 Action add_gemm_command(CLI::App& app) {
-  auto* command = app.add_subcommand("gemm", "Predicted GEMM kernel time and TFLOP/s on a GPU profile");
-  auto options = std::make_shared<GemmOptions>();
-  command->add_option("--gpu", options->gpu, "GPU profile: a file or a name under models/gpus (h100-sxm, b200, ...)")
-      ->required();
-  command->add_option("--m", options->m, "rows of A and C");
-  command->add_option("--n", options->n, "columns of B and C");
-  command->add_option("--k", options->k, "the inner dimension");
-  command->add_option("--dtype", options->dtype, "tf32, bf16, fp16, fp8 or fp4")->capture_default_str();
-  command->add_option("--shapes", options->shapes, "CSV with columns m,n,k,dtype (as ctwin calibrate reads)");
-  command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
-  return [options, command] {
-    const Format format = parse_format(options->format);
-    const compute::GpuSpec gpu = load_gpu_option(options->gpu);
-    const api::GemmPrediction prediction = api::evaluate_gemm(gpu, requested_shapes(*options, *command, gpu));
-    if (format == Format::kJson) {
-      std::cout << json_text(api::gemm_json(prediction), 2) << '\n';
-      return;
-    }
-    Table table({"m", "n", "k", "dtype", "time_us", "tflops", "model"});
-    for (const auto& [shape, estimate] : prediction.rows) {
-      const double tflops = estimate.rate().teraflops();
-      table.add_row({std::to_string(shape.m), std::to_string(shape.n), std::to_string(shape.k),
-                     compute::dtype_name(shape.dtype), fixed(estimate.time.microseconds(), 3), fixed(tflops, 1),
-                     compute::gemm_source_name(estimate.source)});
-    }
-    if (format == Format::kTable) std::cout << "GEMM on " << gpu.name << "\n";
-    table.print(std::cout, format, format == Format::kTable ? "  " : "");
-  };
+  return add_command(app, CommandParts<GemmOptions, GemmCall, api::GemmPrediction>{
+                              "gemm", "Predicted GEMM kernel time and TFLOP/s on a GPU profile", declare_gemm_options,
+                              gemm_call, evaluate_gemm_call, print_gemm});
 }
 
 }  // namespace ctwin::cli

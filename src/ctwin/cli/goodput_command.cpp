@@ -7,12 +7,15 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "ctwin/api/public_analysis.hpp"
 #include "ctwin/api/public_studies.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/figure_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
@@ -202,11 +205,23 @@ void print_stragglers(const api::GoodputStragglers& st, const analysis::GoodputR
   t.print(std::cout, Format::kTable, "  ");
 }
 
-void run_validation(const GoodputOptions& o, Format format) {
-  const auto model = analysis::load_reliability_model(resolve_data_path(o.query.reliability));
-  const auto cases = analysis::load_reliability_cases(resolve_data_path(o.cases));
-  const auto predictions = analysis::predict_cases(model, cases, CTWIN_DATA_DIR);
-  const double fitted = analysis::fit_gpu_rate(cases);
+// --validate: the reliability model's predictions of published failure counts.
+struct ReliabilityCheck {
+  analysis::ReliabilityModel model;
+  std::vector<analysis::CasePrediction> predictions;
+  double fitted = 0;  ///< the GPU rate fitted on the fit cases, per hour
+};
+
+ReliabilityCheck check_reliability(const std::string& reliability, const std::string& cases_file) {
+  ReliabilityCheck check{analysis::load_reliability_model(resolve_data_path(reliability)), {}, 0};
+  const auto cases = analysis::load_reliability_cases(resolve_data_path(cases_file));
+  check.predictions = analysis::predict_cases(check.model, cases, CTWIN_DATA_DIR);
+  check.fitted = analysis::fit_gpu_rate(cases);
+  return check;
+}
+
+void print_validation(const ReliabilityCheck& check, Format format) {
+  const auto& [model, predictions, fitted] = check;
   if (format == Format::kJson) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& p : predictions) {
@@ -230,77 +245,103 @@ void run_validation(const GoodputOptions& o, Format format) {
   t.print(std::cout, format, format == Format::kTable ? "  " : "");
 }
 
+void declare_goodput_options(CLI::App& command, GoodputOptions& o) {
+  command.add_option("scenario", o.scenario, "scenario file (scenarios/*.json); not needed with --validate");
+  command.add_option("--days", o.query.days, "length of the run in days (required with a scenario)");
+  command.add_option("--checkpoint-interval", o.query.interval,
+                      "training time between checkpoints, e.g. 30min or 2h, or auto: the scenario's checkpoint.every_steps when it has one, else the simulated best")
+      ->capture_default_str();
+  command.add_option("--spares", o.query.spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit); 0 for none")
+      ->capture_default_str();
+  command.add_option("--cold-spares", o.query.cold_spares, "cold spare nodes, same forms as --spares")->capture_default_str();
+  command.add_option("--hot-swap", o.query.hot_swap, "switchover time to a hot spare, e.g. 30s")->capture_default_str();
+  command.add_option("--cold-swap", o.query.cold_swap, "time to bring a cold spare in, e.g. 2h")->capture_default_str();
+  command.add_option("--on-empty", o.query.on_empty,
+                      "when no spare is left: wait (for a repair) or shrink (continue with fewer data-parallel replicas)")
+      ->capture_default_str();
+  command.add_option("--reliability", o.query.reliability, "reliability model (failure rates per component)")->capture_default_str();
+  command.add_option("--storage", o.query.storage, "checkpoint tier by name, from --storage-file; cluster:NAME takes a shared tier of the scenario's cluster storage; auto: the scenario's checkpoint tier and mode when it has one, else the cluster's first shared tier with a write rate, else pfs (docs/io.md)")->capture_default_str();
+  command.add_option("--storage-file", o.query.storage_file, "checkpoint storage tiers")->capture_default_str();
+  command.add_flag("--no-fp32-master", o.no_fp32_master,
+                    "checkpoints hold no fp32 master weights (10 instead of 14 bytes per parameter, as OPT-175B)");
+  command.add_option("--straggler-rate", o.query.straggler_rate,
+                      "GPU throttling events per GPU and hour, e.g. 1e-4/h or 2/year (an assumption: no public fleet rate)")
+      ->capture_default_str();
+  command.add_option("--straggler-speed", o.query.straggler_speed,
+                      "a throttled GPU's share of its speed; the step's slowdown comes from ctwin run --degrade gpu:RANK=SPEED")
+      ->capture_default_str();
+  command.add_option("--straggler-duration", o.query.straggler_duration, "how long a GPU stays throttled, e.g. 30min")
+      ->capture_default_str();
+  command.add_option("--step-time", o.query.step_time,
+                      "use this step time (e.g. 8.5s) instead of simulating one step with ctwin run's model");
+  command.add_option("--network", o.network, "analytical or flow for the simulated step (default: the scenario's)");
+  command.add_option("--set", o.overrides, "override a scenario field: parallel.tp=4 (repeatable)");
+  command.add_option("--runs", o.query.runs, "Monte Carlo runs")->capture_default_str();
+  command.add_option("--seed", o.query.seed, "random seed: the same seed gives the same output")
+      ->capture_default_str()
+      ->check(seed_range());
+  command.add_option("--format", o.format, "table, json or csv")->capture_default_str();
+  command.add_option("--figure", o.figure,
+                      figure_help("ETTR against the checkpoint interval (the simulated grid of --checkpoint-interval auto)"));
+  command.add_flag("--validate", o.validate, "compare the reliability model with published failure counts and exit");
+  command.add_option("--cases", o.cases, "validation cases for --validate")->capture_default_str();
+}
+
+// The query: a study of the scenario as the flags change it, or (--validate) the reliability
+// model against the published cases.
+struct GoodputCall {
+  std::variant<api::GoodputQuery, std::pair<std::string, std::string>> mode;  ///< the second: model and cases files
+  Format format = Format::kTable;
+};
+
+using GoodputResult = std::variant<api::GoodputEvaluation, ReliabilityCheck>;
+
+GoodputCall goodput_call(const GoodputOptions& o) {
+  const Format format = parse_format(o.format);
+  if (!o.figure.empty()) {
+    check_figure_path(o.figure);
+    if (o.validate) throw InputError("--figure", "", "draws a goodput study: not with --validate");
+  }
+  if (o.validate) return GoodputCall{std::pair(o.query.reliability, o.cases), format};
+  api::GoodputQuery q = o.query;
+  const std::vector<std::string> overrides = with_step_flags(o.overrides, {"", "", o.network});
+  if (!o.scenario.empty()) q.scenario = api::Scenario::load(o.scenario).with_assignments(overrides);
+  q.fp32_master = !o.no_fp32_master;
+  return GoodputCall{std::move(q), format};
+}
+
+GoodputResult evaluate_goodput_call(const GoodputCall& call) {
+  if (const auto* files = std::get_if<std::pair<std::string, std::string>>(&call.mode)) {
+    return check_reliability(files->first, files->second);
+  }
+  api::EvalContext context;
+  return api::evaluate_goodput(std::get<api::GoodputQuery>(call.mode), context);
+}
+
+void print_goodput(const GoodputResult& result, const GoodputCall& call, const GoodputOptions& o) {
+  const Format format = call.format;
+  if (const auto* check = std::get_if<ReliabilityCheck>(&result)) {
+    print_validation(*check, format);
+    return;
+  }
+  const api::GoodputEvaluation& g = std::get<api::GoodputEvaluation>(result);
+  if (!o.figure.empty()) write_figure("goodput", api::goodput_json(g), o.figure);
+  if (format == Format::kJson) {
+    std::cout << json_text(api::goodput_json(g), 2) << '\n';
+    return;
+  }
+  print_study(g.scenario, *g.model, g.study, g.checkpoint, format);
+  if (format == Format::kTable && !g.shrunk_jobs.empty()) print_shrunk_jobs(g.shrunk_jobs);
+  if (format == Format::kTable && g.stragglers) print_stragglers(*g.stragglers, g.study.result);
+  if (format == Format::kTable && g.leaf_down) print_leaf_down(*g.leaf_down, g.study);
+}
+
 }  // namespace
 
 Action add_goodput_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "goodput", "Failures, checkpoints, restarts and spares over a whole training run (Monte Carlo)");
-  auto o = std::make_shared<GoodputOptions>();
-  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json); not needed with --validate");
-  command->add_option("--days", o->query.days, "length of the run in days (required with a scenario)");
-  command->add_option("--checkpoint-interval", o->query.interval,
-                      "training time between checkpoints, e.g. 30min or 2h, or auto: the scenario's checkpoint.every_steps when it has one, else the simulated best")
-      ->capture_default_str();
-  command->add_option("--spares", o->query.spares, "hot spare nodes: 16, 5% (of the job's nodes) or 2/su (per scalable unit); 0 for none")
-      ->capture_default_str();
-  command->add_option("--cold-spares", o->query.cold_spares, "cold spare nodes, same forms as --spares")->capture_default_str();
-  command->add_option("--hot-swap", o->query.hot_swap, "switchover time to a hot spare, e.g. 30s")->capture_default_str();
-  command->add_option("--cold-swap", o->query.cold_swap, "time to bring a cold spare in, e.g. 2h")->capture_default_str();
-  command->add_option("--on-empty", o->query.on_empty,
-                      "when no spare is left: wait (for a repair) or shrink (continue with fewer data-parallel replicas)")
-      ->capture_default_str();
-  command->add_option("--reliability", o->query.reliability, "reliability model (failure rates per component)")->capture_default_str();
-  command->add_option("--storage", o->query.storage, "checkpoint tier by name, from --storage-file; cluster:NAME takes a shared tier of the scenario's cluster storage; auto: the scenario's checkpoint tier and mode when it has one, else the cluster's first shared tier with a write rate, else pfs (docs/io.md)")->capture_default_str();
-  command->add_option("--storage-file", o->query.storage_file, "checkpoint storage tiers")->capture_default_str();
-  command->add_flag("--no-fp32-master", o->no_fp32_master,
-                    "checkpoints hold no fp32 master weights (10 instead of 14 bytes per parameter, as OPT-175B)");
-  command->add_option("--straggler-rate", o->query.straggler_rate,
-                      "GPU throttling events per GPU and hour, e.g. 1e-4/h or 2/year (an assumption: no public fleet rate)")
-      ->capture_default_str();
-  command->add_option("--straggler-speed", o->query.straggler_speed,
-                      "a throttled GPU's share of its speed; the step's slowdown comes from ctwin run --degrade gpu:RANK=SPEED")
-      ->capture_default_str();
-  command->add_option("--straggler-duration", o->query.straggler_duration, "how long a GPU stays throttled, e.g. 30min")
-      ->capture_default_str();
-  command->add_option("--step-time", o->query.step_time,
-                      "use this step time (e.g. 8.5s) instead of simulating one step with ctwin run's model");
-  command->add_option("--network", o->network, "analytical or flow for the simulated step (default: the scenario's)");
-  command->add_option("--set", o->overrides, "override a scenario field: parallel.tp=4 (repeatable)");
-  command->add_option("--runs", o->query.runs, "Monte Carlo runs")->capture_default_str();
-  command->add_option("--seed", o->query.seed, "random seed: the same seed gives the same output")
-      ->capture_default_str()
-      ->check(seed_range());
-  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
-  command->add_option("--figure", o->figure,
-                      figure_help("ETTR against the checkpoint interval (the simulated grid of --checkpoint-interval auto)"));
-  command->add_flag("--validate", o->validate, "compare the reliability model with published failure counts and exit");
-  command->add_option("--cases", o->cases, "validation cases for --validate")->capture_default_str();
-  return [o] {
-    const Format format = parse_format(o->format);
-    if (!o->figure.empty()) {
-      check_figure_path(o->figure);
-      if (o->validate) throw InputError("--figure", "", "draws a goodput study: not with --validate");
-    }
-    if (o->validate) {
-      run_validation(*o, format);
-      return;
-    }
-    api::GoodputQuery q = o->query;
-    const std::vector<std::string> overrides = with_step_flags(o->overrides, {"", "", o->network});
-    if (!o->scenario.empty()) q.scenario = api::Scenario::load(o->scenario).with_assignments(overrides);
-    q.fp32_master = !o->no_fp32_master;
-    api::EvalContext context;
-    const api::GoodputEvaluation g = api::evaluate_goodput(q, context);
-    if (!o->figure.empty()) write_figure("goodput", api::goodput_json(g), o->figure);
-    if (format == Format::kJson) {
-      std::cout << json_text(api::goodput_json(g), 2) << '\n';
-      return;
-    }
-    print_study(g.scenario, *g.model, g.study, g.checkpoint, format);
-    if (format == Format::kTable && !g.shrunk_jobs.empty()) print_shrunk_jobs(g.shrunk_jobs);
-    if (format == Format::kTable && g.stragglers) print_stragglers(*g.stragglers, g.study.result);
-    if (format == Format::kTable && g.leaf_down) print_leaf_down(*g.leaf_down, g.study);
-  };
+  return add_command(app, CommandParts<GoodputOptions, GoodputCall, GoodputResult>{
+                              "goodput", "Failures, checkpoints, restarts and spares over a whole training run (Monte Carlo)",
+                              declare_goodput_options, goodput_call, evaluate_goodput_call, print_goodput});
 }
 
 }  // namespace ctwin::cli

@@ -3,9 +3,11 @@
 
 #include <iostream>
 #include <memory>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 #include "ctwin/api/layer.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
@@ -34,8 +36,7 @@ void print_kernels(const replay::LayerPrediction& p, Format format) {
   table.print(std::cout, format);
 }
 
-void print_comparison(const LayerOptions& options, Format format) {
-  const api::LayerComparison comparison = api::compare_layers(options.query, options.measured, CTWIN_DATA_DIR);
+void print_comparison(const api::LayerComparison& comparison, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::layer_comparison_json(comparison), 2) << '\n';
     return;
@@ -56,41 +57,68 @@ void print_comparison(const LayerOptions& options, Format format) {
   table.print(std::cout, format);
 }
 
+void declare_layer_options(CLI::App& command, LayerOptions& o) {
+  auto& q = o.query;
+  command.add_option("--model", q.model, "model file (ctwin format or Hugging Face config.json) or a name under models/llm");
+  command.add_option("--gpu", q.gpu, "GPU profile: a file or a name under models/gpus")->capture_default_str();
+  command.add_option("--seq", q.seq_len, "sequence length in tokens")->capture_default_str();
+  command.add_option("--micro-batch", q.micro_batch, "sequences per micro-batch")->capture_default_str();
+  command.add_option("--precision", q.precision, "bf16, fp16 or fp8")->capture_default_str();
+  command.add_option("--recompute", q.recompute, "none, selective or full (what the backward re-runs)")
+      ->capture_default_str();
+  command.add_option("--attention", q.attention, "flash or unfused")->capture_default_str();
+  command.add_option("--tp", q.tp, "tensor-parallel size: one rank's share, its collectives left out")
+      ->capture_default_str();
+  command.add_option("--layer", q.layer, "which layer (0-based; sliding-window and MoE layers differ)")
+      ->capture_default_str();
+  command.add_option("--stack", q.stack,
+                     "software stack: a name under models/stacks or a file; pytorch-eager prices the kernels eager "
+                     "PyTorch runs (as layer_bench.py measures them); none: the fused kernels");
+  command.add_option("--measured", o.measured,
+                     "layer times measured by validation/collect/layer_bench.py (JSON): predict each row on --gpu");
+  command.add_option("--format", o.format, "table, json or csv")->capture_default_str();
+}
+
+// The query: one layer's kernels, or (with --measured) every measured row predicted.
+struct LayerCall {
+  replay::LayerQuery query;
+  std::string measured;  ///< empty: the kernels of --model
+  Format format = Format::kTable;
+};
+
+using LayerResult = std::variant<replay::LayerPrediction, api::LayerComparison>;
+
+LayerCall layer_call(const LayerOptions& o) {
+  const Format format = parse_format(o.format);
+  if (!o.measured.empty()) {
+    if (!o.query.model.empty()) throw InputError("--model", "", "with --measured the models come from the file");
+  } else if (o.query.model.empty()) {
+    throw InputError("--model", "", "give a model (or --measured FILE)");
+  }
+  return LayerCall{o.query, o.measured, format};
+}
+
+LayerResult evaluate_layer_call(const LayerCall& call) {
+  if (!call.measured.empty()) return api::compare_layers(call.query, call.measured, CTWIN_DATA_DIR);
+  return replay::predict_layer(call.query, CTWIN_DATA_DIR);
+}
+
+void print_layer(const LayerResult& result, const LayerCall& call, const LayerOptions&) {
+  if (const auto* comparison = std::get_if<api::LayerComparison>(&result)) {
+    print_comparison(*comparison, call.format);
+  } else {
+    print_kernels(std::get<replay::LayerPrediction>(result), call.format);
+  }
+}
+
 }  // namespace
 
 Action add_layer_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "layer", "One transformer layer's kernel times on a GPU (forward, backward), or against measured layer times");
-  auto options = std::make_shared<LayerOptions>();
-  auto& q = options->query;
-  command->add_option("--model", q.model, "model file (ctwin format or Hugging Face config.json) or a name under models/llm");
-  command->add_option("--gpu", q.gpu, "GPU profile: a file or a name under models/gpus")->capture_default_str();
-  command->add_option("--seq", q.seq_len, "sequence length in tokens")->capture_default_str();
-  command->add_option("--micro-batch", q.micro_batch, "sequences per micro-batch")->capture_default_str();
-  command->add_option("--precision", q.precision, "bf16, fp16 or fp8")->capture_default_str();
-  command->add_option("--recompute", q.recompute, "none, selective or full (what the backward re-runs)")
-      ->capture_default_str();
-  command->add_option("--attention", q.attention, "flash or unfused")->capture_default_str();
-  command->add_option("--tp", q.tp, "tensor-parallel size: one rank's share, its collectives left out")
-      ->capture_default_str();
-  command->add_option("--layer", q.layer, "which layer (0-based; sliding-window and MoE layers differ)")
-      ->capture_default_str();
-  command->add_option("--stack", q.stack,
-                      "software stack: a name under models/stacks or a file; pytorch-eager prices the kernels eager "
-                      "PyTorch runs (as layer_bench.py measures them); none: the fused kernels");
-  command->add_option("--measured", options->measured,
-                      "layer times measured by validation/collect/layer_bench.py (JSON): predict each row on --gpu");
-  command->add_option("--format", options->format, "table, json or csv")->capture_default_str();
-  return [options] {
-    const Format format = parse_format(options->format);
-    if (!options->measured.empty()) {
-      if (!options->query.model.empty()) throw InputError("--model", "", "with --measured the models come from the file");
-      print_comparison(*options, format);
-      return;
-    }
-    if (options->query.model.empty()) throw InputError("--model", "", "give a model (or --measured FILE)");
-    print_kernels(replay::predict_layer(options->query, CTWIN_DATA_DIR), format);
-  };
+  return add_command(app, CommandParts<LayerOptions, LayerCall, LayerResult>{
+                              "layer",
+                              "One transformer layer's kernel times on a GPU (forward, backward), or against measured "
+                              "layer times",
+                              declare_layer_options, layer_call, evaluate_layer_call, print_layer});
 }
 
 }  // namespace ctwin::cli

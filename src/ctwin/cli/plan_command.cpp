@@ -8,12 +8,14 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/error_band.hpp"
 #include "ctwin/api/public_plan.hpp"
 #include "ctwin/cli/warnings_output.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/error_band_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
@@ -47,6 +49,7 @@ struct PlanOptions {
   bool exhaustive = false;
   std::string rank_of;
   std::string figure;
+  GivenFlags given;
 };
 
 // The plan's progress line on stderr, a terminal only: a pipe gets the results alone. The
@@ -202,139 +205,181 @@ void print_plan(const api::PlanResult& result, std::size_t top, Format format) {
   }
 }
 
-}  // namespace
-
-Action add_plan_command(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "plan", "The best splits (TP/SP/PP/VPP/CP/EP/DP, micro-batch, recompute, ZeRO, schedule) of a scenario's model "
-              "on its cluster: every valid split that fits in memory ranked on the analytical network, the best "
-              "--flow-top again on the shared flow fabric");
-  auto o = std::make_shared<PlanOptions>();
-  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json): model, cluster, GPUs, global batch");
-  command->add_option("--gpus", o->gpus, "GPUs to plan for (default: the scenario's)")->check(CLI::Range(1, 1 << 24));
-  command->add_option("--top", o->top, "results printed")->capture_default_str()->check(CLI::Range(1, 1000000));
-  command->add_option("--objective", o->objective, "throughput (tokens/s) or mfu")->capture_default_str();
-  command->add_option("--fix", o->fixes,
+void declare_plan_options(CLI::App& command, PlanOptions& o) {
+  o.given.attach(command);
+  command.add_option("scenario", o.scenario, "scenario file (scenarios/*.json): model, cluster, GPUs, global batch");
+  command.add_option("--gpus", o.gpus, "GPUs to plan for (default: the scenario's)")->check(CLI::Range(1, 1 << 24));
+  command.add_option("--top", o.top, "results printed")->capture_default_str()->check(CLI::Range(1, 1000000));
+  command.add_option("--objective", o.objective, "throughput (tokens/s) or mfu")->capture_default_str();
+  command.add_option("--fix", o.fixes,
                       "field=value: a searched field narrowed to one value (parallel.tp=8, parallel.pp=4, "
                       "parallel.vpp=2, parallel.cp=2, parallel.ep=8, parallel.dp=16, training.micro_batch=2, "
                       "parallel.recompute=full, parallel.schedule=1f1b, parallel.zero=1, "
                       "parallel.distributed_optimizer=true) or any other scenario field set (training.global_batch=512)");
-  add_placement_option(*command, o->placement);
-  command->add_option("--flow-top", o->flow_top, "best candidates re-ranked on the shared flow fabric")
+  add_placement_option(command, o.placement);
+  command.add_option("--flow-top", o.flow_top, "best candidates re-ranked on the shared flow fabric")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  command->add_option("--flow-sample", o->flow_sample,
+  command.add_option("--flow-sample", o.flow_sample,
                       "full: every DP replica's traffic on the flow fabric (exact); su: only one scalable unit of "
                       "each pipeline stage, standing for the others; replica: only one DP replica (whole nodes) of "
                       "each stage. DP and other groups wider than the sample keep all their traffic. su and replica "
                       "are approximations (faster on large clusters; leaf-uplink and spine contention under-counted; "
                       "error measured in docs/plan.md)")
       ->capture_default_str();
-  command->add_option("--memory-margin", o->memory_margin,
+  command.add_option("--memory-margin", o.memory_margin,
                       "share of each GPU's HBM kept free by the memory rule, for what the memory model does not "
                       "count (allocator fragmentation, NCCL and library workspaces; docs/plan.md): 10% or 0.1; 0 "
                       "gives the memory model alone")
       ->capture_default_str();
-  command->add_option("--jobs", o->jobs, "candidates simulated at once (default: one per core; results do not depend on it)")
+  command.add_option("--jobs", o.jobs, "candidates simulated at once (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
-  command->add_option("--format", o->format,
+  command.add_option("--format", o.format,
                       "table, json or csv; megatron (Megatron-LM flags) or nemo (Megatron-Bridge / NeMo recipe "
                       "overrides): the best split as the framework's arguments")
       ->capture_default_str();
-  command->add_option("--figure", o->figure,
+  command.add_option("--figure", o.figure,
                       figure_help("the best tokens/s over TP x PP and the analytical against the flow ranking, of "
                                   "every split the plan ranked,"));
-  command->add_flag("--exhaustive", o->exhaustive,
+  command.add_flag("--exhaustive", o.exhaustive,
                     "replay every candidate on the analytical network (default: only those whose step-time lower "
                     "bound can still reach the best max(--top, --flow-top); the printed results are the same)");
-  command->add_option("--shard", o->shard,
+  command.add_option("--shard", o.shard,
                       "i/N: evaluate only the i-th of N interleaved slices of the candidates and write that shard's "
                       "JSON (every candidate of the slice, whatever --format and --top) for --merge");
-  command->add_option("--merge", o->merge, "shard files written by --shard: print the plan one machine would have given")
+  command.add_option("--merge", o.merge, "shard files written by --shard: print the plan one machine would have given")
       ->expected(1, -1);
-  command->add_option("--rank-of", o->rank_of,
+  command.add_option("--rank-of", o.rank_of,
                       "tp=4,pp=8,vpp=1,...: print where this split ranks on the analytical network (with --fix it "
                       "must name one candidate; names as in a result's split: tp, pp, vpp, cp, ep, schedule, "
                       "pipeline_accounting, micro_batch, recompute, zero, distributed_optimizer), replaying only "
                       "the candidates whose lower bound can rank ahead of it");
-  return [o, command] {
-    std::optional<api::FrameworkSyntax> framework;
-    if (o->format == "megatron") framework = api::FrameworkSyntax::kMegatron;
-    if (o->format == "nemo") framework = api::FrameworkSyntax::kNemo;
-    if (framework && (!o->shard.empty() || !o->rank_of.empty())) {
-      throw InputError("--format", "", o->format + " prints the best split: not with --shard or --rank-of");
+}
+
+// --merge: shard files written before, to join.
+struct PlanMerge {
+  std::vector<nlohmann::json> shards;
+  std::vector<std::string> files;  ///< named in errors
+};
+
+// The query: a plan (whole or one shard), the rank of one split, or a merge of shards; and how
+// the result is printed.
+struct PlanCall {
+  std::variant<api::PlanOptions, api::RankOptions, PlanMerge> mode;
+  std::optional<api::Scenario> scenario;  ///< none: --merge
+  std::optional<api::FrameworkSyntax> framework;
+  Format format = Format::kTable;
+  bool shard = false;
+};
+
+using PlanCommandResult = std::variant<api::PlanResult, api::SplitRank>;
+
+PlanCall plan_call(const PlanOptions& o) {
+  PlanCall call;
+  if (o.format == "megatron") call.framework = api::FrameworkSyntax::kMegatron;
+  if (o.format == "nemo") call.framework = api::FrameworkSyntax::kNemo;
+  if (call.framework && (!o.shard.empty() || !o.rank_of.empty())) {
+    throw InputError("--format", "", o.format + " prints the best split: not with --shard or --rank-of");
+  }
+  call.format = call.framework ? Format::kTable : parse_format(o.format);
+  const double memory_margin = api::parse_memory_margin(o.memory_margin, "--memory-margin");
+  if (!o.figure.empty()) {
+    check_figure_path(o.figure);
+    if (!o.rank_of.empty() || !o.shard.empty()) {
+      throw InputError("--figure", "", "draws a whole plan: not with --rank-of or --shard");
     }
-    const Format format = framework ? Format::kTable : parse_format(o->format);
-    const double memory_margin = api::parse_memory_margin(o->memory_margin, "--memory-margin");
-    if (!o->figure.empty()) {
-      check_figure_path(o->figure);
-      if (!o->rank_of.empty() || !o->shard.empty()) {
-        throw InputError("--figure", "", "draws a whole plan: not with --rank-of or --shard");
+  }
+  if (!o.merge.empty()) {
+    if (!o.scenario.empty() || !o.shard.empty() || !o.rank_of.empty()) {
+      throw InputError("--merge", "", "takes shard files only (no scenario, no --shard, no --rank-of)");
+    }
+    PlanMerge merge;
+    for (const auto& file : o.merge) merge.shards.push_back(load_json_file(file));
+    merge.files = o.merge;
+    call.mode = std::move(merge);
+    return call;
+  }
+  if (o.scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
+  if (!o.rank_of.empty()) {
+    for (const char* other : {"--top", "--flow-top", "--flow-sample", "--shard", "--exhaustive"}) {
+      if (o.given(other)) {
+        throw InputError("--rank-of", "", std::string("ranks one split on the analytical network: ") + other +
+                                              " does not apply");
       }
     }
-    if (!o->merge.empty()) {
-      if (!o->scenario.empty() || !o->shard.empty() || !o->rank_of.empty()) {
-        throw InputError("--merge", "", "takes shard files only (no scenario, no --shard, no --rank-of)");
-      }
-      std::vector<nlohmann::json> shards;
-      for (const auto& file : o->merge) shards.push_back(load_json_file(file));
-      const api::PlanResult merged = api::merge_plans(shards, o->merge);
-      if (framework) print_framework_arguments(merged, *framework);
-      else print_plan(merged, o->top, format);
-      if (!o->figure.empty()) write_figure("plan", api::plan_json(merged, merged.entries.size()), o->figure);
-      return;
-    }
-    if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
-    if (!o->rank_of.empty()) {
-      for (const char* other : {"--top", "--flow-top", "--flow-sample", "--shard", "--exhaustive"}) {
-        if (command->count(other) > 0) {
-          throw InputError("--rank-of", "", std::string("ranks one split on the analytical network: ") + other +
-                                                " does not apply");
-        }
-      }
-      api::RankOptions options;
-      if (o->gpus > 0) options.gpus = o->gpus;
-      options.objective = api::parse_plan_objective(o->objective);
-      options.fixes = o->fixes;
-      options.placement = plan_placement_value(o->placement);
-      options.key = parse_rank_key(o->rank_of);
-      options.memory_margin = memory_margin;
-      options.jobs = o->jobs;
-      auto progress = terminal_progress();
-      options.progress = progress->callback;
-      api::EvalContext context;
-      const auto rank = api::rank_split(api::Scenario::load(o->scenario), context, options);
-      progress.reset();  // the last phase's line ends before the results
-      print_split_rank(rank, format);
-      return;
-    }
-    api::PlanOptions options;
-    if (o->gpus > 0) options.gpus = o->gpus;
-    options.objective = api::parse_plan_objective(o->objective);
-    options.fixes = o->fixes;
-    options.placement = plan_placement_value(o->placement);
-    options.flow_top = o->flow_top;
-    options.flow_sample = replay::parse_flow_sample(o->flow_sample, "--flow-sample");
-    options.jobs = o->jobs;
-    options.top = o->top;
-    options.exhaustive = o->exhaustive;
+    api::RankOptions options;
+    if (o.gpus > 0) options.gpus = o.gpus;
+    options.objective = api::parse_plan_objective(o.objective);
+    options.fixes = o.fixes;
+    options.placement = plan_placement_value(o.placement);
+    options.key = parse_rank_key(o.rank_of);
     options.memory_margin = memory_margin;
-    if (framework) options.top = 1;
-    if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
-    auto progress = terminal_progress();
+    options.jobs = o.jobs;
+    call.mode = std::move(options);
+    call.scenario = api::Scenario::load(o.scenario);
+    return call;
+  }
+  api::PlanOptions options;
+  if (o.gpus > 0) options.gpus = o.gpus;
+  options.objective = api::parse_plan_objective(o.objective);
+  options.fixes = o.fixes;
+  options.placement = plan_placement_value(o.placement);
+  options.flow_top = o.flow_top;
+  options.flow_sample = replay::parse_flow_sample(o.flow_sample, "--flow-sample");
+  options.jobs = o.jobs;
+  options.top = o.top;
+  options.exhaustive = o.exhaustive;
+  options.memory_margin = memory_margin;
+  if (call.framework) options.top = 1;
+  if (!o.shard.empty()) api::parse_shard(o.shard, options.shard_index, options.shard_count);
+  options.note = [](const std::string& line) { std::cerr << "ctwin plan: note: --" << line << '\n'; };
+  call.shard = !o.shard.empty();
+  call.mode = std::move(options);
+  call.scenario = api::Scenario::load(o.scenario);
+  return call;
+}
+
+PlanCommandResult evaluate_plan_call(const PlanCall& call) {
+  if (const auto* merge = std::get_if<PlanMerge>(&call.mode)) return api::merge_plans(merge->shards, merge->files);
+  api::EvalContext context;
+  const auto progress = terminal_progress();  // its last line ends before the results are printed
+  if (const auto* rank = std::get_if<api::RankOptions>(&call.mode)) {
+    api::RankOptions options = *rank;
     options.progress = progress->callback;
-    options.note = [](const std::string& line) { std::cerr << "ctwin plan: note: --" << line << '\n'; };
-    api::EvalContext context;
-    const api::PlanResult result = api::evaluate_plan(api::Scenario::load(o->scenario), context, options);
-    progress.reset();  // the last phase's line ends before the results
-    if (!o->shard.empty()) {
-      std::cout << json_text(api::plan_json(result, 0), 2) << '\n';
-      return;
-    }
-    if (framework) print_framework_arguments(result, *framework);
-    else print_plan(result, o->top, format);
-    if (!o->figure.empty()) write_figure("plan", api::plan_json(result, result.entries.size()), o->figure);
-  };
+    return api::rank_split(*call.scenario, context, options);
+  }
+  api::PlanOptions options = std::get<api::PlanOptions>(call.mode);
+  options.progress = progress->callback;
+  return api::evaluate_plan(*call.scenario, context, options);
+}
+
+void print_plan_call(const PlanCommandResult& result, const PlanCall& call, const PlanOptions& o) {
+  if (const auto* rank = std::get_if<api::SplitRank>(&result)) {
+    print_split_rank(*rank, call.format);
+    return;
+  }
+  const api::PlanResult& plan = std::get<api::PlanResult>(result);
+  if (call.shard) {
+    std::cout << json_text(api::plan_json(plan, 0), 2) << '\n';
+    return;
+  }
+  if (call.framework) {
+    print_framework_arguments(plan, *call.framework);
+  } else {
+    print_plan(plan, o.top, call.format);
+  }
+  if (!o.figure.empty()) write_figure("plan", api::plan_json(plan, plan.entries.size()), o.figure);
+}
+
+}  // namespace
+
+Action add_plan_command(CLI::App& app) {
+  return add_command(app, CommandParts<PlanOptions, PlanCall, PlanCommandResult>{
+                              "plan",
+                              "The best splits (TP/SP/PP/VPP/CP/EP/DP, micro-batch, recompute, ZeRO, schedule) of a "
+                              "scenario's model on its cluster: every valid split that fits in memory ranked on the "
+                              "analytical network, the best --flow-top again on the shared flow fabric",
+                              declare_plan_options, plan_call, evaluate_plan_call, print_plan_call});
 }
 
 }  // namespace ctwin::cli

@@ -8,11 +8,13 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/shard.hpp"
 #include "ctwin/api/public_studies.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/cli/progress_line.hpp"
@@ -98,54 +100,76 @@ void print_sweep(const api::SweepResult& result, Format format) {
   if (format == Format::kTable) print_point_warnings(result);
 }
 
+void declare_sweep_options(CLI::App& command, SweepOptions& o) {
+  command.add_option("scenario", o.scenario, "scenario file (scenarios/*.json)");
+  command.add_option("--grid", o.grid,
+                     "field=v1,v2,...: a scenario field and its values, e.g. parallel.tp=1,2,4,8 or "
+                     "cluster.server.nics.bandwidth=400Gbps,800Gbps (repeatable: every combination)");
+  command.add_option("--set", o.overrides, "override a scenario field at every point: training.global_batch=256");
+  command.add_option("--network", o.network, "analytical or flow (default: the scenario's)");
+  add_placement_option(command, o.placement);
+  command.add_option("--calibration", o.calibration,
+                     "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
+                     "replace the scenario's");
+  command.add_option("--format", o.format, "table, json or csv")->capture_default_str();
+  command.add_option("--jobs", o.jobs, "points simulated at once (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
+  command.add_option("--shard", o.shard,
+                     "i/N: run only the i-th of N interleaved slices of the grid's points and write that shard's "
+                     "JSON (whatever --format) for --merge");
+  command.add_option("--merge", o.merge, "shard files written by --shard: print the sweep one machine would have given")
+      ->expected(1, -1);
+}
+
+// The query: a grid over the scenario (or its shard), or shards written before to merge.
+struct SweepCall {
+  std::optional<api::Scenario> input;  ///< none: --merge
+  std::vector<api::GridAxis> axes;
+  api::SweepOptions options;
+  std::vector<nlohmann::json> shards;  ///< --merge: the shards' JSON
+  std::vector<std::string> shard_files;  ///< and their files, named in errors
+  Format format = Format::kTable;
+};
+
+SweepCall sweep_call(const SweepOptions& o) {
+  SweepCall call;
+  call.format = parse_format(o.format);
+  if (!o.merge.empty()) {
+    if (!o.scenario.empty() || !o.shard.empty() || !o.grid.empty()) {
+      throw InputError("--merge", "", "takes shard files only (no scenario, --grid or --shard)");
+    }
+    for (const auto& file : o.merge) call.shards.push_back(load_json_file(file));
+    call.shard_files = o.merge;
+    return call;
+  }
+  if (o.scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
+  if (o.grid.empty()) throw InputError("--grid", "", "at least one --grid field=v1,v2,... is required");
+  call.options = api::SweepOptions{o.jobs, item_progress("points")};
+  if (!o.shard.empty()) api::parse_shard(o.shard, call.options.shard_index, call.options.shard_count);
+  const std::vector<std::string> overrides = with_step_flags(o.overrides, {o.placement, "", o.network});
+  for (const auto& text : o.grid) call.axes.push_back(api::parse_grid_axis(text));
+  call.input = api::with_calibration(api::Scenario::load(o.scenario), o.calibration).with_assignments(overrides);
+  // A shard of one (1/1) is the whole sweep: printed as such, so it needs no merge.
+  if (call.options.shard_count > 1) call.format = Format::kJson;
+  return call;
+}
+
+api::SweepResult evaluate_sweep_call(const SweepCall& call) {
+  if (!call.input) return api::merge_sweeps(call.shards, call.shard_files);
+  api::EvalContext context;
+  return api::evaluate_sweep(*call.input, call.axes, context, call.options);
+}
+
+void print_sweep_call(const api::SweepResult& result, const SweepCall& call, const SweepOptions&) {
+  print_sweep(result, call.format);
+}
+
 }  // namespace
 
 Action add_sweep_command(CLI::App& app) {
-  auto* command = app.add_subcommand("sweep", "One training step per point of a grid of scenario or topology fields");
-  auto o = std::make_shared<SweepOptions>();
-  command->add_option("scenario", o->scenario, "scenario file (scenarios/*.json)");
-  command->add_option("--grid", o->grid,
-                      "field=v1,v2,...: a scenario field and its values, e.g. parallel.tp=1,2,4,8 or "
-                      "cluster.server.nics.bandwidth=400Gbps,800Gbps (repeatable: every combination)");
-  command->add_option("--set", o->overrides, "override a scenario field at every point: training.global_batch=256");
-  command->add_option("--network", o->network, "analytical or flow (default: the scenario's)");
-  add_placement_option(*command, o->placement);
-  command->add_option("--calibration", o->calibration,
-                      "calibration file (ctwin calibrate --bundle, or --nccl -o): its GPU profile and cluster fit "
-                      "replace the scenario's");
-  command->add_option("--format", o->format, "table, json or csv")->capture_default_str();
-  command->add_option("--jobs", o->jobs, "points simulated at once (default: one per core; results do not depend on it)")
-      ->check(CLI::Range(1, 1024));
-  command->add_option("--shard", o->shard,
-                      "i/N: run only the i-th of N interleaved slices of the grid's points and write that shard's "
-                      "JSON (whatever --format) for --merge");
-  command->add_option("--merge", o->merge, "shard files written by --shard: print the sweep one machine would have given")
-      ->expected(1, -1);
-  return [o] {
-    const Format format = parse_format(o->format);
-    if (!o->merge.empty()) {
-      if (!o->scenario.empty() || !o->shard.empty() || !o->grid.empty()) {
-        throw InputError("--merge", "", "takes shard files only (no scenario, --grid or --shard)");
-      }
-      std::vector<nlohmann::json> shards;
-      for (const auto& file : o->merge) shards.push_back(load_json_file(file));
-      print_sweep(api::merge_sweeps(shards, o->merge), format);
-      return;
-    }
-    if (o->scenario.empty()) throw InputError("scenario", "", "a scenario file is required (or --merge FILES)");
-    if (o->grid.empty()) throw InputError("--grid", "", "at least one --grid field=v1,v2,... is required");
-    api::SweepOptions options{o->jobs, item_progress("points")};
-    if (!o->shard.empty()) api::parse_shard(o->shard, options.shard_index, options.shard_count);
-    const std::vector<std::string> overrides = with_step_flags(o->overrides, {o->placement, "", o->network});
-    std::vector<api::GridAxis> axes;
-    for (const auto& text : o->grid) axes.push_back(api::parse_grid_axis(text));
-    api::EvalContext context;
-    const api::Scenario input =
-        api::with_calibration(api::Scenario::load(o->scenario), o->calibration).with_assignments(overrides);
-    const api::SweepResult result = api::evaluate_sweep(input, axes, context, options);
-    // A shard of one (1/1) is the whole sweep: printed as such, so it needs no merge.
-    print_sweep(result, options.shard_count > 1 ? Format::kJson : format);
-  };
+  return add_command(app, CommandParts<SweepOptions, SweepCall, api::SweepResult>{
+                              "sweep", "One training step per point of a grid of scenario or topology fields",
+                              declare_sweep_options, sweep_call, evaluate_sweep_call, print_sweep_call});
 }
 
 }  // namespace ctwin::cli

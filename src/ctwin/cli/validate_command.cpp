@@ -10,10 +10,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 
 #include "ctwin/api/public_validation.hpp"
+#include "ctwin/cli/command_pattern.hpp"
 #include "ctwin/cli/commands.hpp"
 #include "ctwin/cli/comparison_output.hpp"
 #include "ctwin/cli/figure_output.hpp"
@@ -50,6 +52,7 @@ struct ValidateOptions {
   bool scaling = false;
   std::string cases;
   std::vector<std::string> overrides;
+  GivenFlags given;
 };
 
 std::string percent(const ErrorStats& summary) {
@@ -138,146 +141,188 @@ void print_table(const api::NcclValidation& validation, const ValidateOptions& o
   summary.print(out, Format::kTable);
 }
 
+void declare_validate_options(CLI::App& command, ValidateOptions& o) {
+  o.given.attach(command);
+  command.add_option("--setups", o.setups, "manifest of measured logs")->capture_default_str();
+  command.add_option("--role", o.role, "check (tests the defaults), underperforming, or all")
+      ->capture_default_str();
+  command.add_option("--only", o.only, "only setups whose id contains this text (repeatable)")->take_all();
+  command.add_option("--network", o.network, "analytical or flow")->capture_default_str();
+  command.add_flag("--calibrated", o.calibrated,
+                    "also calibrate on one log per cluster and report the error on the others (held out); with "
+                    "--training, fit each GPU's training_time_scale on its other dense runs (leave one out)");
+  command.add_flag("--rows", o.rows, "print every size, not only the per-setup summary");
+  command.add_option("--format", o.format, "table, json or csv (csv: one line per size)")->capture_default_str();
+  command.add_option("--figure", o.figure,
+                      figure_help("predicted against measured busbw with the ±15 % band (nccl-tests logs), or each "
+                                  "run's error with the ±10 % band (--training),"));
+  command.add_flag("--training", o.training,
+                    "validate ctwin run against published training runs instead of nccl-tests logs");
+  command.add_flag("--scaling", o.scaling,
+                    "validate ctwin scale against published scaling runs (MFU per size and its trend)");
+  command.add_option("--cases", o.cases, "with --training or --scaling: the cases file (default "
+                      "validation/training/cases.json or scaling.json)");
+  command.add_option("--profiles", o.profiles,
+                      "with --training: a folder of GPU profiles (e.g. from ctwin calibrate --layers) that replace "
+                      "the cases' profiles of the same name");
+  command.add_option("--set", o.overrides,
+                      "with --scaling: key=value on each study's scenario, e.g. gpu=models/gpus/calibrated/h100-sxm.json; with --trace: on --scenario")
+      ->take_all();
+  command.add_option("--jobs", o.jobs, "with --training: cases simulated at once (default: one per core)")
+      ->check(CLI::Range(1, 1024));
+  command.add_option("--run", o.run,
+                      "a measured run of your own (JSON: scenario, measured step_time or tokens/s, optional "
+                      "calibration; docs/calibration-bundle.md): predicted vs measured, uncalibrated and calibrated");
+  command.add_option("--calibration", o.calibration,
+                      "with --run: the calibration to compare with (replaces the run file's)");
+  command.add_option("--kernels", o.kernels,
+                      "an MoE kernel profile (validation/kernels/*.json, from validation/collect/kernel_profile.py): "
+                      "grouped GEMMs and token permutation predicted vs measured");
+  command.add_option("--gpu", o.gpu, "with --kernels: the GPU profile to predict with (a file or a name)");
+  command.add_option("--trace", o.trace,
+                      "a profiler trace of a step (PyTorch profiler Chrome JSON, ctwin run --trace, or nsys stats "
+                      "cuda_gpu_kern_sum CSV): kernel time per class and phase, measured vs the twin's step of --scenario");
+  command.add_option("--scenario", o.scenario, "with --trace: the scenario the trace ran (a file or a bundled name; --set changes it)");
+}
+
+// The query: one mode's request, chosen by the flags given (each mode refuses the others' flags).
+struct ValidateCall {
+  std::variant<api::NcclValidationRequest, TrainingValidateOptions, ScalingValidateOptions, RunValidateRequest,
+               KernelValidateRequest, TraceValidateRequest>
+      mode;
+  Format format = Format::kTable;
+};
+
+using ValidateResult = std::variant<api::NcclValidation, TrainingValidationResult, api::ScalingValidation,
+                                    api::RunValidation, api::KernelValidation, api::TraceValidation>;
+
+ValidateCall validate_call(const ValidateOptions& o) {
+  const auto& given = o.given;
+  if (!o.figure.empty()) {
+    check_figure_path(o.figure);
+    if (!o.kernels.empty() || !o.run.empty() || !o.trace.empty() || o.scaling) {
+      throw InputError("--figure", "", "draws nccl-tests and --training validations, not --kernels, --run, --trace or --scaling");
+    }
+  }
+  if (!o.kernels.empty()) {
+    for (const char* other : {"--run", "--calibration", "--training", "--scaling", "--setups", "--role", "--only",
+                              "--calibrated", "--rows", "--cases", "--profiles", "--set", "--jobs", "--network"}) {
+      if (given(other)) throw InputError(other, "", "does not apply to --kernels");
+    }
+    if (o.gpu.empty()) throw InputError("--gpu", "", "required with --kernels: the GPU profile to predict with");
+    return ValidateCall{KernelValidateRequest{o.kernels, o.gpu}, parse_format(o.format)};
+  }
+  if (given("--gpu")) throw InputError("--gpu", "", "applies to --kernels");
+  if (!o.trace.empty()) {
+    for (const char* other : {"--run", "--calibration", "--training", "--scaling", "--setups", "--role", "--only",
+                              "--calibrated", "--rows", "--cases", "--profiles", "--jobs", "--network"}) {
+      if (given(other)) throw InputError(other, "", "does not apply to --trace (--set network=... does)");
+    }
+    if (o.scenario.empty()) throw InputError("--scenario", "", "required with --trace: the scenario the trace ran");
+    return ValidateCall{TraceValidateRequest{o.trace, o.scenario, o.overrides}, parse_format(o.format)};
+  }
+  if (given("--scenario")) throw InputError("--scenario", "", "applies to --trace");
+  if (!o.run.empty()) {
+    for (const char* other : {"--training", "--scaling", "--setups", "--role", "--only", "--calibrated", "--rows",
+                              "--cases", "--profiles", "--set", "--jobs", "--network"}) {
+      if (given(other)) throw InputError(other, "", "does not apply to --run");
+    }
+    return ValidateCall{RunValidateRequest{o.run, o.calibration}, parse_format(o.format)};
+  }
+  if (given("--calibration")) throw InputError("--calibration", "", "applies to --run");
+  if (o.training || o.scaling) {
+    const std::string mode = o.training ? "--training" : "--scaling";
+    if (o.training && o.scaling) throw InputError("--scaling", "", "give --training or --scaling, not both");
+    if (o.scaling && given("--jobs")) throw InputError("--jobs", "", "applies to --training");
+    if (o.scaling && given("--profiles")) throw InputError("--profiles", "", "applies to --training");
+    for (const char* nccl_only : {"--setups", "--role", "--calibrated", "--rows"}) {
+      if (o.training && std::string(nccl_only) == "--calibrated") continue;
+      if (given(nccl_only)) throw InputError(nccl_only, "", "applies to nccl-tests validation, not " + mode);
+    }
+  }
+  if (!o.scaling && !o.overrides.empty()) throw InputError("--set", "", "applies to --scaling");
+  if (o.scaling) {
+    if (!o.only.empty()) throw InputError("--only", "", "applies to nccl-tests and --training validation");
+    ScalingValidateOptions scaling;
+    if (!o.cases.empty()) scaling.cases = o.cases;
+    scaling.network = o.network;
+    scaling.format = o.format;
+    scaling.overrides = o.overrides;
+    return ValidateCall{std::move(scaling), parse_format(o.format)};
+  }
+  if (o.training) {
+    TrainingValidateOptions training;
+    if (!o.cases.empty()) training.cases = o.cases;
+    training.only = o.only;
+    training.network = o.network;
+    training.profiles = o.profiles;
+    training.format = o.format;
+    training.jobs = o.jobs;
+    training.calibrated = o.calibrated;
+    training.figure = o.figure;
+    const Format format = parse_format(o.format);
+    check_training_options(training);
+    return ValidateCall{std::move(training), format};
+  }
+  if (!o.cases.empty()) throw InputError("--cases", "", "needs --training or --scaling");
+  if (given("--jobs")) throw InputError("--jobs", "", "applies to --training");
+  if (given("--profiles")) throw InputError("--profiles", "", "applies to --training");
+  const Format format = parse_format(o.format);
+  api::NcclValidationRequest request;
+  request.setups = o.setups;
+  request.role = o.role;
+  request.only = o.only;
+  request.network = network_flag(o.network);
+  request.calibrated = o.calibrated;
+  return ValidateCall{std::move(request), format};
+}
+
+ValidateResult evaluate_validate_call(const ValidateCall& call) {
+  if (const auto* r = std::get_if<KernelValidateRequest>(&call.mode)) return evaluate_kernel_validation(*r);
+  if (const auto* r = std::get_if<TraceValidateRequest>(&call.mode)) return evaluate_trace_validation(*r);
+  if (const auto* r = std::get_if<RunValidateRequest>(&call.mode)) return evaluate_run_validation(*r);
+  if (const auto* r = std::get_if<ScalingValidateOptions>(&call.mode)) return evaluate_scaling_validation(*r);
+  if (const auto* r = std::get_if<TrainingValidateOptions>(&call.mode)) return evaluate_training_validation(*r);
+  return api::validate_nccl(std::get<api::NcclValidationRequest>(call.mode));
+}
+
+void print_nccl_validation(const api::NcclValidation& validation, Format format, const ValidateOptions& o) {
+  if (!o.figure.empty()) {
+    write_figure("validate", api::nccl_validation_json(validation, o.network, o.calibrated), o.figure);
+  }
+  if (format == Format::kJson) {
+    std::cout << json_text(api::nccl_validation_json(validation, o.network, o.calibrated), 2) << '\n';
+  } else if (format == Format::kCsv) {
+    comparison_table(api::nccl_csv_columns(), api::nccl_comparison_rows(validation)).print(std::cout, Format::kCsv);
+  } else {
+    print_table(validation, o, std::cout);
+  }
+}
+
+void print_validate(const ValidateResult& result, const ValidateCall& call, const ValidateOptions& o) {
+  if (const auto* v = std::get_if<api::KernelValidation>(&result)) {
+    print_kernel_validation(*v, call.format);
+  } else if (const auto* v = std::get_if<api::TraceValidation>(&result)) {
+    print_trace_validation(*v, call.format);
+  } else if (const auto* v = std::get_if<api::RunValidation>(&result)) {
+    print_run_validation(*v, call.format);
+  } else if (const auto* v = std::get_if<api::ScalingValidation>(&result)) {
+    print_scaling_validation(*v, o.network, call.format);
+  } else if (const auto* v = std::get_if<TrainingValidationResult>(&result)) {
+    print_training_validation(*v, std::get<TrainingValidateOptions>(call.mode));
+  } else {
+    print_nccl_validation(std::get<api::NcclValidation>(result), call.format, o);
+  }
+}
+
 }  // namespace
 
 Action add_validate_command(CLI::App& app) {
-  auto* command = app.add_subcommand("validate", "Predicted vs measured: nccl-tests busbw for every logged setup, "
-                                                 "(--training) published training runs or (--scaling) scaling runs");
-  auto options = std::make_shared<ValidateOptions>();
-  command->add_option("--setups", options->setups, "manifest of measured logs")->capture_default_str();
-  command->add_option("--role", options->role, "check (tests the defaults), underperforming, or all")
-      ->capture_default_str();
-  command->add_option("--only", options->only, "only setups whose id contains this text (repeatable)")->take_all();
-  command->add_option("--network", options->network, "analytical or flow")->capture_default_str();
-  command->add_flag("--calibrated", options->calibrated,
-                    "also calibrate on one log per cluster and report the error on the others (held out); with "
-                    "--training, fit each GPU's training_time_scale on its other dense runs (leave one out)");
-  command->add_flag("--rows", options->rows, "print every size, not only the per-setup summary");
-  command->add_option("--format", options->format, "table, json or csv (csv: one line per size)")->capture_default_str();
-  command->add_option("--figure", options->figure,
-                      figure_help("predicted against measured busbw with the ±15 % band (nccl-tests logs), or each "
-                                  "run's error with the ±10 % band (--training),"));
-  command->add_flag("--training", options->training,
-                    "validate ctwin run against published training runs instead of nccl-tests logs");
-  command->add_flag("--scaling", options->scaling,
-                    "validate ctwin scale against published scaling runs (MFU per size and its trend)");
-  command->add_option("--cases", options->cases, "with --training or --scaling: the cases file (default "
-                      "validation/training/cases.json or scaling.json)");
-  command->add_option("--profiles", options->profiles,
-                      "with --training: a folder of GPU profiles (e.g. from ctwin calibrate --layers) that replace "
-                      "the cases' profiles of the same name");
-  command->add_option("--set", options->overrides,
-                      "with --scaling: key=value on each study's scenario, e.g. gpu=models/gpus/calibrated/h100-sxm.json; with --trace: on --scenario")
-      ->take_all();
-  command->add_option("--jobs", options->jobs, "with --training: cases simulated at once (default: one per core)")
-      ->check(CLI::Range(1, 1024));
-  command->add_option("--run", options->run,
-                      "a measured run of your own (JSON: scenario, measured step_time or tokens/s, optional "
-                      "calibration; docs/calibration-bundle.md): predicted vs measured, uncalibrated and calibrated");
-  command->add_option("--calibration", options->calibration,
-                      "with --run: the calibration to compare with (replaces the run file's)");
-  command->add_option("--kernels", options->kernels,
-                      "an MoE kernel profile (validation/kernels/*.json, from validation/collect/kernel_profile.py): "
-                      "grouped GEMMs and token permutation predicted vs measured");
-  command->add_option("--gpu", options->gpu, "with --kernels: the GPU profile to predict with (a file or a name)");
-  command->add_option("--trace", options->trace,
-                      "a profiler trace of a step (PyTorch profiler Chrome JSON, ctwin run --trace, or nsys stats "
-                      "cuda_gpu_kern_sum CSV): kernel time per class and phase, measured vs the twin's step of --scenario");
-  command->add_option("--scenario", options->scenario, "with --trace: the scenario the trace ran (a file or a bundled name; --set changes it)");
-  return [options, command] {
-    if (!options->figure.empty()) {
-      check_figure_path(options->figure);
-      if (!options->kernels.empty() || !options->run.empty() || !options->trace.empty() || options->scaling) {
-        throw InputError("--figure", "", "draws nccl-tests and --training validations, not --kernels, --run, --trace or --scaling");
-      }
-    }
-    if (!options->kernels.empty()) {
-      for (const char* other : {"--run", "--calibration", "--training", "--scaling", "--setups", "--role", "--only",
-                                "--calibrated", "--rows", "--cases", "--profiles", "--set", "--jobs", "--network"}) {
-        if (command->count(other) > 0) throw InputError(other, "", "does not apply to --kernels");
-      }
-      if (options->gpu.empty()) throw InputError("--gpu", "", "required with --kernels: the GPU profile to predict with");
-      run_kernel_validation(options->kernels, options->gpu, options->format);
-      return;
-    }
-    if (command->count("--gpu") > 0) throw InputError("--gpu", "", "applies to --kernels");
-    if (!options->trace.empty()) {
-      for (const char* other : {"--run", "--calibration", "--training", "--scaling", "--setups", "--role", "--only",
-                                "--calibrated", "--rows", "--cases", "--profiles", "--jobs", "--network"}) {
-        if (command->count(other) > 0) throw InputError(other, "", "does not apply to --trace (--set network=... does)");
-      }
-      if (options->scenario.empty()) throw InputError("--scenario", "", "required with --trace: the scenario the trace ran");
-      run_trace_validation(options->trace, options->scenario, options->overrides, options->format);
-      return;
-    }
-    if (command->count("--scenario") > 0) throw InputError("--scenario", "", "applies to --trace");
-    if (!options->run.empty()) {
-      for (const char* other : {"--training", "--scaling", "--setups", "--role", "--only", "--calibrated", "--rows",
-                                "--cases", "--profiles", "--set", "--jobs", "--network"}) {
-        if (command->count(other) > 0) throw InputError(other, "", "does not apply to --run");
-      }
-      run_run_validation(options->run, options->calibration, options->format);
-      return;
-    }
-    if (command->count("--calibration") > 0) throw InputError("--calibration", "", "applies to --run");
-    if (options->training || options->scaling) {
-      const std::string mode = options->training ? "--training" : "--scaling";
-      if (options->training && options->scaling) throw InputError("--scaling", "", "give --training or --scaling, not both");
-      if (options->scaling && command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
-      if (options->scaling && command->count("--profiles") > 0) throw InputError("--profiles", "", "applies to --training");
-      for (const char* nccl_only : {"--setups", "--role", "--calibrated", "--rows"}) {
-        if (options->training && std::string(nccl_only) == "--calibrated") continue;
-        if (command->count(nccl_only) > 0) {
-          throw InputError(nccl_only, "", "applies to nccl-tests validation, not " + mode);
-        }
-      }
-    }
-    if (!options->scaling && !options->overrides.empty()) throw InputError("--set", "", "applies to --scaling");
-    if (options->scaling) {
-      if (!options->only.empty()) throw InputError("--only", "", "applies to nccl-tests and --training validation");
-      ScalingValidateOptions scaling;
-      if (!options->cases.empty()) scaling.cases = options->cases;
-      scaling.network = options->network;
-      scaling.format = options->format;
-      scaling.overrides = options->overrides;
-      run_scaling_validation(scaling);
-      return;
-    }
-    if (options->training) {
-      TrainingValidateOptions training;
-      if (!options->cases.empty()) training.cases = options->cases;
-      training.only = options->only;
-      training.network = options->network;
-      training.profiles = options->profiles;
-      training.format = options->format;
-      training.jobs = options->jobs;
-      training.calibrated = options->calibrated;
-      training.figure = options->figure;
-      run_training_validation(training);
-      return;
-    }
-    if (!options->cases.empty()) throw InputError("--cases", "", "needs --training or --scaling");
-    if (command->count("--jobs") > 0) throw InputError("--jobs", "", "applies to --training");
-    if (command->count("--profiles") > 0) throw InputError("--profiles", "", "applies to --training");
-    const Format format = parse_format(options->format);
-    api::NcclValidationRequest request;
-    request.setups = options->setups;
-    request.role = options->role;
-    request.only = options->only;
-    request.network = network_flag(options->network);
-    request.calibrated = options->calibrated;
-    const api::NcclValidation validation = api::validate_nccl(request);
-    if (!options->figure.empty()) {
-      write_figure("validate", api::nccl_validation_json(validation, options->network, options->calibrated), options->figure);
-    }
-    if (format == Format::kJson) {
-      std::cout << json_text(api::nccl_validation_json(validation, options->network, options->calibrated), 2) << '\n';
-    } else if (format == Format::kCsv) {
-      comparison_table(api::nccl_csv_columns(), api::nccl_comparison_rows(validation)).print(std::cout, Format::kCsv);
-    } else {
-      print_table(validation, *options, std::cout);
-    }
-  };
+  return add_command(app, CommandParts<ValidateOptions, ValidateCall, ValidateResult>{
+                              "validate",
+                              "Predicted vs measured: nccl-tests busbw for every logged setup, "
+                              "(--training) published training runs or (--scaling) scaling runs",
+                              declare_validate_options, validate_call, evaluate_validate_call, print_validate});
 }
 
 }  // namespace ctwin::cli

@@ -20,9 +20,11 @@ std::string summary_text(const ErrorStats& m) {
 
 }  // namespace
 
-void run_kernel_validation(const std::string& file, const std::string& gpu, const std::string& format_name) {
-  const Format format = parse_format(format_name);
-  const api::KernelValidation v = api::validate_kernels(file, gpu);
+api::KernelValidation evaluate_kernel_validation(const KernelValidateRequest& request) {
+  return api::validate_kernels(request.file, request.gpu);
+}
+
+void print_kernel_validation(const api::KernelValidation& v, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::kernel_validation_json(v), 2) << '\n';
     return;

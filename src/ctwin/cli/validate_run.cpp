@@ -11,10 +11,12 @@
 
 namespace ctwin::cli {
 
-void run_run_validation(const std::string& file, const std::string& calibration, const std::string& format_name) {
-  const Format format = parse_format(format_name);
+api::RunValidation evaluate_run_validation(const RunValidateRequest& request) {
   api::EvalContext context;
-  const api::RunValidation v = api::validate_run(file, calibration, context);
+  return api::validate_run(request.file, request.calibration, context);
+}
+
+void print_run_validation(const api::RunValidation& v, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::run_validation_json(v), 2) << '\n';
     return;

@@ -11,6 +11,7 @@
 #include "ctwin/api/public_analysis.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/api/public_validation.hpp"
+#include "ctwin/cli/comparison_output.hpp"
 #include "ctwin/cli/fabric_options.hpp"
 #include "ctwin/cli/output.hpp"
 #include "ctwin/core/error.hpp"
@@ -65,34 +66,20 @@ void print_table(const std::vector<ScalingComparison>& results, const std::strin
   }
 }
 
-void print_csv(const std::vector<ScalingComparison>& results, std::ostream& out) {
-  Table table({"study", "gpus", "predicted_mfu", "measured_mfu", "error"});
-  for (const auto& c : results) {
-    const auto measured = measured_by_size(c);
-    for (const auto& p : c.study.points) {
-      if (!p.invalid.empty()) continue;
-      const auto m = measured.find(p.gpus);
-      const bool has = m != measured.end();
-      table.add_row({c.scaling_case->id, std::to_string(p.gpus), fixed(p.report.mfu, 4),
-                     has ? fixed(m->second->measured.mfu, 4) : "", has ? fixed(m->second->error, 4) : ""});
-    }
-  }
-  table.print(out, Format::kCsv);
-}
-
 }  // namespace
 
-void run_scaling_validation(const ScalingValidateOptions& options) {
-  const Format format = parse_format(options.format);
-  const network::ModelKind network = step_network(options.network);
-  const api::ScalingValidation validation = api::validate_scaling({options.cases, network, options.overrides});
+api::ScalingValidation evaluate_scaling_validation(const ScalingValidateOptions& options) {
+  return api::validate_scaling({options.cases, step_network(options.network), options.overrides});
+}
+
+void print_scaling_validation(const api::ScalingValidation& validation, const std::string& network, Format format) {
   const auto& results = validation.results;
   if (format == Format::kJson) {
     std::cout << json_text(api::scaling_validation_json(validation), 2) << '\n';
   } else if (format == Format::kCsv) {
-    print_csv(results, std::cout);
+    comparison_table(api::scaling_csv_columns(), api::scaling_size_rows(validation)).print(std::cout, Format::kCsv);
   } else {
-    print_table(results, options.network, std::cout);
+    print_table(results, network, std::cout);
   }
 }
 

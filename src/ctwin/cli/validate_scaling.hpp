@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "ctwin/api/public_validation.hpp"
+#include "ctwin/cli/output.hpp"
+
 namespace ctwin::cli {
 
 struct ScalingValidateOptions {
@@ -13,9 +16,11 @@ struct ScalingValidateOptions {
   std::vector<std::string> overrides;  ///< --set key=value on every study's scenario
 };
 
-/// Prints, per study, every size's prediction beside the measured MFU and the trend (MFU at the
-/// largest measured size over the smallest) against the published one. Throws InputError on a
-/// bad cases file or option.
-void run_scaling_validation(const ScalingValidateOptions& options);
+/// Every study replayed at its sizes. Throws InputError on a bad cases file or option.
+[[nodiscard]] api::ScalingValidation evaluate_scaling_validation(const ScalingValidateOptions& options);
+
+/// Per study, every size's prediction beside the measured MFU and the trend (MFU at the largest
+/// measured size over the smallest) against the published one.
+void print_scaling_validation(const api::ScalingValidation& validation, const std::string& network, Format format);
 
 }  // namespace ctwin::cli

@@ -11,12 +11,13 @@
 
 namespace ctwin::cli {
 
-void run_trace_validation(const std::string& trace, const std::string& scenario, const std::vector<std::string>& overrides,
-                          const std::string& format_name) {
-  const Format format = parse_format(format_name);
+api::TraceValidation evaluate_trace_validation(const TraceValidateRequest& request) {
   api::EvalContext context;
-  const api::TraceValidation v =
-      api::validate_trace(trace, api::Scenario::load(scenario).with_assignments(overrides), context);
+  return api::validate_trace(request.trace, api::Scenario::load(request.scenario).with_assignments(request.overrides),
+                             context);
+}
+
+void print_trace_validation(const api::TraceValidation& v, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::trace_validation_json(v), 2) << '\n';
     return;

@@ -59,8 +59,15 @@ void print_table(const api::TrainingValidation& validation, const std::string& n
 
 }  // namespace
 
-void run_training_validation(const TrainingValidateOptions& options) {
-  const Format format = parse_format(options.format);
+void check_training_options(const TrainingValidateOptions& options) {
+  if (!options.calibrated) return;
+  if (!options.profiles.empty()) {
+    throw InputError("--profiles", "", "--calibrated fits its own training_time_scale; give one or the other");
+  }
+  if (!options.figure.empty()) throw InputError("--figure", "", "draws --training without --calibrated");
+}
+
+TrainingValidationResult evaluate_training_validation(const TrainingValidateOptions& options) {
   const network::ModelKind network = step_network(options.network);
   api::TrainingValidationRequest request;
   request.cases = options.cases;
@@ -68,27 +75,31 @@ void run_training_validation(const TrainingValidateOptions& options) {
   request.network = network;
   request.profiles = options.profiles;
   request.jobs = options.jobs;
+  if (options.calibrated) {
+    auto loaded = std::make_unique<const api::TrainingValidation>(api::load_training_validation(request, CTWIN_DATA_DIR));
+    replay::TrainingCrossValidation result =
+        replay::cross_validate_training(loaded->chosen, network, options.jobs, terminal_calibration_progress());
+    return CrossValidatedTraining{std::move(loaded), std::move(result)};
+  }
   api::TrainingValidation validation = api::load_training_validation(request, CTWIN_DATA_DIR);
-  const auto& chosen = validation.chosen;
-  const auto& replaced = validation.replaced;
   // Progress on a terminal only: the flow network takes minutes, and stdout may be a pipe to a parser.
-  replay::TrainingProgress progress;
   if (isatty(fileno(stderr)) != 0) {
-    progress = [](std::size_t i, std::size_t n, const replay::TrainingCase& c) {
+    request.progress = [](std::size_t i, std::size_t n, const replay::TrainingCase& c) {
       std::cerr << "\r\033[K[" << i + 1 << "/" << n << "] " << c.id << std::flush;
       if (i + 1 == n) std::cerr << '\n';
     };
   }
-  if (options.calibrated) {
-    if (!options.profiles.empty()) {
-      throw InputError("--profiles", "", "--calibrated fits its own training_time_scale; give one or the other");
-    }
-    if (!options.figure.empty()) throw InputError("--figure", "", "draws --training without --calibrated");
-    print_cross_validation(chosen, options.network, options.jobs, options.format);
+  api::run_training_validation(validation, request);
+  return TrainingValidationResult(std::move(validation));
+}
+
+void print_training_validation(const TrainingValidationResult& result, const TrainingValidateOptions& options) {
+  const Format format = parse_format(options.format);
+  if (const auto* cross = std::get_if<CrossValidatedTraining>(&result)) {
+    print_cross_validation(cross->result, options.network, format);
     return;
   }
-  request.progress = progress;
-  api::run_training_validation(validation, request);
+  const api::TrainingValidation& validation = std::get<api::TrainingValidation>(result);
   if (!options.figure.empty()) write_figure("validate", api::training_validation_json(validation, options.network), options.figure);
   if (format == Format::kJson) {
     std::cout << json_text(api::training_validation_json(validation, options.network), 2) << '\n';
@@ -97,8 +108,8 @@ void run_training_validation(const TrainingValidateOptions& options) {
   } else {
     if (format == Format::kTable && !options.profiles.empty()) {
       std::cout << "# GPU profiles from " << options.profiles << ":";
-      for (const auto& name : replaced) std::cout << " " << name << ";";
-      std::cout << (replaced.empty() ? " none matched a case's GPU" : "") << "\n";
+      for (const auto& name : validation.replaced) std::cout << " " << name << ";";
+      std::cout << (validation.replaced.empty() ? " none matched a case's GPU" : "") << "\n";
     }
     print_table(validation, options.network, std::cout);
   }

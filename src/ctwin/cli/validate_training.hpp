@@ -1,8 +1,13 @@
 #pragma once
 // The --training mode of `ctwin validate`: published training runs against `ctwin run`.
 
+#include <memory>
 #include <string>
+#include <variant>
 #include <vector>
+
+#include "ctwin/api/public_validation.hpp"
+#include "ctwin/cli/output.hpp"
 
 #include "ctwin/api/public_replay.hpp"
 
@@ -24,9 +29,26 @@ struct TrainingValidateOptions {
   std::string figure;
 };
 
-/// Prints predicted vs measured per case, per group, and the runs that cannot be expressed.
+/// InputError for options that do not go together (--calibrated with --profiles or --figure),
+/// before anything is loaded.
+void check_training_options(const TrainingValidateOptions& options);
+
+/// --calibrated: the cross-validation and the loaded cases its runs point into, kept on the heap
+/// so that moving the result never moves them.
+struct CrossValidatedTraining {
+  std::unique_ptr<const api::TrainingValidation> loaded;
+  replay::TrainingCrossValidation result;
+};
+
+/// The runs as the profiles predict them or, with `calibrated`, also cross-validated.
+using TrainingValidationResult = std::variant<api::TrainingValidation, CrossValidatedTraining>;
+
 /// Throws InputError on a bad cases file or option.
-void run_training_validation(const TrainingValidateOptions& options);
+[[nodiscard]] TrainingValidationResult evaluate_training_validation(const TrainingValidateOptions& options);
+
+/// Predicted vs measured per case, per group, and the runs that cannot be expressed (or the
+/// cross-validated layout); writes --figure.
+void print_training_validation(const TrainingValidationResult& result, const TrainingValidateOptions& options);
 
 /// A value in a case's metric as the tables print it (MFU as a percentage). Shared by the plain and
 /// the cross-validated layouts and calibrate --training.
@@ -37,8 +59,7 @@ void run_training_validation(const TrainingValidateOptions& options);
 [[nodiscard]] replay::CalibrationProgress terminal_calibration_progress();
 
 /// The --calibrated layout: every run uncalibrated and cross-validated, per GPU the scale fitted on
-/// all its dense runs. `format` is table, json or csv.
-void print_cross_validation(const std::vector<const replay::TrainingCase*>& chosen, const std::string& network,
-                            unsigned jobs, const std::string& format);
+/// all its dense runs.
+void print_cross_validation(const replay::TrainingCrossValidation& result, const std::string& network, Format format);
 
 }  // namespace ctwin::cli

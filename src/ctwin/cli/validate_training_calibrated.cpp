@@ -96,10 +96,7 @@ replay::CalibrationProgress terminal_calibration_progress() {
   };
 }
 
-void print_cross_validation(const std::vector<const replay::TrainingCase*>& chosen, const std::string& network,
-                            unsigned jobs, const std::string& format_text) {
-  const Format format = parse_format(format_text);
-  const auto result = replay::cross_validate_training(chosen, step_network(network), jobs, terminal_calibration_progress());
+void print_cross_validation(const replay::TrainingCrossValidation& result, const std::string& network, Format format) {
   if (format == Format::kJson) {
     std::cout << json_text(api::training_cross_validation_json(result, network), 2) << '\n';
   } else if (format == Format::kCsv) {

@@ -1,5 +1,6 @@
 #include "ctwin/validation/comparison.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace ctwin::api {
@@ -25,8 +26,11 @@ nlohmann::json comparison_json_value(const ComparisonColumn& column, const Compa
       return row.labels[column.label];
     case ComparisonField::kFigure:
       if (column.label >= row.figures.size()) throw std::logic_error("comparison column '" + column.json_key + "' has no figure");
+      if (column.integer) return std::llround(row.figures[column.label]);
       return row.figures[column.label];
-    case ComparisonField::kMeasured: return row.measured;
+    case ComparisonField::kMeasured:
+      if (column.measured_optional && !row.compared) return nullptr;
+      return row.measured;
     case ComparisonField::kPredicted: return row.predicted;
     case ComparisonField::kErrorPercent:
     case ComparisonField::kErrorFraction: return row.compared ? nlohmann::json(row.error) : nlohmann::json();

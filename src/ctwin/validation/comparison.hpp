@@ -50,15 +50,18 @@ enum class ComparisonField {
 };
 
 struct ComparisonColumn {
-  std::string header;    ///< the table's and CSV's; empty: JSON only
-  std::string json_key;  ///< each JSON row's; empty: table only
+  std::string header{};    ///< the table's and CSV's; empty: JSON only
+  std::string json_key{};  ///< each JSON row's; empty: table only
   ComparisonField field = ComparisonField::kCase;
   std::size_t label = 0;  ///< kLabel: which of the row's labels
   int decimals = 1;       ///< kMeasured, kPredicted, kErrorFraction: in the table
   bool scaled = true;     ///< kMeasured, kPredicted: apply the row's display scale and suffix
-  std::string missing;    ///< an error cell of a row not compared, in the table ("not in trace")
+  std::string missing{};  ///< an error cell of a row not compared, in the table ("not in trace")
   double scale = 1;       ///< kFigure, in the table
-  std::string suffix;     ///< kFigure, in the table
+  std::string suffix{};   ///< kFigure, in the table
+  bool integer = false;   ///< kFigure: a count, which JSON writes as an integer
+  /// kMeasured: a row not compared has no measurement: `missing` in the table, null in JSON.
+  bool measured_optional = false;
 };
 
 /// The columns of `columns` that have a JSON key, one object per row, keys in column order.

@@ -16,21 +16,6 @@ bool selected(const calibration::NcclSetup& setup, const NcclValidationRequest& 
   return false;
 }
 
-nlohmann::json rows_json(const calibration::LogComparison& comparison) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : comparison.rows) {
-    rows.push_back({{"size_bytes", row.size.count()},
-                    {"measured_time_us", row.measured_time.seconds() * 1e6},
-                    {"predicted_time_us", row.predicted_time.seconds() * 1e6},
-                    {"measured_busbw_GBps", row.measured_busbw_GBps},
-                    {"predicted_busbw_GBps", row.predicted_busbw_GBps},
-                    {"error", row.error},
-                    {"algo", collectives::name(row.algorithm)},
-                    {"protocol", collectives::name(row.protocol)}});
-  }
-  return rows;
-}
-
 struct SizeSplit {
   std::vector<double> large, small;
   void add(const calibration::LogComparison& comparison) {
@@ -88,29 +73,58 @@ std::string validation_group(const calibration::NcclSetup& setup) {
   return topology + (setup.nodes == 1 ? ", 1 node" : ", multi-node");
 }
 
+namespace {
+
+// One row per size of a log; the figures are what the JSON adds (size, the two times).
+void add_log_rows(std::vector<ComparisonRow>& rows, const calibration::NcclSetup& setup,
+                  const calibration::LogComparison& comparison, const char* calibrated) {
+  for (const auto& size : comparison.rows) {
+    ComparisonRow row;
+    row.case_id = setup.id;
+    row.role = setup.role;
+    row.metric = "busbw GB/s";
+    row.measured = size.measured_busbw_GBps;
+    row.predicted = size.predicted_busbw_GBps;
+    row.error = size.error;
+    row.labels = {validation_group(setup), std::to_string(setup.ranks), std::to_string(size.size.count()),
+                  std::string(collectives::name(size.algorithm)), std::string(collectives::name(size.protocol)),
+                  calibrated};
+    row.figures = {static_cast<double>(size.size.count()), size.measured_time.seconds() * 1e6,
+                   size.predicted_time.seconds() * 1e6};
+    rows.push_back(std::move(row));
+  }
+}
+
+// Each setup's "rows" and "calibrated_rows" in --format json.
+const std::vector<ComparisonColumn>& nccl_json_columns() {
+  using F = ComparisonField;
+  static const std::vector<ComparisonColumn> kColumns{
+      {.json_key = "size_bytes", .field = F::kFigure, .label = 0, .integer = true},
+      {.json_key = "measured_time_us", .field = F::kFigure, .label = 1},
+      {.json_key = "predicted_time_us", .field = F::kFigure, .label = 2},
+      {.json_key = "measured_busbw_GBps", .field = F::kMeasured},
+      {.json_key = "predicted_busbw_GBps", .field = F::kPredicted},
+      {.json_key = "error", .field = F::kErrorFraction},
+      {.json_key = "algo", .field = F::kLabel, .label = 3},
+      {.json_key = "protocol", .field = F::kLabel, .label = 4},
+  };
+  return kColumns;
+}
+
+nlohmann::json rows_json(const calibration::SetupValidation& result, const calibration::LogComparison& comparison) {
+  std::vector<ComparisonRow> rows;
+  add_log_rows(rows, *result.setup, comparison, "");
+  return comparison_rows_json(nccl_json_columns(), rows);
+}
+
+}  // namespace
+
 std::vector<ComparisonRow> nccl_comparison_rows(const NcclValidation& validation) {
   std::vector<ComparisonRow> rows;
-  const auto add = [&rows](const calibration::SetupValidation& result, const calibration::LogComparison& comparison,
-                           const char* calibrated) {
-    const calibration::NcclSetup& setup = *result.setup;
-    for (const auto& size : comparison.rows) {
-      ComparisonRow row;
-      row.case_id = setup.id;
-      row.role = setup.role;
-      row.metric = "busbw GB/s";
-      row.measured = size.measured_busbw_GBps;
-      row.predicted = size.predicted_busbw_GBps;
-      row.error = size.error;
-      row.labels = {validation_group(setup), std::to_string(setup.ranks), std::to_string(size.size.count()),
-                    std::string(collectives::name(size.algorithm)), std::string(collectives::name(size.protocol)),
-                    calibrated};
-      rows.push_back(std::move(row));
-    }
-  };
   for (const auto& result : validation.results) {
     if (!result.skipped.empty()) continue;
-    add(result, result.uncalibrated, "no");
-    if (result.calibrated) add(result, *result.calibrated, "yes");
+    add_log_rows(rows, *result.setup, result.uncalibrated, "no");
+    if (result.calibrated) add_log_rows(rows, *result.setup, *result.calibrated, "yes");
   }
   return rows;
 }
@@ -142,10 +156,10 @@ nlohmann::json nccl_validation_json(const NcclValidation& validation, const std:
     if (!result.skipped.empty()) {
       entry["skipped"] = result.skipped;
     } else {
-      entry["rows"] = rows_json(result.uncalibrated);
+      entry["rows"] = rows_json(result, result.uncalibrated);
       if (calibrated) {
         entry["calibrated_on"] = result.calibrated_on;
-        entry["calibrated_rows"] = result.calibrated ? rows_json(*result.calibrated) : nlohmann::json::array();
+        entry["calibrated_rows"] = result.calibrated ? rows_json(result, *result.calibrated) : nlohmann::json::array();
       }
     }
     setups.push_back(entry);

@@ -15,6 +15,7 @@
 #include "ctwin/cli/comparison_output.hpp"
 #include "ctwin/validation/comparison.hpp"
 #include "ctwin/validation/nccl_validation.hpp"
+#include "ctwin/validation/scaling_validation.hpp"
 #include "ctwin/validation/trace_validation.hpp"
 #include "ctwin/validation/training_validation.hpp"
 
@@ -137,6 +138,55 @@ TEST(Comparison, ModesColumnListsFitTheirRows) {
   EXPECT_LE(max_label(training_comparison_columns(), ComparisonField::kLabel), 4U);
   EXPECT_EQ(max_label(training_table_columns(), ComparisonField::kFigure), 1U);
   EXPECT_EQ(max_label(nccl_csv_columns(), ComparisonField::kLabel), 6U);
+}
+
+// A size the source did not measure has no measured value: an empty cell and null, not 0; a
+// count figure is an integer in JSON (the bytes --scaling always wrote).
+TEST(Comparison, AnOptionalMeasurementAndACountFigure) {
+  using F = ComparisonField;
+  const std::vector<ComparisonColumn> columns{
+      {.header = "measured", .json_key = "measured", .field = F::kMeasured, .decimals = 4, .scaled = false,
+       .measured_optional = true},
+      {.header = "gpus", .json_key = "gpus", .field = F::kFigure, .label = 0, .decimals = 0, .integer = true}};
+  auto rows = three_compared_one_not();
+  for (auto& row : rows) row.figures = {96};
+  const nlohmann::json json = comparison_rows_json(columns, rows);
+  EXPECT_TRUE(json[3]["measured"].is_null());
+  EXPECT_EQ(json[0]["measured"], 2.0);
+  EXPECT_TRUE(json[0]["gpus"].is_number_integer());
+  EXPECT_EQ(json[0].dump(), R"({"gpus":96,"measured":2.0})");
+  std::ostringstream csv;
+  cli::comparison_table(columns, rows).print(csv, cli::Format::kCsv);
+  EXPECT_EQ(csv.str(), "measured,gpus\n2.0000,96\n1.0000,96\n4.0000,96\n,96\n");
+}
+
+// --scaling's rows: every valid size once, compared only where the source measured it.
+TEST(Comparison, ScalingRowsAreTheSizesComparedWhereMeasured) {
+  analysis::ScalingCase study;
+  study.id = "s";
+  ScalingValidation validation;
+  analysis::ScalingComparison c;
+  c.scaling_case = &study;
+  for (const std::int64_t gpus : {96, 192, 384}) {
+    analysis::ScalingPoint point;
+    point.gpus = gpus;
+    point.report.mfu = 0.5;
+    c.study.points.push_back(point);
+  }
+  c.study.points[1].invalid = "does not divide";
+  c.points.push_back({{"run-384", 384, 0.4}, 0.5, 0.25});
+  validation.results.push_back(c);
+  const auto rows = scaling_size_rows(validation);
+  ASSERT_EQ(rows.size(), 2U);  // the invalid size left out
+  EXPECT_FALSE(rows[0].compared);
+  EXPECT_TRUE(rows[1].compared);
+  EXPECT_DOUBLE_EQ(rows[1].measured, 0.4);
+  EXPECT_DOUBLE_EQ(rows[1].error, 0.25);
+  std::ostringstream csv;
+  cli::comparison_table(scaling_csv_columns(), rows).print(csv, cli::Format::kCsv);
+  EXPECT_EQ(csv.str(), "study,gpus,predicted_mfu,measured_mfu,error\ns,96,0.5000,,\ns,384,0.5000,0.4000,0.2500\n");
+  EXPECT_EQ(comparison_rows_json(scaling_measured_columns(), scaling_measured_rows(c)).dump(),
+            R"([{"error":0.25,"gpus":384,"measured_mfu":0.4,"predicted_mfu":0.5,"run":"run-384"}])");
 }
 
 }  // namespace
