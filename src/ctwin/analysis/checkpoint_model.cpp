@@ -99,15 +99,7 @@ StorageTier storage_tier_of_cluster(const fabric::ClusterSpec& cluster, const st
 }
 
 CheckpointSize checkpoint_size(const replay::Scenario& scenario, long long job_nodes, const CheckpointOptions& options) {
-  CTWIN_ASSERT(job_nodes > 0, "a job has at least one node");
-  CheckpointSize s;
-  s.parameters = static_cast<double>(workload::count_parameters(scenario.model).total);
-  // The step's checkpoint (replay/checkpoint_save.hpp) counts bytes and writers by the same functions.
-  s.bytes_per_parameter = replay::checkpoint_bytes_per_parameter(options.fp32_master);
-  s.bytes = s.parameters * s.bytes_per_parameter;
-  s.writer_nodes = replay::checkpoint_writer_nodes(scenario.split, job_nodes, std::max(1, scenario.cluster.server.gpus));
-  s.bytes_per_writer = s.bytes / static_cast<double>(s.writer_nodes);
-  return s;
+  return replay::checkpoint_size(scenario, job_nodes, replay::checkpoint_bytes_per_parameter(options.fp32_master));
 }
 
 CheckpointCost checkpoint_cost(const CheckpointSize& size, const StorageTier& tier, long long job_nodes) {

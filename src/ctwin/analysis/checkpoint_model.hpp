@@ -22,6 +22,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "ctwin/replay/checkpoint_save.hpp"
 #include "ctwin/replay/scenario.hpp"
 
 namespace ctwin::analysis {
@@ -58,13 +59,7 @@ struct CheckpointOptions {
   bool fp32_master = true;  ///< false: 10 B/param (fp16 weights + fp32 moments), as OPT-175B
 };
 
-struct CheckpointSize {
-  double parameters = 0;
-  double bytes_per_parameter = 0;
-  double bytes = 0;
-  long long writer_nodes = 0;
-  double bytes_per_writer = 0;
-};
+using replay::CheckpointSize;
 
 /// Size and writers for a scenario whose job spans `job_nodes` nodes.
 [[nodiscard]] CheckpointSize checkpoint_size(const replay::Scenario& scenario, long long job_nodes,

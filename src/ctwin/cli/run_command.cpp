@@ -131,7 +131,7 @@ void print_table(const replay::Scenario& s, const replay::SimulatedStep& step, c
   }
   if (const auto& c = r.checkpoint) {  // tables without a checkpoint keep their lines
     std::cout << "checkpoint (" << s.checkpoint->tier << ", " << replay::to_string(s.checkpoint->mode) << ", every "
-              << s.checkpoint->every_steps << " steps): " << fixed(c->bytes * 1e-9, 1) << " GB from " << c->writer_nodes
+              << s.checkpoint->every_steps << " steps): " << fixed(c->size.bytes * 1e-9, 1) << " GB from " << c->size.writer_nodes
               << " nodes, save " << fixed(c->save_s, 3) << " s (limit " << c->limit << "), stall " << fixed(c->stall_s, 3)
               << " s a save, contention " << fixed(c->contention_s, 3) << " s, " << fixed(c->amortised_s, 4)
               << " s a step amortised, load " << fixed(c->load_s, 3) << " s\n";

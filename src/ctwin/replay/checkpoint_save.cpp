@@ -28,6 +28,17 @@ long long checkpoint_writer_nodes(const workload::ParallelConfig& split, long lo
   return std::min<long long>(job_nodes, ceil_div(replica_gpus, std::max(1LL, gpus_per_node)));
 }
 
+CheckpointSize checkpoint_size(const Scenario& scenario, long long job_nodes, double bytes_per_parameter) {
+  CTWIN_ASSERT(job_nodes > 0, "a job has at least one node");
+  CheckpointSize s;
+  s.parameters = static_cast<double>(workload::count_parameters(scenario.model).total);
+  s.bytes_per_parameter = bytes_per_parameter;
+  s.bytes = s.parameters * bytes_per_parameter;
+  s.writer_nodes = checkpoint_writer_nodes(scenario.split, job_nodes, std::max(1, scenario.cluster.server.gpus));
+  s.bytes_per_writer = s.bytes / static_cast<double>(s.writer_nodes);
+  return s;
+}
+
 CheckpointTiming time_checkpoint(const Scenario& scenario, double step_s, const std::optional<CheckpointFabricRun>& fabric) {
   CTWIN_ASSERT(scenario.checkpoint.has_value(), "a scenario with a checkpoint");
   const CheckpointSpec& spec = *scenario.checkpoint;
@@ -36,25 +47,22 @@ CheckpointTiming time_checkpoint(const Scenario& scenario, double step_s, const 
   const long long per_node = std::max(1, scenario.cluster.server.gpus);
   const long long job_nodes = std::max<long long>(1, ceil_div(static_cast<long long>(scenario.gpus), per_node));
   CheckpointTiming t;
-  t.parameters = static_cast<double>(workload::count_parameters(scenario.model).total);
-  t.bytes_per_parameter = spec.bytes_per_parameter.value_or(checkpoint_bytes_per_parameter(true));
-  t.bytes = t.parameters * t.bytes_per_parameter;
-  t.writer_nodes = checkpoint_writer_nodes(scenario.split, job_nodes, per_node);
-  t.bytes_per_writer = t.bytes / static_cast<double>(t.writer_nodes);
+  t.size = checkpoint_size(scenario, job_nodes, spec.bytes_per_parameter.value_or(checkpoint_bytes_per_parameter(true)));
+  const CheckpointSize& size = t.size;
   t.tier_write_Bps = static_cast<double>(tier->servers) * tier->write_per_server.bytes_per_second();
   t.node_path_Bps = fabric::storage_node_path_Bps(scenario.cluster, *tier);
-  t.closed_form_save_s = storage_transfer_s(t.bytes, t.writer_nodes, t.tier_write_Bps, t.node_path_Bps);
-  t.load_s = storage_transfer_s(t.bytes, job_nodes, tier->aggregate_read_Bps(), t.node_path_Bps);
+  t.closed_form_save_s = storage_transfer_s(size.bytes, size.writer_nodes, t.tier_write_Bps, t.node_path_Bps);
+  t.load_s = storage_transfer_s(size.bytes, job_nodes, tier->aggregate_read_Bps(), t.node_path_Bps);
   t.fabric = fabric;
   t.save_s = fabric ? fabric->write_s : t.closed_form_save_s;
-  const bool tier_bound = t.bytes / t.tier_write_Bps >= t.bytes_per_writer / t.node_path_Bps;
+  const bool tier_bound = size.bytes / t.tier_write_Bps >= size.bytes_per_writer / t.node_path_Bps;
   const bool shared_links = fabric && t.save_s > t.closed_form_save_s * (1 + kCheckpointFabricLimitShare);
   t.limit = tier_bound && !shared_links ? "tier" : "fabric";
   const auto every = static_cast<double>(spec.every_steps);
   if (spec.mode == CheckpointMode::kBlocking) {
     t.stall_s = t.save_s;
   } else {
-    t.copy_s = t.bytes_per_writer / static_cast<double>(per_node) / spec.host_copy_per_gpu_Bps;
+    t.copy_s = size.bytes_per_writer / static_cast<double>(per_node) / spec.host_copy_per_gpu_Bps;
     t.stall_s = t.copy_s + std::max(0.0, t.save_s - every * step_s);
     if (fabric) {
       // The simulated step saw the write's first step; a longer write slows as many steps alike.

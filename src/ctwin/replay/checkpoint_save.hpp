@@ -40,12 +40,20 @@ struct CheckpointFabricRun {
   std::size_t flows = 0;
 };
 
-struct CheckpointTiming {
+/// What a checkpoint holds and who writes it: the first two lines of the closed form above.
+struct CheckpointSize {
   double parameters = 0;
   double bytes_per_parameter = 0;
   double bytes = 0;
   long long writer_nodes = 0;
   double bytes_per_writer = 0;
+};
+
+/// The checkpoint of `scenario`'s model at `bytes_per_parameter`, written by a job of `job_nodes` nodes.
+[[nodiscard]] CheckpointSize checkpoint_size(const Scenario& scenario, long long job_nodes, double bytes_per_parameter);
+
+struct CheckpointTiming {
+  CheckpointSize size;
   double tier_write_Bps = 0;  ///< servers × write per server
   double node_path_Bps = 0;   ///< a node's path to the tier
   double closed_form_save_s = 0;

@@ -59,7 +59,7 @@ FabricCheckpointSave::FabricCheckpointSave(const Scenario& scenario, const fabri
     : writes_(network, fabric, checkpoint_tier_of(scenario), checkpoint_writer_nodes_of(fabric, placement, scenario),
               StorageDirection::kWrite) {
   const std::vector<int> writers = checkpoint_writer_nodes_of(fabric, placement, scenario);
-  bytes_per_writer_ = time_checkpoint(scenario, 1).bytes / static_cast<double>(writers.size());
+  bytes_per_writer_ = time_checkpoint(scenario, 1).size.bytes / static_cast<double>(writers.size());
 }
 
 void FabricCheckpointSave::start() { writes_.start(bytes_per_writer_); }
@@ -72,7 +72,7 @@ CheckpointTiming simulate_checkpoint(const Scenario& scenario, const StepOptions
   FabricReadResult writes;
   if (scenario.checkpoint->mode == CheckpointMode::kBlocking) {
     const std::vector<int> writers = checkpoint_writer_nodes_of(*fabric, placement, scenario);
-    const double bytes = time_checkpoint(scenario, step_s).bytes / static_cast<double>(writers.size());
+    const double bytes = time_checkpoint(scenario, step_s).size.bytes / static_cast<double>(writers.size());
     writes = idle_fabric_read(*fabric, checkpoint_tier_of(scenario), writers, bytes, StorageDirection::kWrite);
   } else {
     StepOptions saving = options;

@@ -154,7 +154,7 @@ void check_step_report(const StepReport& r, const Scenario& scenario) {
       {"optimizer_s", r.breakdown.optimizer_s}, {"exposed_io_s", r.breakdown.exposed_io_s}, {"memory_gib_per_gpu.total", r.memory_gib_per_gpu.total}};
   for (const auto& [name, value] : fields) limits::require_finite_non_negative(value, name);
   if (const auto& c = r.checkpoint) {
-    for (const double v : {c->bytes, c->save_s, c->stall_s, c->contention_s, c->amortised_s, c->load_s}) {
+    for (const double v : {c->size.bytes, c->save_s, c->stall_s, c->contention_s, c->amortised_s, c->load_s}) {
       limits::require_finite_non_negative(v, "checkpoint");
     }
   }

@@ -13,7 +13,7 @@ constexpr const char* kFromScenario = "scenario";
 
 analysis::CheckpointCost cost_of_timing(const replay::CheckpointTiming& t, const replay::CheckpointSpec& spec) {
   analysis::CheckpointCost c;
-  c.size = {t.parameters, t.bytes_per_parameter, t.bytes, t.writer_nodes, t.bytes_per_writer};
+  c.size = t.size;
   c.tier = "cluster:" + spec.tier;
   c.asynchronous = spec.mode == replay::CheckpointMode::kAsync;
   // The contention is time the steps beside the write lost: a cost of each save like the stall.
@@ -45,11 +45,8 @@ GoodputScenarioCheckpoint scenario_checkpoint(const replay::Scenario& scenario, 
   if (options.tier) {
     // Another tier: its own mode and its closed form, with the scenario's size.
     out.origin.tier = out.origin.mode = "--storage";
-    analysis::CheckpointSize size = analysis::checkpoint_size(scenario, job_nodes);
-    size.bytes_per_parameter = bytes_per_parameter;
-    size.bytes = size.parameters * bytes_per_parameter;
-    size.bytes_per_writer = size.bytes / static_cast<double>(size.writer_nodes);
-    out.cost = analysis::checkpoint_cost(size, *options.tier, job_nodes);
+    out.cost = analysis::checkpoint_cost(replay::checkpoint_size(scenario, job_nodes, bytes_per_parameter), *options.tier,
+                                         job_nodes);
     return out;
   }
   replay::CheckpointTiming timing;

@@ -51,7 +51,7 @@ void expect_run_and_goodput_agree(const Scenario& scenario, EvalContext& context
   EXPECT_EQ(c.blocking_s, run.stall_s + run.contention_s);
   EXPECT_NEAR(c.blocking_s, run.stall_s + run.contention_s, 1e-9);  // to the ns, whatever the rounding
   EXPECT_EQ(c.load_s, run.load_s);
-  EXPECT_EQ(c.size.bytes, run.bytes);
+  EXPECT_EQ(c.size.bytes, run.size.bytes);
   EXPECT_EQ(c.tier, "cluster:pfs");
   EXPECT_EQ(g.study.config.interval_s, static_cast<double>(scenario.resolve().checkpoint->every_steps) * g.study.step_time_s);
   EXPECT_FALSE(g.study.search.has_value()) << "the scenario gives the interval";
@@ -114,7 +114,7 @@ TEST(GoodputCheckpoint, OptionsOverrideTheScenarioAndSaySo) {
   other.storage = "pfs";  // the tiers file's parallel file system, with its own mode
   const GoodputEvaluation o = evaluate_goodput(other, context);
   EXPECT_EQ(o.study.checkpoint.tier, "pfs");
-  EXPECT_EQ(o.study.checkpoint.size.bytes, run.bytes);
+  EXPECT_EQ(o.study.checkpoint.size.bytes, run.size.bytes);
   EXPECT_EQ(goodput_json(o)["checkpoint"]["from"]["mode"], "--storage");
 }
 

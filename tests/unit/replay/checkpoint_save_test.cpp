@@ -42,10 +42,10 @@ TEST(CheckpointSave, BytesAreParametersTimesBytesPerParameter) {
     if (!field.empty()) s = checkpoint_step({"network=analytical", saves("blocking"), "checkpoint.bytes_per_parameter=" + field});
     const auto c = *simulate_step(s).report.checkpoint;
     const double parameters = static_cast<double>(workload::count_parameters(s.model).total);
-    EXPECT_EQ(c.parameters, parameters);
-    EXPECT_EQ(c.bytes, parameters * per_parameter);
-    EXPECT_EQ(c.writer_nodes, 8);  // ZeRO 1: every node of the job writes its shard
-    EXPECT_DOUBLE_EQ(c.bytes_per_writer * 8, c.bytes);
+    EXPECT_EQ(c.size.parameters, parameters);
+    EXPECT_EQ(c.size.bytes, parameters * per_parameter);
+    EXPECT_EQ(c.size.writer_nodes, 8);  // ZeRO 1: every node of the job writes its shard
+    EXPECT_DOUBLE_EQ(c.size.bytes_per_writer * 8, c.size.bytes);
   }
 }
 
@@ -58,7 +58,7 @@ TEST(CheckpointSave, BlockingStallsForTheClosedFormSave) {
     const auto report = simulate_step(s).report;
     const auto& c = *report.checkpoint;
     const double tier_Bps = servers * 10.0 * (1LL << 30);
-    EXPECT_DOUBLE_EQ(c.save_s, std::max(c.bytes / tier_Bps, c.bytes_per_writer / c.node_path_Bps));
+    EXPECT_DOUBLE_EQ(c.save_s, std::max(c.size.bytes / tier_Bps, c.size.bytes_per_writer / c.node_path_Bps));
     EXPECT_EQ(c.limit, limit);
     EXPECT_EQ(c.stall_s, c.save_s);
     EXPECT_DOUBLE_EQ(c.amortised_s, c.save_s / 50);
@@ -73,7 +73,7 @@ TEST(CheckpointSave, IdleFabricSaveIsTheClosedFormWithEveryByteDelivered) {
   ASSERT_TRUE(c.fabric.has_value());
   EXPECT_EQ(c.fabric->delivered, c.fabric->requested);
   // Whole bytes a node, split over 8 NICs × 20 servers: within a byte a writer of the total.
-  EXPECT_NEAR(static_cast<double>(c.fabric->requested.count()), c.bytes, 8);
+  EXPECT_NEAR(static_cast<double>(c.fabric->requested.count()), c.size.bytes, 8);
   EXPECT_EQ(c.fabric->flows, 8U * 8U * 20U);
   // The tier binds; the path adds its latency (microseconds).
   EXPECT_GE(c.save_s, c.closed_form_save_s);
@@ -103,7 +103,7 @@ TEST(CheckpointSave, AsyncInAnIdleGapCostsOnlyItsHostCopy) {
   EXPECT_EQ(c.fabric->saving_step_s, report.step_time_s);
   EXPECT_EQ(c.contention_s, 0);
   ASSERT_LT(c.save_s, 10 * report.step_time_s);  // the write ends before the next save
-  EXPECT_DOUBLE_EQ(c.copy_s, c.bytes / 8 / s.cluster.server.pcie.achieved().bytes_per_second());
+  EXPECT_DOUBLE_EQ(c.copy_s, c.size.bytes / 8 / s.cluster.server.pcie.achieved().bytes_per_second());
   EXPECT_EQ(c.stall_s, c.copy_s);
   EXPECT_DOUBLE_EQ(c.amortised_s, c.copy_s / 10);
 }
