@@ -96,10 +96,44 @@ std::string label(const api::SizeResult& result, const api::SizeOption& option) 
   return text.empty() ? "base" : text;
 }
 
+// Switch tiers other than a fat tree's (a dragonfly's routers, the border switches of sites), in
+// the order the options first name them: each gets a column after the fat tree's three.
+std::vector<std::string> other_tiers(const api::SizeResult& result) {
+  std::vector<std::string> tiers;
+  for (const auto& option : result.options) {
+    if (!option.invalid.empty()) continue;
+    for (const auto& t : option.summary.switch_tiers) {
+      const bool fat_tree = t.tier == "leaf" || t.tier == "spine" || t.tier == "core";
+      if (!fat_tree && std::find(tiers.begin(), tiers.end(), t.tier) == tiers.end()) tiers.push_back(t.tier);
+    }
+  }
+  return tiers;
+}
+
+// Capex ranks only priced builds; a pair where either is unpriced is ranked by its parts instead.
+void print_part_dominance(const api::SizeResult& result) {
+  bool first = true;
+  for (const auto& option : result.options) {
+    std::string than;
+    for (const std::size_t j : option.costs_no_more_than) {
+      const auto& other = result.options[j];
+      if (option.bill.fully_priced() && other.bill.fully_priced()) continue;
+      than += (than.empty() ? "" : ", ") + label(result, other);
+    }
+    if (than.empty()) continue;
+    if (first) std::cout << "costs no more at any prices (needs no more of any part than the others named):\n";
+    first = false;
+    std::cout << "  " << label(result, option) << " than " << than << "\n";
+  }
+}
+
 void print_table(const api::SizeResult& result, Format format) {
   std::vector<std::string> headers;
   for (const auto& axis : result.axes) headers.push_back(axis.path);
-  for (const char* column : {"leaf", "spine", "core", "xcvrs", "cables", "racks", "servers_M", "switches_M", "optics_M",
+  const std::vector<std::string> extra_tiers = other_tiers(result);
+  for (const char* column : {"leaf", "spine", "core"}) headers.emplace_back(column);
+  headers.insert(headers.end(), extra_tiers.begin(), extra_tiers.end());
+  for (const char* column : {"xcvrs", "cables", "racks", "servers_M", "switches_M", "optics_M",
                              "capex_M", "power_kW", "bisect_TBps", "ar_busbw_GBps"}) {
     headers.emplace_back(column);
   }
@@ -149,8 +183,10 @@ void print_table(const api::SizeResult& result, Format format) {
       return std::string("0");
     };
     const auto& bill = option.bill;
+    for (const char* name : {"leaf", "spine", "core"}) row.push_back(tier(name));
+    for (const auto& name : extra_tiers) row.push_back(tier(name));
     for (const auto& cell :
-         {tier("leaf"), tier("spine"), tier("core"), std::to_string(bill.transceivers), std::to_string(bill.cables),
+         {std::to_string(bill.transceivers), std::to_string(bill.cables),
           std::to_string(bill.floor.server_racks + bill.floor.network_racks), priced(bill.servers), priced(bill.switches),
           priced(bill.optics), bill.fully_priced() ? money(bill.capex()) : money(bill.capex()) + "+?",
           fixed(bill.power().kilowatts(), 0) + (bill.fully_powered() ? "" : "+?"),
@@ -209,6 +245,7 @@ void print_table(const api::SizeResult& result, Format format) {
             << (spreads ? ", or some hash seed of the slower beats some seed of the faster" : "")
             << "; pareto: no other option costs no more and delivers more "
                "beyond that, or the same for less\n";
+  print_part_dominance(result);
   for (const auto& option : result.options) {
     if (option.warnings.empty()) continue;
     std::cout << "\n[" << label(result, option) << "]";

@@ -8,6 +8,7 @@
 #include "ctwin/api/data_dir.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/studies/size_front.hpp"
+#include "ctwin/studies/size_parts.hpp"
 #include "ctwin/core/error.hpp"
 #include "ctwin/core/json_reader.hpp"
 #include "ctwin/core/parallel_for.hpp"
@@ -138,6 +139,17 @@ void mark_front(SizeResult& result) {
     result.options[i].tie_group = marks[i].tie_group;
     result.options[i].pareto = marks[i].pareto;
   }
+}
+
+void mark_part_dominance(SizeResult& result) {
+  std::vector<fabric::BillOfMaterials> bills;
+  std::vector<bool> skip;
+  for (const SizeOption& option : result.options) {
+    bills.push_back(option.bill);
+    skip.push_back(!option.invalid.empty());
+  }
+  const auto dominance = no_more_parts_than(bills, skip);
+  for (std::size_t i = 0; i < dominance.size(); ++i) result.options[i].costs_no_more_than = dominance[i];
 }
 
 }  // namespace
@@ -279,6 +291,7 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
   // Spreads measured here replace the 10k figure, option by option; the sample's own error stays the floor.
   if (seeds > 1 && !query.tie_tolerance) result.tie_tolerance = sample_resolution(result.network, result.flow_sample);
   mark_front(result);
+  mark_part_dominance(result);
   return result;
 }
 

@@ -90,6 +90,9 @@ struct SizeOption {
   int tie_group = -1;
   bool pareto = false;  ///< no other option costs no more and delivers more beyond the tolerance, or the same for less
   std::optional<double> cost_per_pflops;  ///< capex / delivered model PFLOP/s of the first workload at full scale
+  /// The other options (indices) whose bills need at least as many of every part: this one costs
+  /// no more than each of them at any prices (studies/size_parts.hpp).
+  std::vector<std::size_t> costs_no_more_than;
   /// The first workload's full-scale tokens/s with ECMP seeds 0, 1, ... (SizeQuery::ecmp_seeds > 1).
   std::vector<double> tokens_per_s_by_seed;
   /// (max - min) / max of tokens_per_s_by_seed: what hash luck alone moves this option; 0 with one seed.

@@ -117,6 +117,7 @@ nlohmann::json size_json(const SizeResult& result) {
     if (option.tie_group >= 0) entry["tie_group"] = option.tie_group;
     entry["pareto"] = option.pareto;
     entry["cost_per_pflops"] = optional_number(option.cost_per_pflops);
+    entry["costs_no_more_than"] = option.costs_no_more_than;
     entry["warnings"] = build_warnings_json(option.warnings);
     out["options"].push_back(std::move(entry));
   }

@@ -12,6 +12,7 @@
 #include "ctwin/api/build_warnings.hpp"
 #include "ctwin/api/report_json.hpp"
 #include "ctwin/core/error.hpp"
+#include "ctwin/studies/size_parts.hpp"
 #include "source_root.hpp"
 
 namespace ctwin::api {
@@ -252,6 +253,36 @@ TEST(Size, OptionsOfDifferentTopologyFilesSitSideBySide) {
   EXPECT_LT(*both.options[0].alltoall_busbw_GBps, 0.2 * *both.options[1].alltoall_busbw_GBps);
   query.vary = {parse_grid_axis("cluster=4", "--vary")};
   EXPECT_NE(error_of(query).find("--vary"), std::string::npos) << error_of(query);
+}
+
+// Issue 38 item 4: the dragonfly against a fat tree of its own parts at its full 33 groups. The
+// tree tapered 3:1 needs no more of any part than the dragonfly (so costs no more at any prices),
+// the non-blocking tree needs more of every part; all_reduce and alltoall are then compared at
+// no more cost. docs/size.md prints this table.
+TEST(Size, AFatTreeOfTheDragonflysPartsCostsNoMoreAtAnyPrices) {
+  SizeQuery query;
+  const std::string dragonfly = kRoot + "/topologies/slingshot-a100-dragonfly.json";
+  const std::string tree = kRoot + "/topologies/slingshot-a100-fat-tree.json";
+  query.cluster = dragonfly;
+  query.gpus = 16896;
+  query.floor.servers_per_rack = 12;
+  query.vary = {parse_grid_axis("cluster=" + dragonfly + "," + tree, "--vary")};
+  EvalContext context;
+  const SizeResult both = evaluate_size(query, context);
+  ASSERT_EQ(both.options.size(), 2u);
+  for (const auto& option : both.options) ASSERT_TRUE(option.invalid.empty()) << option.invalid;
+  EXPECT_EQ(both.options[1].costs_no_more_than, (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(both.options[0].costs_no_more_than.empty());
+  EXPECT_GT(*both.options[1].all_reduce_busbw_GBps, *both.options[0].all_reduce_busbw_GBps);
+  EXPECT_GT(*both.options[1].alltoall_busbw_GBps, *both.options[0].alltoall_busbw_GBps);
+  SizeQuery blocking = query;
+  blocking.cluster = tree;
+  blocking.vary.clear();
+  blocking.changes = {{"fabric.oversubscription.leaf", 1}};
+  const SizeOption full_tree = evaluate_size(blocking, context).options.at(0);
+  ASSERT_TRUE(full_tree.invalid.empty()) << full_tree.invalid;
+  EXPECT_TRUE(needs_no_more_parts(both.options[0].bill, full_tree.bill));
+  EXPECT_FALSE(needs_no_more_parts(full_tree.bill, both.options[0].bill));
 }
 
 TEST(Size, BadInputNamesItsFlag) {

@@ -87,7 +87,7 @@ TEST(PartsCatalog, CoversEveryBundledTopology) {
     ASSERT_NE(sw, nullptr) << spec.fabric.switch_spec.model;
     EXPECT_EQ(sw->ports, spec.fabric.switch_spec.ports);
   }
-  EXPECT_EQ(topologies, 12);  // hpn-dual-plane and meta-ai-zones the eleventh and twelfth
+  EXPECT_EQ(topologies, 13);  // slingshot-a100-fat-tree the thirteenth
 }
 
 TEST(PartsCatalog, ReadsPowerWithUnits) {
