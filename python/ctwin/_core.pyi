@@ -164,6 +164,8 @@ class SizeOptions:
     flow_sample: str
     tie_tolerance: float | None
     ecmp_seeds: int | None
+    servers_per_rack: int
+    racks_per_row: int
     def __init__(self) -> None: ...
 
 class AcceptOptions:

@@ -22,11 +22,15 @@ def _vary_text(vary: Mapping[str, Sequence[Any]] | None) -> list[str]:
     return texts
 
 
+_FAT_TREE_TIERS = ("leaf", "spine", "core")
+
+
 def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]] | None = None,
          workloads: Sequence[str | os.PathLike] = (), parts: str | os.PathLike | None = None,
          changes: Mapping[str, Any] | None = None, scales: int = 4, collectives: bool = True, jobs: int = 1,
          network: str = "flow", flow_sample: str = "su", tie_tolerance: float | None = None,
-         ecmp_seeds: int | None = None, context: EvalContext | None = None) -> pd.DataFrame:
+         ecmp_seeds: int | None = None, servers_per_rack: int = 0, racks_per_row: int = 16,
+         context: EvalContext | None = None) -> pd.DataFrame:
     """One row per build option (every combination of ``vary``), as ``ctwin size`` computes it.
 
     ``vary``: topology fields and their values, e.g. ``{"fabric.oversubscription.leaf": [1, 2]}``.
@@ -38,11 +42,16 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
     ``ecmp_seeds``: ECMP hash seeds the first workload replays at full scale per option (default 4
     on flow, 1 on analytical); options are ranked on the mean (``tokens_per_s_mean``), the widest
     spread (``hash_spread``) is the tie tolerance.
-    Columns: the varied fields, switch counts per tier, transceivers, cables, racks, capex per
+    ``servers_per_rack`` (0: 4, or 1 for rack-scale nodes) and ``racks_per_row``: the floor the
+    cables are chosen on (docs/size.md, The floor model).
+    Columns: the varied fields, switch counts per tier (leaf, spine, core, then any other tier an
+    option has, e.g. a dragonfly's router), transceivers, cables, racks, capex per
     category and in total (NaN where a part has no price), power_kW, bisection_TBps, all_reduce
     and alltoall bus bandwidth, and for the first workload tokens_per_s, mfu and linearity at
     full scale; tie_group (options of one group deliver the same within the tolerance, -1 for
-    none), pareto and cost_per_pflops. ``frame.attrs["report"]`` is the whole JSON report.
+    none), pareto, cost_per_pflops and costs_no_more_than (the rows whose bills need at least as
+    many of every part: this row costs no more than each at any prices, which ranks options whose
+    parts are unpriced). ``frame.attrs["report"]`` is the whole JSON report.
     """
     if isinstance(workloads, (str, bytes, os.PathLike)) or not isinstance(workloads, Sequence):
         raise _args.refuse("workloads", "a list of scenario files", workloads)
@@ -55,7 +64,9 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
         collectives=_args.flag("collectives", collectives), jobs=_args.integer("jobs", jobs, 1, _args.MAX_JOBS),
         network=_args.text("network", network), flow_sample=_args.text("flow_sample", flow_sample),
         tie_tolerance=tie_tolerance,
-        ecmp_seeds=None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16))
+        ecmp_seeds=None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16),
+        servers_per_rack=_args.integer("servers_per_rack", servers_per_rack, 0, 64),
+        racks_per_row=_args.integer("racks_per_row", racks_per_row, 1, 1000))
     text = _core.size(options, _context(context)._core)
     report = text.to_dict()
     rows = []
@@ -97,8 +108,15 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
         row["tie_group"] = option.get("tie_group", -1)
         row["pareto"] = option["pareto"]
         row["cost_per_pflops"] = option["cost_per_pflops"] if option["cost_per_pflops"] is not None else nan
+        row["costs_no_more_than"] = option["costs_no_more_than"]
+        row.update({tier: count for tier, count in tiers.items() if tier not in _FAT_TREE_TIERS})
         rows.append(row)
     frame = pd.DataFrame(rows)
+    other_tiers = [c for c in frame.columns if any(c in o.get("switches_per_tier", {}) for o in report["options"])
+                   and c not in _FAT_TREE_TIERS]
+    for tier in other_tiers:  # an option without the tier has none of its switches
+        built = frame["invalid"].isna() if "invalid" in frame else pd.Series(True, index=frame.index)
+        frame.loc[built, tier] = frame.loc[built, tier].fillna(0).astype(int)
     frame.attrs.update({"cluster": report["cluster"], "gpus": report["gpus"], "currency": report["currency"],
                         "network": report["network"], "tie_tolerance": report["tie_tolerance"],
                         "report": report})

@@ -38,6 +38,8 @@ struct SizeOptions {
   std::string flow_sample = "su";
   std::optional<double> tie_tolerance;
   std::optional<int> ecmp_seeds;
+  int servers_per_rack = 0;
+  int racks_per_row = 16;
 };
 
 api::SizeQuery size_query(const SizeOptions& o) {
@@ -54,6 +56,8 @@ api::SizeQuery size_query(const SizeOptions& o) {
   query.flow_sample = replay::parse_flow_sample(o.flow_sample, "flow_sample");
   query.tie_tolerance = o.tie_tolerance;
   query.ecmp_seeds = o.ecmp_seeds;
+  query.floor.servers_per_rack = o.servers_per_rack;
+  query.floor.racks_per_row = o.racks_per_row;
   if (o.jobs < 1 || o.jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024");
   query.jobs = static_cast<unsigned>(o.jobs);
   return query;
@@ -73,6 +77,8 @@ void register_size(py::module_& m) {
       .def_readwrite("scales", &SizeOptions::scales)
       .def_readwrite("collectives", &SizeOptions::collectives)
       .def_readwrite("jobs", &SizeOptions::jobs)
+      .def_readwrite("servers_per_rack", &SizeOptions::servers_per_rack, "0: 4, or 1 for rack-scale nodes.")
+      .def_readwrite("racks_per_row", &SizeOptions::racks_per_row)
       .def_readwrite("network", &SizeOptions::network)
       .def_readwrite("flow_sample", &SizeOptions::flow_sample)
       .def_readwrite("tie_tolerance", &SizeOptions::tie_tolerance)

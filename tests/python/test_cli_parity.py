@@ -83,8 +83,6 @@ NO_MEANING_IN_PYTHON = {
 KNOWN_GAPS = {
     ("sweep", "network"),  # today through the Scenario: scenario.with_(network=...)
     ("sweep", "calibration"),  # likewise, a calibrated scenario
-    ("size", "servers-per-rack"),  # the floor plan's packing
-    ("size", "racks-per-row"),
     ("validate", "set"),  # --scaling with changed scenarios
     ("validate", "run"),  # a measured run of one's own, and the calibration it is compared with
     ("validate", "calibration"),
