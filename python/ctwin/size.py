@@ -65,7 +65,7 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
         network=_args.text("network", network), flow_sample=_args.text("flow_sample", flow_sample),
         tie_tolerance=tie_tolerance,
         ecmp_seeds=None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16),
-        servers_per_rack=_args.integer("servers_per_rack", servers_per_rack, 0, 64),
+        servers_per_rack=_args.integer("servers_per_rack", servers_per_rack, 0, 256),
         racks_per_row=_args.integer("racks_per_row", racks_per_row, 1, 1000))
     text = _core.size(options, _context(context)._core)
     report = text.to_dict()

@@ -42,17 +42,17 @@ def test_unpriced_parts_are_nan_not_zero():
 
 
 def test_a_fat_tree_of_the_dragonflys_parts_costs_no_more(cli):
-    # The dragonfly's 33 groups beside the fat tree of its parts (3:1 leaves, 12 nodes a rack, so
-    # that access cables are copper in both): the tree needs no more of any part, and the
-    # dragonfly's routers get a column. On 1,024 GPUs with 4 nodes a rack the tree's access links
-    # need optics, which the dragonfly's do not, and neither row is marked.
+    # The dragonfly's 33 groups beside the fat tree of its parts (4:1 leaves), a group per Cray EX
+    # cabinet of 128 nodes: the tree needs no more of any part, and the dragonfly's routers get a
+    # column. On 1,024 GPUs with 4 nodes a rack the tree's access links need optics, which the
+    # dragonfly's do not, and neither row is marked.
     files = ["topologies/slingshot-a100-dragonfly.json", "topologies/slingshot-a100-fat-tree.json"]
-    frame = ctwin.size(files[0], 16896, vary={"cluster": files}, collectives=False, servers_per_rack=12)
+    frame = ctwin.size(files[0], 16896, vary={"cluster": files}, collectives=False, servers_per_rack=128)
     assert list(frame["router"]) == [1056, 0]
     assert frame.loc[0, "leaf"] == 0 and frame.loc[1, "leaf"] == 352
     assert frame.loc[1, "costs_no_more_than"] == [0] and frame.loc[0, "costs_no_more_than"] == []
     expected = cli("size", "--cluster", files[0], "--gpus", "16896", "--vary", "cluster=" + ",".join(files),
-                   "--no-collectives", "--servers-per-rack", "12", "--format", "json")
+                   "--no-collectives", "--servers-per-rack", "128", "--format", "json")
     assert frame.attrs["report"] == json.loads(expected.stdout)
     racked_by_four = ctwin.size(files[0], 1024, vary={"cluster": files}, collectives=False)
     assert all(marks == [] for marks in racked_by_four["costs_no_more_than"])

@@ -41,8 +41,9 @@ const std::string& FloorLayout::length_class(LinkKind kind) const {
 }
 
 void check_floor(const FloorPlan& floor, const std::string& origin) {
-  check(floor.servers_per_rack >= 0 && floor.servers_per_rack <= 64, origin + "servers-per-rack", "",
-        "must be 0 (the default for the server) to 64");
+  // 128: an HPE Cray EX GPU cabinet, 64 blades of two nodes (NERSC's Perlmutter interconnect page).
+  check(floor.servers_per_rack >= 0 && floor.servers_per_rack <= 256, origin + "servers-per-rack", "",
+        "must be 0 (the default for the server) to 256");
   check(floor.racks_per_row >= 1 && floor.racks_per_row <= 1000, origin + "racks-per-row", "", "must be 1 to 1000");
   check(floor.switches_per_rack >= 1 && floor.switches_per_rack <= 64, origin + "switches-per-rack", "", "must be 1 to 64");
   for (double v : {floor.rack_width_m, floor.row_pitch_m, floor.in_rack_m, floor.drop_m}) {
@@ -90,10 +91,16 @@ FloorLayout lay_out(const ClusterSpec& spec, const Topology& topology, const Flo
   layout.leaf_spine_class = layout.rows > 1 ? "across rows" : "in row";
   layout.spine_core_m = floor.drop_m + floor.row_pitch_m;
   layout.spine_core_class = "network row";
-  // A unit's racks side by side (a dragonfly group's routers in its own racks): half of them.
+  // A unit's racks side by side (a dragonfly group's routers in its own racks): half of them; a
+  // group in one rack (a Cray EX cabinet) keeps its local links inside it.
   const long long unit_racks = ceil_div(topology.nodes_per_unit(), layout.servers_per_rack);
-  layout.local_m = floor.drop_m + std::ceil(std::min<long long>(unit_racks, floor.racks_per_row) / 2.0) * floor.rack_width_m;
-  layout.local_class = unit_racks <= floor.racks_per_row ? "in row" : "across rows";
+  if (unit_racks <= 1) {
+    layout.local_m = floor.in_rack_m;
+    layout.local_class = "in rack";
+  } else {
+    layout.local_m = floor.drop_m + std::ceil(std::min<long long>(unit_racks, floor.racks_per_row) / 2.0) * floor.rack_width_m;
+    layout.local_class = unit_racks <= floor.racks_per_row ? "in row" : "across rows";
+  }
   return layout;
 }
 

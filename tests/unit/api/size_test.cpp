@@ -256,33 +256,42 @@ TEST(Size, OptionsOfDifferentTopologyFilesSitSideBySide) {
 }
 
 // Issue 38 item 4: the dragonfly against a fat tree of its own parts at its full 33 groups. The
-// tree tapered 3:1 needs no more of any part than the dragonfly (so costs no more at any prices),
-// the non-blocking tree needs more of every part; all_reduce and alltoall are then compared at
-// no more cost. docs/size.md prints this table.
+// tree tapered 4:1 needs no more of any part than the dragonfly (so costs no more at any prices)
+// with a group per Cray EX cabinet and in racks of 12 alike; the 3:1 tree is undecided in cabinets
+// (fewer switches and copper cables, more fibers and optics). docs/size.md prints these tables.
 TEST(Size, AFatTreeOfTheDragonflysPartsCostsNoMoreAtAnyPrices) {
-  SizeQuery query;
   const std::string dragonfly = kRoot + "/topologies/slingshot-a100-dragonfly.json";
   const std::string tree = kRoot + "/topologies/slingshot-a100-fat-tree.json";
-  query.cluster = dragonfly;
-  query.gpus = 16896;
-  query.floor.servers_per_rack = 12;
-  query.vary = {parse_grid_axis("cluster=" + dragonfly + "," + tree, "--vary")};
   EvalContext context;
-  const SizeResult both = evaluate_size(query, context);
-  ASSERT_EQ(both.options.size(), 2u);
-  for (const auto& option : both.options) ASSERT_TRUE(option.invalid.empty()) << option.invalid;
-  EXPECT_EQ(both.options[1].costs_no_more_than, (std::vector<std::size_t>{0}));
-  EXPECT_TRUE(both.options[0].costs_no_more_than.empty());
-  EXPECT_GT(*both.options[1].all_reduce_busbw_GBps, *both.options[0].all_reduce_busbw_GBps);
-  EXPECT_GT(*both.options[1].alltoall_busbw_GBps, *both.options[0].alltoall_busbw_GBps);
-  SizeQuery blocking = query;
-  blocking.cluster = tree;
-  blocking.vary.clear();
-  blocking.changes = {{"fabric.oversubscription.leaf", 1}};
-  const SizeOption full_tree = evaluate_size(blocking, context).options.at(0);
-  ASSERT_TRUE(full_tree.invalid.empty()) << full_tree.invalid;
-  EXPECT_TRUE(needs_no_more_parts(both.options[0].bill, full_tree.bill));
-  EXPECT_FALSE(needs_no_more_parts(full_tree.bill, both.options[0].bill));
+  std::vector<SizeOption> in_cabinets;
+  for (const int servers_per_rack : {128, 12}) {
+    SCOPED_TRACE(servers_per_rack);
+    SizeQuery query;
+    query.cluster = dragonfly;
+    query.gpus = 16896;
+    query.floor.servers_per_rack = servers_per_rack;
+    query.collectives = servers_per_rack == 128;  // the collectives do not depend on the floor
+    query.vary = {parse_grid_axis("cluster=" + dragonfly + "," + tree, "--vary")};
+    const SizeResult both = evaluate_size(query, context);
+    ASSERT_EQ(both.options.size(), 2u);
+    for (const auto& option : both.options) ASSERT_TRUE(option.invalid.empty()) << option.invalid;
+    EXPECT_EQ(both.options[1].costs_no_more_than, (std::vector<std::size_t>{0}));
+    EXPECT_TRUE(both.options[0].costs_no_more_than.empty());
+    if (servers_per_rack == 128) in_cabinets = both.options;
+  }
+  ASSERT_EQ(in_cabinets.size(), 2u);
+  EXPECT_GT(*in_cabinets[1].all_reduce_busbw_GBps, *in_cabinets[0].all_reduce_busbw_GBps);
+  EXPECT_GT(*in_cabinets[1].alltoall_busbw_GBps, *in_cabinets[0].alltoall_busbw_GBps);
+  SizeQuery three_to_one;
+  three_to_one.cluster = tree;
+  three_to_one.gpus = 16896;
+  three_to_one.floor.servers_per_rack = 128;
+  three_to_one.collectives = false;
+  three_to_one.changes = {{"fabric.oversubscription.leaf", 3}};
+  const SizeOption taper3 = evaluate_size(three_to_one, context).options.at(0);
+  ASSERT_TRUE(taper3.invalid.empty()) << taper3.invalid;
+  EXPECT_FALSE(needs_no_more_parts(taper3.bill, in_cabinets[0].bill));
+  EXPECT_FALSE(needs_no_more_parts(in_cabinets[0].bill, taper3.bill));
 }
 
 TEST(Size, BadInputNamesItsFlag) {

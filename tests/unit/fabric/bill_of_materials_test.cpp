@@ -211,6 +211,34 @@ TEST(BillOfMaterials, LongRunsTakeSingleModeOptics) {
   EXPECT_EQ(b.bill.floor.rows, (8192 / 8 / 4 + 3) / 4);
 }
 
+// A dragonfly group in one rack (an HPE Cray EX GPU cabinet: 128 nodes and the group's 32
+// switches) keeps its local links inside it, on copper; spread over racks of 12 nodes, its 11
+// racks side by side put them beyond copper's reach. Global links are fiber either way.
+TEST(BillOfMaterials, AGroupInOneRackKeepsItsLocalLinksInIt) {
+  FloorPlan cabinet;
+  cabinet.servers_per_rack = 128;
+  const Built in_cabinets = bill_of("slingshot-a100-dragonfly", 1024, {}, cabinet);
+  const LinkRun& local = run_of(in_cabinets.bill, LinkKind::kLocal);
+  EXPECT_EQ(local.length_class, "in rack");
+  EXPECT_DOUBLE_EQ(local.length_m, cabinet.in_rack_m);
+  EXPECT_EQ(local.cable, "DAC passive copper");
+  EXPECT_EQ(local.transceivers, 0);
+  EXPECT_EQ(in_cabinets.bill.floor.server_racks, 2);  // 256 nodes, two groups
+  EXPECT_EQ(run_of(in_cabinets.bill, LinkKind::kGlobal).cable, "Multimode fiber MPO-12/APC");
+  // Only the 16 global links between the two groups carry optics, one module at each end.
+  EXPECT_EQ(in_cabinets.bill.transceivers, 2 * 16);
+  FloorPlan racks;
+  racks.servers_per_rack = 12;
+  const Built in_racks = bill_of("slingshot-a100-dragonfly", 1024, {}, racks);
+  const LinkRun& spread = run_of(in_racks.bill, LinkKind::kLocal);
+  EXPECT_EQ(spread.length_class, "in row");
+  EXPECT_DOUBLE_EQ(spread.length_m, racks.drop_m + 6 * racks.rack_width_m);  // half of 11 racks, rounded up
+  EXPECT_EQ(spread.cable, "Multimode fiber MPO-12/APC");
+  FloorPlan too_many;
+  too_many.servers_per_rack = 257;
+  EXPECT_THROW((void)bill_of("slingshot-a100-dragonfly", 1024, {}, too_many), InputError);
+}
+
 TEST(BillOfMaterials, MissingPartNamesIt) {
   try {
     (void)bill_of("dgx-h100-superpod", 64, {"server.name=DGX Z9"});
