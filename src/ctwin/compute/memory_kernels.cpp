@@ -30,6 +30,8 @@ Traffic traffic(const MemoryKernelShape& s) {
     case MemoryKernel::kSwiGluUnfused: return {b ? 13.0 : 5.0, 0};
     case MemoryKernel::kConcat: return {2, 0};
     case MemoryKernel::kGradAccumulate: return {3, 0};
+    case MemoryKernel::kTopkCompress:
+    case MemoryKernel::kTopkScatterAdd: return {1, 12};
   }
   return {};
 }
@@ -53,6 +55,8 @@ std::string memory_kernel_name(MemoryKernel kind) {
     case MemoryKernel::kSwiGluUnfused: return "swiglu_unfused";
     case MemoryKernel::kConcat: return "concat";
     case MemoryKernel::kGradAccumulate: return "grad_accumulate";
+    case MemoryKernel::kTopkCompress: return "topk_compress";
+    case MemoryKernel::kTopkScatterAdd: return "topk_scatter_add";
   }
   return "?";
 }
@@ -61,7 +65,9 @@ Bytes memory_kernel_bytes(const MemoryKernelShape& shape) {
   if (shape.elements < 0) {
     throw InputError(memory_kernel_name(shape.kind), "elements", "must not be negative, got " + std::to_string(shape.elements));
   }
-  if (shape.backward && (shape.kind == MemoryKernel::kAdamUpdate || shape.kind == MemoryKernel::kFp8Cast)) {
+  const bool forward_only = shape.kind == MemoryKernel::kAdamUpdate || shape.kind == MemoryKernel::kFp8Cast ||
+                            shape.kind == MemoryKernel::kTopkCompress || shape.kind == MemoryKernel::kTopkScatterAdd;
+  if (shape.backward && forward_only) {
     throw InputError(memory_kernel_name(shape.kind), "backward", "this kernel has no backward pass");
   }
   const Traffic t = traffic(shape);

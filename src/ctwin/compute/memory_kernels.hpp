@@ -29,6 +29,13 @@
 //                                      (3e each), silu's backward (3e), chunk's backward cat (4e), 4 launches
 //   concat              2e / 2e        autograd's cat of split outputs' grads (q, k, v into QKV's)
 //   grad_accumulate     3e / 3e        param.grad += new grad, one per weight (elements = parameters)
+// Top-k gradient sparsification (training.gradient_topk; Lin et al., "Deep Gradient Compression",
+// ICLR 2018: local accumulation of what is not sent, a threshold above which elements are sent),
+// e the gradient's dtype (fp32, or bf16 without grad_reduce_in_fp32):
+//   topk_compress       e+12 / -       per gradient element: read it (e), add it to the fp32 residual
+//                                      (read and write, 8), read the sum again against the threshold (4)
+//   topk_scatter_add    e+12 / -       per received entry: its value (e) and int32 index (4), and the
+//                                      dense fp32 gradient at that index read and written (8)
 
 #include <cstdint>
 #include <string>
@@ -44,7 +51,7 @@ namespace ctwin::compute {
 /// probabilities and their gradient and writes one gradient.
 enum class MemoryKernel {
   kLayerNorm, kRmsNorm, kGelu, kSwiGlu, kDropout, kResidualAdd, kRotary, kAdamUpdate, kFp8Cast, kSoftmax, kPermute,
-  kRotaryUnfused, kSwiGluUnfused, kConcat, kGradAccumulate
+  kRotaryUnfused, kSwiGluUnfused, kConcat, kGradAccumulate, kTopkCompress, kTopkScatterAdd
 };
 
 struct MemoryKernelShape {

@@ -21,6 +21,9 @@ namespace {
 using collectives::Op;
 using compute::MemoryKernel;
 
+// A sent gradient element's position in its bucket: int32, as DGC's sparse all-gather sends it.
+constexpr std::int64_t kTopkIndexBytes = 4;
+
 class Builder {
  public:
   Builder(const Scenario& s, CollectiveTimes& comm, LayerOpsCache* layers = nullptr)
@@ -384,18 +387,30 @@ class Builder {
 
   /// Bytes of a gradient element in the DP reduction (workload::ParallelConfig::grad_reduce_in_fp32).
   int grad_bytes() const { return p_.grad_reduce_in_fp32 ? 4 : 2; }
-  OpNode grad_reduce(std::int64_t parameters, Join join, Occurs occurs) const {
-    return comm_op("dp_grad_reduce", Stream::kDp,
-                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, dp_group_, Bytes(parameters * grad_bytes()),
-                    grad_bytes()},
-                   join, occurs);
+  compute::Dtype grad_dtype() const { return p_.grad_reduce_in_fp32 ? compute::Dtype::kTf32 : compute::Dtype::kBf16; }
+  /// Gradient elements a rank sends of `parameters` under top-k sparsification (at least one).
+  std::int64_t topk_kept(std::int64_t parameters) const {
+    return std::max<std::int64_t>(1, std::llround(*p_.gradient_topk * static_cast<double>(parameters)));
   }
-  /// Expert gradients: the same reduction over the expert DP group.
-  OpNode expert_grad_reduce(std::int64_t parameters, Join join, Occurs occurs) const {
-    return comm_op("expert_dp_grad_reduce", Stream::kDp,
-                   {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, expert_dp_group_, Bytes(parameters * grad_bytes()),
-                    grad_bytes()},
-                   join, occurs);
+  /// The DP reduction of `parameters` gradients over `group`: reduce_scatter with ZeRO >= 1, else
+  /// all_reduce. With training.gradient_topk each rank first selects what it sends
+  /// (topk_compress) and the group all-gathers every rank's (value, int32 index) pairs, which
+  /// the optimizer adds into dense gradients (topk_scatter_add, in optimizer()).
+  void reduce_gradients(std::vector<OpNode>& ops, const char* name, const GroupShape& group, std::int64_t parameters,
+                        Join join, Occurs occurs) const {
+    if (!p_.gradient_topk) {
+      add(ops, comm_op(name, Stream::kDp,
+                       {zero_ >= 1 ? Op::kReduceScatter : Op::kAllReduce, group, Bytes(parameters * grad_bytes()),
+                        grad_bytes()},
+                       join, occurs));
+      return;
+    }
+    const SimTime select =
+        compute::estimate_memory_kernel(s_.gpu, {MemoryKernel::kTopkCompress, parameters, grad_dtype(), false}).time;
+    add(ops, {"topk_compress", Stream::kCompute, select, Join::kNow, occurs});
+    const std::int64_t pairs = group.size * topk_kept(parameters);
+    add(ops, comm_op(name, Stream::kDp, {Op::kAllGather, group, Bytes(pairs * (grad_bytes() + kTopkIndexBytes)), grad_bytes()},
+                     join, occurs));
   }
 
   ChunkWork chunk(std::int64_t layers, bool first, bool last, std::int64_t extra_params, std::int64_t first_layer) const {
@@ -440,15 +455,16 @@ class Builder {
       if (layers_ != nullptr) append_layer_ops(w.backward, cached_layer(layer)->backward, wait_for);
       else layer_backward(w.backward, wait_for, layer);
       if (per_layer_reduce && dp_group_.size > 1) {
-        add(w.backward, grad_reduce(dense_group_params(layer), Join::kStepEnd, reduce_when));
+        reduce_gradients(w.backward, "dp_grad_reduce", dp_group_, dense_group_params(layer), Join::kStepEnd, reduce_when);
       }
       if (per_layer_reduce && expert_params(layer) > 0 && expert_dp_group_.size > 1) {
-        add(w.backward, expert_grad_reduce(expert_params(layer), Join::kStepEnd, reduce_when));
+        reduce_gradients(w.backward, "expert_dp_grad_reduce", expert_dp_group_, expert_params(layer), Join::kStepEnd,
+                         reduce_when);
       }
     }
     if (first) compute(w.backward, "embedding_bwd", memory(MemoryKernel::kGelu, sp_tokens_ * h, true));
     if (dp_group_.size > 1 && per_layer_reduce && extra_params > 0) {
-      add(w.backward, grad_reduce(extra_params, Join::kStepEnd, reduce_when));
+      reduce_gradients(w.backward, "dp_grad_reduce", dp_group_, extra_params, Join::kStepEnd, reduce_when);
     }
     return w;
   }
@@ -461,10 +477,10 @@ class Builder {
     std::vector<OpNode> ops;
     const bool per_layer_reduce = zero_ == 3 || s_.overlap.dp_grad_reduce;
     if (dp_group_.size > 1 && !per_layer_reduce) {
-      add(ops, grad_reduce(held, Join::kNow, Occurs::kEvery));
+      reduce_gradients(ops, "dp_grad_reduce", dp_group_, held, Join::kNow, Occurs::kEvery);
     }
     if (experts > 0 && expert_dp_group_.size > 1 && !per_layer_reduce) {
-      add(ops, expert_grad_reduce(experts, Join::kNow, Occurs::kEvery));
+      reduce_gradients(ops, "expert_dp_grad_reduce", expert_dp_group_, experts, Join::kNow, Occurs::kEvery);
     }
     for (auto& op : optimizer(held, experts)) ops.push_back(std::move(op));
     return ops;
@@ -475,6 +491,16 @@ class Builder {
     const std::int64_t shard = zero_ >= 1 ? dp_group_.size : 1;
     const std::int64_t expert_shard = zero_ >= 1 ? expert_dp_group_.size : 1;
     const std::int64_t updated = (held + shard - 1) / shard + (experts + expert_shard - 1) / expert_shard;
+    if (p_.gradient_topk) {
+      // Every rank adds all ranks' pairs into its dense gradients before the update.
+      std::int64_t pairs = 0;
+      if (dp_group_.size > 1 && held > 0) pairs += dp_group_.size * topk_kept(held);
+      if (expert_dp_group_.size > 1 && experts > 0) pairs += expert_dp_group_.size * topk_kept(experts);
+      OpNode scatter{"topk_scatter_add", Stream::kCompute,
+                     compute::estimate_memory_kernel(s_.gpu, {MemoryKernel::kTopkScatterAdd, pairs, grad_dtype(), false}).time};
+      scatter.optimizer = true;
+      if (pairs > 0) ops.push_back(scatter);
+    }
     OpNode adam{"adam", Stream::kCompute, memory(MemoryKernel::kAdamUpdate, updated, false)};
     adam.optimizer = true;
     ops.push_back(adam);

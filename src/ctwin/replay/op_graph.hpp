@@ -25,6 +25,11 @@
 // parameter all_gather (bf16) runs per layer in the first micro-batch's forward with
 // overlap.dp_param_gather, else after the optimizer. ZeRO-3 gathers every layer's parameters
 // for every forward and backward and reduce-scatters its gradients every micro-batch.
+// training.gradient_topk (top-k sparsification, DGC): each reduction becomes a selection pass
+// over the gradients (topk_compress) and an all_gather of every rank's kept (value, int32 index)
+// pairs, N·k·(e + 4) bytes for N ranks keeping k of their elements; the optimizer first adds
+// all N·k pairs into dense gradients (topk_scatter_add). Dense ring all_reduce moves
+// 2(N−1)/N·P·e a rank; the all-gather (N−1)·k·(e + 4): fewer bytes only while N·k/P < 2e/(e + 4).
 // Optimizer: Adam over the rank's shard of parameters (memory-bound).
 // Context parallelism: every kernel runs on the rank's s/cp tokens; the attention core is
 // context_parallel.hpp's blocks and KV exchanges on the CP stream.

@@ -42,6 +42,7 @@ constexpr FieldName kFields[] = {
     {"seq_len", "training", "--seq"},
     {"precision", "training", "--precision"},
     {"grad_reduce_in_fp32", "training", "--grad-reduce-in-fp32"},
+    {"gradient_topk", "training", "training.gradient_topk"},
     {"gpus", "", "--gpus"},
 };
 
@@ -189,6 +190,10 @@ void validate_sharding(const ParallelConfig& split) {
     fail(split, "distributed_optimizer", "the distributed optimizer is ZeRO-1; it cannot be combined with zero " +
                                              std::to_string(split.zero));
   }
+  if (split.gradient_topk && split.zero == 3) {
+    fail(split, "gradient_topk", "top-k sparsification sends a step's gradients once, at its end; zero 3 "
+                                 "reduce-scatters them every micro-batch (use zero 0 to 2)");
+  }
 }
 
 }  // namespace
@@ -246,6 +251,9 @@ ParallelConfig read_parallel_config(JsonObjectReader training, JsonObjectReader 
   split.precision = *precision_from_name(training.choice_or("precision", {"bf16", "fp16", "fp8"}, "bf16"));
   split.flash_attention = training.choice_or("attention", {"flash", "unfused"}, "flash") == "flash";
   split.grad_reduce_in_fp32 = training.boolean_or("grad_reduce_in_fp32", true);
+  if (training.has("gradient_topk")) {
+    split.gradient_topk = training.number("gradient_topk", 1e-9, 1);
+  }
   training.finish();
 
   split.tp = parallel.integer_or("tp", 1, kMax, 1);

@@ -87,6 +87,10 @@ struct ParallelConfig {
   /// accumulate_allreduce_grads_in_fp32), else in bf16, as NeMo's and Megatron-Bridge's
   /// performance scripts configure (grad_reduce_in_fp32 = False).
   bool grad_reduce_in_fp32 = true;
+  /// Top-k gradient sparsification: the share of each rank's gradient elements it sends in the DP
+  /// reduction (Lin et al., Deep Gradient Compression, ICLR 2018: 0.001 to 0.01), the rest kept
+  /// for the next step; none: dense gradients (replay/op_graph.hpp says how it is replayed).
+  std::optional<double> gradient_topk;
   ConfigOrigin origin;
 
   /// Transformer layers on pipeline rank `stage` (per model chunk when vpp > 1; without the
