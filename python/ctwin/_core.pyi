@@ -166,6 +166,7 @@ class SizeOptions:
     ecmp_seeds: int | None
     servers_per_rack: int
     racks_per_row: int
+    pue: float | None
     def __init__(self) -> None: ...
 
 class AcceptOptions:

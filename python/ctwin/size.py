@@ -30,7 +30,7 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
          changes: Mapping[str, Any] | None = None, scales: int = 4, collectives: bool = True, jobs: int = 1,
          network: str = "flow", flow_sample: str = "su", tie_tolerance: float | None = None,
          ecmp_seeds: int | None = None, servers_per_rack: int = 0, racks_per_row: int = 16,
-         context: EvalContext | None = None) -> pd.DataFrame:
+         pue: float | None = None, context: EvalContext | None = None) -> pd.DataFrame:
     """One row per build option (every combination of ``vary``), as ``ctwin size`` computes it.
 
     ``vary``: topology fields and their values, e.g. ``{"fabric.oversubscription.leaf": [1, 2]}``.
@@ -43,13 +43,15 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
     on flow, 1 on analytical); options are ranked on the mean (``tokens_per_s_mean``), the widest
     spread (``hash_spread``) is the tie tolerance.
     ``servers_per_rack`` (0: 4, or 1 for rack-scale nodes) and ``racks_per_row``: the floor the
-    cables are chosen on (docs/size.md, The floor model).
+    cables are chosen on (docs/size.md, The floor model). ``pue``: facility energy over IT energy
+    (1 to 3); adds ``facility_power_kW`` = power_kW × pue.
     Columns: the varied fields, switch counts per tier (leaf, spine, core, then any other tier an
     option has, e.g. a dragonfly's router), transceivers, cables, racks, capex per
     category and in total (NaN where a part has no price), power_kW, bisection_TBps, all_reduce
     and alltoall bus bandwidth, and for the first workload tokens_per_s, mfu and linearity at
     full scale; tie_group (options of one group deliver the same within the tolerance, -1 for
-    none), pareto, cost_per_pflops and costs_no_more_than (the rows whose bills need at least as
+    none), pareto, cost_per_pflops, gflops_per_watt (model FLOP/s of the first workload at full
+    scale per watt of IT power), facility_power_kW (with ``pue``) and costs_no_more_than (the rows whose bills need at least as
     many of every part: this row costs no more than each at any prices, which ranks options whose
     parts are unpriced). ``frame.attrs["report"]`` is the whole JSON report.
     """
@@ -66,7 +68,8 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
         tie_tolerance=tie_tolerance,
         ecmp_seeds=None if ecmp_seeds is None else _args.integer("ecmp_seeds", ecmp_seeds, 1, 16),
         servers_per_rack=_args.integer("servers_per_rack", servers_per_rack, 0, 256),
-        racks_per_row=_args.integer("racks_per_row", racks_per_row, 1, 1000))
+        racks_per_row=_args.integer("racks_per_row", racks_per_row, 1, 1000),
+        pue=None if pue is None else _args.real("pue", pue, 1.0, 3.0))
     text = _core.size(options, _context(context)._core)
     report = text.to_dict()
     rows = []
@@ -109,6 +112,9 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
         row["pareto"] = option["pareto"]
         row["cost_per_pflops"] = option["cost_per_pflops"] if option["cost_per_pflops"] is not None else nan
         row["costs_no_more_than"] = option["costs_no_more_than"]
+        row["gflops_per_watt"] = option["gflops_per_watt"] if option["gflops_per_watt"] is not None else nan
+        if "facility_power_kW" in option:
+            row["facility_power_kW"] = option["facility_power_kW"]
         row.update({tier: count for tier, count in tiers.items() if tier not in _FAT_TREE_TIERS})
         rows.append(row)
     frame = pd.DataFrame(rows)

@@ -40,6 +40,7 @@ struct SizeOptions {
   std::optional<int> ecmp_seeds;
   int servers_per_rack = 0;
   int racks_per_row = 16;
+  std::optional<double> pue;
 };
 
 api::SizeQuery size_query(const SizeOptions& o) {
@@ -58,6 +59,7 @@ api::SizeQuery size_query(const SizeOptions& o) {
   query.ecmp_seeds = o.ecmp_seeds;
   query.floor.servers_per_rack = o.servers_per_rack;
   query.floor.racks_per_row = o.racks_per_row;
+  query.pue = o.pue;
   if (o.jobs < 1 || o.jobs > 1024) throw InputError("jobs", "", "must be 1 to 1024");
   query.jobs = static_cast<unsigned>(o.jobs);
   return query;
@@ -79,6 +81,7 @@ void register_size(py::module_& m) {
       .def_readwrite("jobs", &SizeOptions::jobs)
       .def_readwrite("servers_per_rack", &SizeOptions::servers_per_rack, "0: 4, or 1 for rack-scale nodes.")
       .def_readwrite("racks_per_row", &SizeOptions::racks_per_row)
+      .def_readwrite("pue", &SizeOptions::pue, "Facility energy over IT energy, or None.")
       .def_readwrite("network", &SizeOptions::network)
       .def_readwrite("flow_sample", &SizeOptions::flow_sample)
       .def_readwrite("tie_tolerance", &SizeOptions::tie_tolerance)

@@ -58,6 +58,18 @@ def test_a_fat_tree_of_the_dragonflys_parts_costs_no_more(cli):
     assert all(marks == [] for marks in racked_by_four["costs_no_more_than"])
 
 
+def test_pue_and_flops_per_watt(cli):
+    frame = ctwin.size("dgx-h100-superpod", 64, workloads=["scenarios/default.json"], network="analytical", scales=1,
+                       collectives=False, pue=1.25)
+    assert frame.loc[0, "facility_power_kW"] == pytest.approx(1.25 * frame.loc[0, "power_kW"])
+    assert frame.loc[0, "gflops_per_watt"] > 0
+    expected = cli("size", "--cluster", "dgx-h100-superpod", "--gpus", "64", "--workload", "scenarios/default.json",
+                   "--network", "analytical", "--scales", "1", "--no-collectives", "--pue", "1.25", "--format", "json")
+    assert frame.attrs["report"] == json.loads(expected.stdout)
+    with pytest.raises(ctwin.InputError, match="pue"):
+        ctwin.size("dgx-h100-superpod", 64, pue=0.5)
+
+
 def test_bad_input_names_it():
     with pytest.raises(ctwin.InputError, match="colour"):
         ctwin.size("dgx-h100-superpod", 64, vary={"fabric.colour": ["red"]})

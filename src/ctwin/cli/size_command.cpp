@@ -43,6 +43,7 @@ struct SizeOptions {
   std::string flow_sample = "su";
   std::optional<double> tie_tolerance;
   std::optional<int> ecmp_seeds;
+  std::optional<double> pue;
   bool no_collectives = false;
   int servers_per_rack = 0;
   int racks_per_row = 16;
@@ -133,10 +134,11 @@ void print_table(const api::SizeResult& result, Format format) {
   const std::vector<std::string> extra_tiers = other_tiers(result);
   for (const char* column : {"leaf", "spine", "core"}) headers.emplace_back(column);
   headers.insert(headers.end(), extra_tiers.begin(), extra_tiers.end());
-  for (const char* column : {"xcvrs", "cables", "racks", "servers_M", "switches_M", "optics_M",
-                             "capex_M", "power_kW", "bisect_TBps", "ar_busbw_GBps"}) {
+  for (const char* column : {"xcvrs", "cables", "racks", "servers_M", "switches_M", "optics_M", "capex_M", "power_kW"}) {
     headers.emplace_back(column);
   }
+  if (result.pue) headers.emplace_back("facility_kW");
+  for (const char* column : {"bisect_TBps", "ar_busbw_GBps"}) headers.emplace_back(column);
   // alltoall is simulated pair by pair, up to 2,048 GPUs: the header says at how many.
   std::int64_t a2a_gpus = 0;
   for (const auto& option : result.options) a2a_gpus = std::max(a2a_gpus, option.alltoall_gpus);
@@ -158,6 +160,7 @@ void print_table(const api::SizeResult& result, Format format) {
     for (const std::int64_t gpus : scales) headers.push_back(prefix + "lin_" + std::to_string(gpus));
   }
   headers.emplace_back("per_PFLOPs_k");
+  if (workloads > 0) headers.emplace_back("GFLOPs_per_W");
   if (result.ecmp_seeds > 1) {
     headers.emplace_back("mean_tokens_per_s");
     headers.emplace_back("hash_spread_%");
@@ -189,9 +192,12 @@ void print_table(const api::SizeResult& result, Format format) {
          {std::to_string(bill.transceivers), std::to_string(bill.cables),
           std::to_string(bill.floor.server_racks + bill.floor.network_racks), priced(bill.servers), priced(bill.switches),
           priced(bill.optics), bill.fully_priced() ? money(bill.capex()) : money(bill.capex()) + "+?",
-          fixed(bill.power().kilowatts(), 0) + (bill.fully_powered() ? "" : "+?"),
-          fixed(option.summary.bisection.gigabytes_per_second() / 1000, 1), optional_cell(option.all_reduce_busbw_GBps, 1),
-          optional_cell(option.alltoall_busbw_GBps, 1)}) {
+          fixed(bill.power().kilowatts(), 0) + (bill.fully_powered() ? "" : "+?")}) {
+      row.push_back(cell);
+    }
+    if (option.facility_power_kW) row.push_back(fixed(*option.facility_power_kW, 0) + (bill.fully_powered() ? "" : "+?"));
+    for (const auto& cell : {fixed(option.summary.bisection.gigabytes_per_second() / 1000, 1),
+                             optional_cell(option.all_reduce_busbw_GBps, 1), optional_cell(option.alltoall_busbw_GBps, 1)}) {
       row.push_back(cell);
     }
     for (const auto& workload : option.workloads) {
@@ -203,6 +209,11 @@ void print_table(const api::SizeResult& result, Format format) {
       for (const auto& point : workload.points) row.push_back(point.invalid.empty() ? fixed(point.linearity, 3) : "-");
     }
     row.push_back(option.cost_per_pflops ? fixed(*option.cost_per_pflops / 1e3, 1) : "-");
+    if (workloads > 0) {
+      // Where a part's power is unknown the watts are short, so the figure is at most this.
+      const std::string bound = bill.fully_powered() ? "" : "<=";
+      row.push_back(option.gflops_per_watt ? bound + fixed(*option.gflops_per_watt, 1) : "-");
+    }
     if (result.ecmp_seeds > 1) {
       const bool seeded = !option.tokens_per_s_by_seed.empty();
       row.push_back(seeded ? fixed(option.ranked_tokens_per_s(), 0) : "-");
@@ -245,6 +256,13 @@ void print_table(const api::SizeResult& result, Format format) {
             << (spreads ? ", or some hash seed of the slower beats some seed of the faster" : "")
             << "; pareto: no other option costs no more and delivers more "
                "beyond that, or the same for less\n";
+  if (workloads > 0) {
+    std::cout << "GFLOPs_per_W: model FLOP/s the first workload delivers at full scale per watt of IT power (<= where "
+                 "a part's power is unknown)"
+              << (result.pue ? "; facility_kW: IT power x PUE " + fixed(*result.pue, 2) : std::string()) << "\n";
+  } else if (result.pue) {
+    std::cout << "facility_kW: IT power x PUE " << fixed(*result.pue, 2) << "\n";
+  }
   print_part_dominance(result);
   for (const auto& option : result.options) {
     if (option.warnings.empty()) continue;
@@ -283,7 +301,10 @@ void declare_size_options(CLI::App& command, SizeOptions& o) {
                      "extra seed costs one full-scale step)")
       ->check(CLI::Range(1, 16));
   command.add_flag("--no-collectives", o.no_collectives, "skip the 1 GiB all_reduce and alltoall predictions");
-  command.add_option("--servers-per-rack", o.servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes)");
+  command.add_option("--pue", o.pue,
+                     "power usage effectiveness (facility energy over IT energy): adds each option's facility power "
+                     "(IT power x PUE)");
+  command.add_option("--servers-per-rack", o.servers_per_rack, "servers per rack (default: 4, or 1 for rack-scale nodes; up to 256, a cabinet of blades)");
   command.add_option("--racks-per-row", o.racks_per_row, "server racks per row")->capture_default_str();
   command.add_option("--format", o.format, "table, json or csv")->capture_default_str();
   command.add_option("--figure", o.figure,
@@ -314,6 +335,7 @@ SizeCall size_call(const SizeOptions& o) {
   query.flow_sample = replay::parse_flow_sample(o.flow_sample, "--flow-sample");
   query.tie_tolerance = o.tie_tolerance;
   query.ecmp_seeds = o.ecmp_seeds;
+  query.pue = o.pue;
   query.collectives = !o.no_collectives;
   query.floor.servers_per_rack = o.servers_per_rack;
   query.floor.racks_per_row = o.racks_per_row;

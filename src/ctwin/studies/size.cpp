@@ -204,6 +204,10 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
   if (query.tie_tolerance && !(*query.tie_tolerance >= 0 && *query.tie_tolerance <= 0.5)) {
     throw InputError("--tie-tolerance", "", "must be from 0 to 0.5 (a share of tokens/s, 0.01 for 1 %)");
   }
+  // 1.0 is a facility that draws nothing beyond its IT load; above 3 the figure is a typo.
+  if (query.pue && !(*query.pue >= 1 && *query.pue <= 3)) {
+    throw InputError("--pue", "", "must be from 1 to 3 (facility energy over IT energy)");
+  }
   fabric::check_floor(query.floor);
   SizeResult result;
   result.gpus = query.gpus;
@@ -212,6 +216,7 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
   result.flow_sample = query.network == network::ModelKind::kFlow ? query.flow_sample : replay::FlowSample::kFull;
   result.tie_tolerance = query.tie_tolerance.value_or(default_tie_tolerance(result.network, result.flow_sample));
   result.ecmp_seeds = seeds;
+  result.pue = query.pue;
   result.tie_tolerance_given = query.tie_tolerance.has_value();
   const fabric::PartsCatalog catalog =
       fabric::load_parts_catalog(data_dir() / "models" / "parts",
@@ -287,6 +292,11 @@ SizeResult evaluate_size(const SizeQuery& query, EvalContext& context) {
     if (point != nullptr && option.bill.fully_priced() && point->model_tflops_per_gpu > 0) {
       option.cost_per_pflops = option.bill.capex() / (point->model_tflops_per_gpu * static_cast<double>(point->gpus) / 1000);
     }
+    const double watts = option.bill.power().watts();
+    if (point != nullptr && watts > 0) {
+      option.gflops_per_watt = point->model_tflops_per_gpu * 1e3 * static_cast<double>(point->gpus) / watts;
+    }
+    if (query.pue) option.facility_power_kW = option.bill.power().kilowatts() * *query.pue;
   }
   // Spreads measured here replace the 10k figure, option by option; the sample's own error stays the floor.
   if (seeds > 1 && !query.tie_tolerance) result.tie_tolerance = sample_resolution(result.network, result.flow_sample);

@@ -50,6 +50,9 @@ struct SizeQuery {
   /// options are ranked on their mean over the seeds, and two options whose ranges over the seeds
   /// overlap tie (unless a tolerance is given), so that no option wins on hash luck.
   std::optional<int> ecmp_seeds;
+  /// Power usage effectiveness (the facility's energy over its IT equipment's, seed 003): with
+  /// one, each option's facility power is its IT power times it.
+  std::optional<double> pue;
   unsigned jobs = 1;
   std::function<void(std::size_t, std::size_t)> progress;  ///< options done, options in all
 };
@@ -93,6 +96,10 @@ struct SizeOption {
   /// The other options (indices) whose bills need at least as many of every part: this one costs
   /// no more than each of them at any prices (studies/size_parts.hpp).
   std::vector<std::size_t> costs_no_more_than;
+  /// Model FLOP/s the first workload delivers at full scale per watt of the build's IT power
+  /// (an upper bound where a part's power is unknown, bill.fully_powered()); none without a workload.
+  std::optional<double> gflops_per_watt;
+  std::optional<double> facility_power_kW;  ///< IT power × SizeQuery::pue, when one was given
   /// The first workload's full-scale tokens/s with ECMP seeds 0, 1, ... (SizeQuery::ecmp_seeds > 1).
   std::vector<double> tokens_per_s_by_seed;
   /// (max - min) / max of tokens_per_s_by_seed: what hash luck alone moves this option; 0 with one seed.
@@ -113,6 +120,7 @@ struct SizeResult {
   double tie_tolerance = 0;
   bool tie_tolerance_given = false;  ///< the user's tolerance, which the spreads do not widen
   int ecmp_seeds = 1;
+  std::optional<double> pue;
   std::vector<SizeOption> options;
   std::vector<std::string> catalog_files;
 };

@@ -70,6 +70,7 @@ nlohmann::json size_json(const SizeResult& result) {
   if (result.flow_sample != replay::FlowSample::kFull) out["flow_sample"] = replay::flow_sample_name(result.flow_sample);
   out["tie_tolerance"] = result.tie_tolerance;
   if (result.ecmp_seeds > 1) out["ecmp_seeds"] = result.ecmp_seeds;
+  if (result.pue) out["pue"] = *result.pue;
   out["axes"] = nlohmann::json::array();
   for (const auto& axis : result.axes) out["axes"].push_back({{"field", axis.path}, {"values", axis.texts}});
   out["options"] = nlohmann::json::array();
@@ -118,6 +119,8 @@ nlohmann::json size_json(const SizeResult& result) {
     entry["pareto"] = option.pareto;
     entry["cost_per_pflops"] = optional_number(option.cost_per_pflops);
     entry["costs_no_more_than"] = option.costs_no_more_than;
+    entry["gflops_per_watt"] = optional_number(option.gflops_per_watt);
+    if (option.facility_power_kW) entry["facility_power_kW"] = *option.facility_power_kW;
     entry["warnings"] = build_warnings_json(option.warnings);
     out["options"].push_back(std::move(entry));
   }

@@ -294,6 +294,35 @@ TEST(Size, AFatTreeOfTheDragonflysPartsCostsNoMoreAtAnyPrices) {
   EXPECT_FALSE(needs_no_more_parts(in_cabinets[0].bill, taper3.bill));
 }
 
+// Seed 003's two power figures: FLOP/s per watt is the first workload's delivered model FLOP/s
+// over the build's IT power, and facility power is IT power times the PUE given.
+TEST(Size, FlopsPerWattAndFacilityPowerAreTheirClosedForms) {
+  SizeQuery query;
+  query.cluster = kRoot + "/topologies/dgx-h100-superpod.json";
+  query.gpus = 64;
+  query.workloads = {kRoot + "/scenarios/default.json"};
+  query.network = network::ModelKind::kAnalytical;
+  query.scales = 1;
+  query.collectives = false;
+  query.pue = 1.25;
+  EvalContext context;
+  const SizeResult result = evaluate_size(query, context);
+  const SizeOption& option = result.options.at(0);
+  ASSERT_TRUE(option.invalid.empty()) << option.invalid;
+  const SizeWorkloadPoint& full = option.workloads.at(0).points.back();
+  ASSERT_TRUE(option.gflops_per_watt.has_value());
+  EXPECT_DOUBLE_EQ(*option.gflops_per_watt, full.model_tflops_per_gpu * 1e3 * 64 / option.bill.power().watts());
+  ASSERT_TRUE(option.facility_power_kW.has_value());
+  EXPECT_DOUBLE_EQ(*option.facility_power_kW, option.bill.power().kilowatts() * 1.25);
+  query.pue.reset();
+  query.workloads.clear();
+  const SizeOption bare = evaluate_size(query, context).options.at(0);
+  EXPECT_FALSE(bare.gflops_per_watt.has_value());
+  EXPECT_FALSE(bare.facility_power_kW.has_value());
+  query.pue = 0.9;
+  EXPECT_EQ(error_of(query), "--pue: must be from 1 to 3 (facility energy over IT energy)");
+}
+
 TEST(Size, BadInputNamesItsFlag) {
   SizeQuery query = small_query();
   query.vary.push_back(parse_grid_axis("fabric.colour=red", "--vary"));
