@@ -110,11 +110,11 @@ FabricSpec read_fabric(JsonObjectReader reader, const ServerSpec& server) {
   }
   if (auto sites = reader.optional_object("sites")) fabric.sites = read_sites(*sites, fabric.link);
   if (reader.choice_or("routing", {"ecmp", "adaptive"}, "ecmp") == "adaptive") {
-    // Only the fat tree enumerates its equal-cost paths (Topology::spread_switch_path); elsewhere
+    // Sites do not enumerate the paths across their DCI (Topology::spread_switch_path); there
     // adaptive would silently stay ECMP.
-    if (fabric.kind_name == "dragonfly" || fabric.sites) {
-      reader.fail("routing", "adaptive is modelled on single-site fat trees and zoned Clos only (rail_optimized, "
-                             "top_of_rack, dual_plane, multi_zone)");
+    if (fabric.sites) {
+      reader.fail("routing", "adaptive is modelled on single-site fabrics only (rail_optimized, top_of_rack, "
+                             "dual_plane, multi_zone, dragonfly)");
     }
     fabric.routing = RoutingPolicy::kAdaptive;
   }

@@ -74,6 +74,31 @@ TEST(Collectives, AdaptiveRoutingNeverSlowerThanEcmpAndEqualOnASinglePath) {
   }
 }
 
+// On a small dragonfly (four groups of four one-node routers, four global links per group pair),
+// adaptive routing evens an alltoall's flows over each pair's global links, where ECMP hashes
+// each onto one: never slower on either network; a ring inside one group (one local link per
+// router pair: a single path) is unchanged.
+TEST(Collectives, AdaptiveRoutingOnADragonflyNeverSlowerThanEcmp) {
+  const std::vector<std::string> small{"fabric.routers_per_group=4", "fabric.nodes_per_router=1", "fabric.global_ports=4",
+                                       "fabric.groups=5"};
+  std::vector<std::string> spread_over = small;
+  spread_over.push_back("fabric.routing=adaptive");
+  const auto ecmp = bundled_fabric("slingshot-a100-dragonfly", 64, small);
+  const auto adaptive = bundled_fabric("slingshot-a100-dragonfly", 64, spread_over);
+  for (const char* network : {"analytical", "flow"}) {
+    const auto hashed = predict_one(ecmp, Op::kAlltoall, Algorithm::kDirect, Protocol::kSimple, 256_MiB, network);
+    const auto spread = predict_one(adaptive, Op::kAlltoall, Algorithm::kDirect, Protocol::kSimple, 256_MiB, network);
+    EXPECT_LE(spread.time.seconds(), hashed.time.seconds() * (1 + 1e-9)) << network;
+  }
+  const auto group_ecmp = bundled_fabric("slingshot-a100-dragonfly", 16, small);
+  const auto group_adaptive = bundled_fabric("slingshot-a100-dragonfly", 16, spread_over);
+  for (const char* network : {"analytical", "flow"}) {
+    const auto ring = predict_one(group_ecmp, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, 64_MiB, network);
+    const auto ring_adaptive = predict_one(group_adaptive, Op::kAllReduce, Algorithm::kRing, Protocol::kSimple, 64_MiB, network);
+    EXPECT_DOUBLE_EQ(ring_adaptive.time.seconds(), ring.time.seconds()) << network;
+  }
+}
+
 // flow and analytical agree on what adaptive routing does to a collective: alltoall at 2:1,
 // where ECMP's hash collides, is faster under adaptive on both, and the ring all_reduce, whose
 // rail-local transfers have one path each, is unchanged on both.

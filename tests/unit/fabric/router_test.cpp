@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -381,9 +382,46 @@ TEST(Router, AdaptiveSpreadConservesBytesOverEqualCostPaths) {
   }
   doc["fabric"]["routing"] = "random";
   EXPECT_THROW((void)parse_cluster(doc, path.string()), InputError);
-  nlohmann::json dragonfly = load_json_file(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "slingshot-a100-dragonfly.json");
-  dragonfly["fabric"]["routing"] = "adaptive";
-  EXPECT_THROW((void)parse_cluster(dragonfly, "dragonfly"), InputError);
+  nlohmann::json sites = load_json_file(std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "two-site-h100-roce.json");
+  sites["fabric"]["routing"] = "adaptive";
+  EXPECT_THROW((void)parse_cluster(sites, "sites"), InputError);
+}
+
+// On a dragonfly, adaptive routing spreads a flow between groups evenly over the group pair's 16
+// parallel global links (the hashed one among them), with the local hops of the hashed path's
+// kinds in the same total; inside a group the direct local link is the only path, and the spread
+// is the hashed path at share 1. Flow's parts are those paths, one per global link.
+TEST(Router, AdaptiveOnADragonflySpreadsOverTheGroupPairsGlobalLinks) {
+  const auto path = std::filesystem::path(CTWIN_SOURCE_DIR) / "topologies" / "slingshot-a100-dragonfly.json";
+  nlohmann::json doc = load_json_file(path);
+  const Fabric ecmp(parse_cluster(doc, path.string()), 2048);
+  doc["fabric"]["routing"] = "adaptive";
+  const Fabric adaptive(parse_cluster(doc, path.string()), 2048);
+  // GPU 600 is in group 1 (512 GPUs a group), GPU 40 in group 0 on another router than GPU 0.
+  for (const auto& [src, dst, parts] : std::vector<std::tuple<GpuId, GpuId, int>>{{0, 600, 16}, {0, 40, 1}}) {
+    const auto hashed = route(ecmp, src, dst);
+    std::vector<std::pair<LinkId, double>> spread;
+    append_spread_route(adaptive, src, dst, {}, spread);
+    std::map<LinkKind, double> per_kind;
+    std::set<LinkId> globals;
+    std::set<LinkId> links;
+    for (const auto& [link, share] : spread) {
+      per_kind[adaptive.link(link).kind] += share;
+      links.insert(link);
+      if (adaptive.link(link).kind == LinkKind::kGlobal) {
+        globals.insert(link);
+        EXPECT_DOUBLE_EQ(share, 1.0 / parts);
+      }
+    }
+    EXPECT_EQ(static_cast<int>(globals.size()), parts == 1 ? 0 : parts) << src << " -> " << dst;
+    for (LinkId link : hashed) EXPECT_TRUE(links.count(link)) << src << " -> " << dst;
+    for (const auto& [kind, total] : per_kind) {
+      EXPECT_NEAR(total, count_kind(ecmp, hashed, kind), 1e-9) << src << " -> " << dst;
+    }
+    const int src_router = adaptive.topology().access_switch(static_cast<int>(src / 4), 0);
+    const int dst_router = adaptive.topology().access_switch(static_cast<int>(dst / 4), 0);
+    EXPECT_EQ(adaptive.topology().split_switch_paths(src_router, dst_router), parts);
+  }
 }
 
 // Adaptive routing on flow splits a transfer into equal parts over equal-cost routes: each part

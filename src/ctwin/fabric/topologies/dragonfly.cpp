@@ -160,12 +160,12 @@ void Dragonfly::append_local(const Fabric& fabric, int from, int to, std::vector
   out.push_back(from < to ? even : reverse(even));
 }
 
-int Dragonfly::hop_to_group(const Fabric& fabric, int from, int group, std::uint64_t flow_hash, int salt,
+int Dragonfly::hop_to_group(const Fabric& fabric, int from, int group, std::uint64_t flow_hash, int salt, int link,
                             std::vector<LinkId>& out) const {
   const int a = shape_.routers_per_group;
   const int own = from / a;
   if (own == group) return from;
-  const int l = ecmp_pick(flow_hash, salt, shape_.links_per_group_pair());
+  const int l = link >= 0 ? link : ecmp_pick(flow_hash, salt, shape_.links_per_group_pair());
   const int exit = own * a + gateway(own, group, l);
   const int entry = group * a + gateway(group, own, l);
   append_local(fabric, from, exit, out);
@@ -176,6 +176,11 @@ int Dragonfly::hop_to_group(const Fabric& fabric, int from, int group, std::uint
 
 void Dragonfly::append_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash,
                                    std::vector<LinkId>& out) const {
+  append_path_on_link(fabric, from, to, flow_hash, -1, out);
+}
+
+void Dragonfly::append_path_on_link(const Fabric& fabric, int from, int to, std::uint64_t flow_hash, int link,
+                                    std::vector<LinkId>& out) const {
   if (from == to) return;
   const int a = shape_.routers_per_group;
   const int src_group = from / a;
@@ -187,10 +192,37 @@ void Dragonfly::append_switch_path(const Fabric& fabric, int from, int to, std::
     for (const int end : {std::min(src_group, dst_group), std::max(src_group, dst_group)}) {
       if (via >= end) ++via;
     }
-    at = hop_to_group(fabric, at, via, flow_hash, 8, out);
+    at = hop_to_group(fabric, at, via, flow_hash, 8, link, out);
   }
-  at = hop_to_group(fabric, at, dst_group, flow_hash, 0, out);
+  at = hop_to_group(fabric, at, dst_group, flow_hash, 0, link, out);
   append_local(fabric, at, to, out);
+}
+
+// Adaptive routing as modelled here: a flow between groups spread evenly over the parallel global
+// links of each group pair it crosses (part l takes the l-th of each), where ECMP hashes it onto
+// one. Within a group the direct local link is the only minimal path. Slingshot's adaptive routing
+// also detours over non-minimal paths when the minimal ones are loaded; that is not modelled.
+int Dragonfly::split_switch_paths(int from, int to) const {
+  const int a = shape_.routers_per_group;
+  return from / a == to / a ? 1 : shape_.links_per_group_pair();
+}
+
+void Dragonfly::append_split_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash, int index,
+                                         std::vector<LinkId>& out) const {
+  CTWIN_ASSERT(index >= 0 && index < split_switch_paths(from, to), "a part of the split names a global link");
+  const int a = shape_.routers_per_group;
+  append_path_on_link(fabric, from, to, flow_hash, from / a == to / a ? -1 : index, out);
+}
+
+void Dragonfly::spread_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash,
+                                   std::vector<std::pair<LinkId, double>>& out) const {
+  const int parts = split_switch_paths(from, to);
+  std::vector<LinkId> path;
+  for (int index = 0; index < parts; ++index) {
+    path.clear();
+    append_split_switch_path(fabric, from, to, flow_hash, index, path);
+    for (const LinkId link : path) out.emplace_back(link, 1.0 / parts);
+  }
 }
 
 std::string Dragonfly::cable_name(const Fabric& fabric, LinkId even) const {

@@ -52,6 +52,11 @@ class Dragonfly final : public Topology {
   [[nodiscard]] int access_switch(int node, int nic) const override;
   void append_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash,
                           std::vector<LinkId>& out) const override;
+  void spread_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash,
+                          std::vector<std::pair<LinkId, double>>& out) const override;
+  [[nodiscard]] int split_switch_paths(int from, int to) const override;
+  void append_split_switch_path(const Fabric& fabric, int from, int to, std::uint64_t flow_hash, int index,
+                                std::vector<LinkId>& out) const override;
 
   [[nodiscard]] std::string cable_name(const Fabric& fabric, LinkId even) const override;
   [[nodiscard]] std::optional<LinkId> find_cable(const Fabric& fabric, std::string_view name,
@@ -76,9 +81,13 @@ class Dragonfly final : public Topology {
 
  private:
   // Appends the links from router `from` to the router of group `group` its global link lands
-  // on (none if `from` is in `group`); returns that router.
-  int hop_to_group(const Fabric& fabric, int from, int group, std::uint64_t flow_hash, int salt,
+  // on (none if `from` is in `group`); returns that router. `link` >= 0: that of the group
+  // pair's parallel global links, else the one the flow hash picks.
+  int hop_to_group(const Fabric& fabric, int from, int group, std::uint64_t flow_hash, int salt, int link,
                    std::vector<LinkId>& out) const;
+  // append_switch_path() on global link `link` of every group pair crossed (-1: hashed).
+  void append_path_on_link(const Fabric& fabric, int from, int to, std::uint64_t flow_hash, int link,
+                           std::vector<LinkId>& out) const;
   void append_local(const Fabric& fabric, int from, int to, std::vector<LinkId>& out) const;
 
   ClusterSpec spec_;
