@@ -18,6 +18,8 @@
 namespace ctwin::calibration {
 namespace {
 
+constexpr double kMaxKernelInstances = 1e12;
+
 bool starts_with(const std::string& s, std::string_view head) { return s.rfind(head, 0) == 0; }
 
 // The twin's ops that are not part of a transformer layer's forward or backward.
@@ -271,8 +273,16 @@ TraceSummary summarize_nsys_csv(std::istream& in, const std::string& source) {
     if (!std::isfinite(ns) || ns < 0 || !std::isfinite(count) || count < 0) {
       throw InputError(source, where, "'Total Time (ns)' and 'Instances' are finite and not negative");
     }
+    // A trace of a step launches far fewer; beyond this the count is a typo, and summed as an
+    // integer it could overflow.
+    if (count > kMaxKernelInstances) {
+      throw InputError(source, where, "'Instances' is at most 1e12 kernels a row");
+    }
     const KernelClass c = classify_kernel(fields[name]);
     auto& slot = s.time[static_cast<std::size_t>(c)][static_cast<std::size_t>(TracePhase::kOutsideLayers)];
+    if (static_cast<double>(slot.kernels) + count > 1e3 * kMaxKernelInstances) {
+      throw InputError(source, where, "more than 1e15 kernels of one class in all");
+    }
     slot.us += ns / 1e3;
     slot.kernels += static_cast<std::int64_t>(count);
     if (c == KernelClass::kOther) other[fields[name]] += ns / 1e3;

@@ -157,6 +157,12 @@ TEST(ProfilerTrace, BadTracesAreRefusedNamingTheFileAndEvent) {
   EXPECT_NE(read_error("empty.json", "").find("empty"), std::string::npos);
   EXPECT_NE(read_error("not-events.json", R"({"traceEvents": 3})").find("/traceEvents"), std::string::npos);
   EXPECT_NE(read_error("table.csv", "a,b\n1,2\n").find("Total Time (ns)"), std::string::npos);
+  // A fuzzer's find: an instance count past int64 was converted to it (undefined behaviour).
+  const std::string header = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n";
+  EXPECT_NE(read_error("huge.csv", header + "22.0,6000,1e300,2000,2000,2000,2000,0,gemm\n").find("line 2"), std::string::npos);
+  std::string many = header;
+  for (int i = 0; i < 1001; ++i) many += "1.0,10,1e12,1,1,1,1,0,gemm\n";
+  EXPECT_NE(read_error("many.csv", many).find("in all"), std::string::npos);
 }
 
 }  // namespace
