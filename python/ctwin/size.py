@@ -120,8 +120,8 @@ def size(cluster: str | os.PathLike, gpus: int, vary: Mapping[str, Sequence[Any]
     frame = pd.DataFrame(rows)
     other_tiers = [c for c in frame.columns if any(c in o.get("switches_per_tier", {}) for o in report["options"])
                    and c not in _FAT_TREE_TIERS]
+    built = frame["invalid"].isna() if "invalid" in frame else pd.Series(True, index=frame.index)
     for tier in other_tiers:  # an option without the tier has none of its switches
-        built = frame["invalid"].isna() if "invalid" in frame else pd.Series(True, index=frame.index)
         frame.loc[built, tier] = frame.loc[built, tier].fillna(0).astype(int)
     frame.attrs.update({"cluster": report["cluster"], "gpus": report["gpus"], "currency": report["currency"],
                         "network": report["network"], "tie_tolerance": report["tie_tolerance"],

@@ -142,13 +142,9 @@ void mark_front(SizeResult& result) {
 }
 
 void mark_part_dominance(SizeResult& result) {
-  std::vector<fabric::BillOfMaterials> bills;
-  std::vector<bool> skip;
-  for (const SizeOption& option : result.options) {
-    bills.push_back(option.bill);
-    skip.push_back(!option.invalid.empty());
-  }
-  const auto dominance = no_more_parts_than(bills, skip);
+  std::vector<const fabric::BillOfMaterials*> bills;
+  for (const SizeOption& option : result.options) bills.push_back(option.invalid.empty() ? &option.bill : nullptr);
+  const auto dominance = no_more_parts_than(bills);
   for (std::size_t i = 0; i < dominance.size(); ++i) result.options[i].costs_no_more_than = dominance[i];
 }
 

@@ -3,7 +3,6 @@
 #include <map>
 #include <string>
 
-#include "ctwin/core/error.hpp"
 
 namespace ctwin::api {
 namespace {
@@ -28,17 +27,15 @@ bool needs_no_more_parts(const fabric::BillOfMaterials& a, const fabric::BillOfM
   return dominated(count_by_part(a), count_by_part(b));
 }
 
-std::vector<std::vector<std::size_t>> no_more_parts_than(const std::vector<fabric::BillOfMaterials>& bills,
-                                                         const std::vector<bool>& skip) {
-  CTWIN_ASSERT(skip.size() == bills.size(), "one skip flag per bill");
+std::vector<std::vector<std::size_t>> no_more_parts_than(const std::vector<const fabric::BillOfMaterials*>& bills) {
   std::vector<std::map<std::string, long long>> counts;
   counts.reserve(bills.size());
-  for (const auto& bill : bills) counts.push_back(count_by_part(bill));
+  for (const auto* bill : bills) counts.push_back(bill ? count_by_part(*bill) : std::map<std::string, long long>{});
   std::vector<std::vector<std::size_t>> out(bills.size());
   for (std::size_t i = 0; i < bills.size(); ++i) {
-    if (skip[i]) continue;
+    if (!bills[i]) continue;
     for (std::size_t j = 0; j < bills.size(); ++j) {
-      if (j != i && !skip[j] && dominated(counts[i], counts[j])) out[i].push_back(j);
+      if (j != i && bills[j] && dominated(counts[i], counts[j])) out[i].push_back(j);
     }
   }
   return out;

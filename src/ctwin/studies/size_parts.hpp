@@ -16,8 +16,8 @@ namespace ctwin::api {
 [[nodiscard]] bool needs_no_more_parts(const fabric::BillOfMaterials& a, const fabric::BillOfMaterials& b);
 
 /// For each bill, the indices of the other bills it needs no more parts than, in index order.
-/// Bills marked `skip` (options that were not built) take part on neither side.
-[[nodiscard]] std::vector<std::vector<std::size_t>> no_more_parts_than(const std::vector<fabric::BillOfMaterials>& bills,
-                                                                       const std::vector<bool>& skip);
+/// A null bill (an option that was not built) takes part on neither side.
+[[nodiscard]] std::vector<std::vector<std::size_t>> no_more_parts_than(
+    const std::vector<const fabric::BillOfMaterials*>& bills);
 
 }  // namespace ctwin::api

@@ -110,9 +110,6 @@ TEST(GradientTopk, ItPaysOnlyWhileTheAllGatherMovesLessThanTheDenseReduction) {
   ASSERT_GT(dense, 0);
   EXPECT_LT(sparse_enough, dense);
   EXPECT_GT(too_dense, dense);
-  // Bytes per rank, 64 ranks: dense 63/64·4 P; 0.1 %: 63·0.001·8 P; 1 %: 63·0.01·8 P.
-  EXPECT_LT(63 * 0.001 * 8, 63.0 / 64 * 4);
-  EXPECT_GT(63 * 0.01 * 8, 63.0 / 64 * 4);
 }
 
 TEST(GradientTopk, BadValuesAndZeroThreeAreRefusedNamingTheField) {
